@@ -1,0 +1,45 @@
+"""Tongiaki rules engine: pure, event-sourced, no I/O, no clock, no randomness.
+
+The public API::
+
+    decide(state, command, deck=None) -> list[Event]      # or RuleViolation
+    apply(state, command, deck=None) -> (events, state)
+    evolve(state, event) -> state
+    replay(events) -> state
+    legal_commands(state) -> list[Command]
+    outcome(state) -> Outcome | None
+"""
+
+from domain.decide import apply, decide
+from domain.deck import Deck, verify_draws
+from domain.errors import DeckRequired, DomainError, MalformedPayload, RuleViolation
+from domain.evolve import evolve, replay
+from domain.legal import forced_command, legal_commands
+from domain.scoring import Outcome, current_scores, outcome
+from domain.state import EndReason, GameState, Phase
+
+ENGINE_VERSION = "1.0.0"
+RULES_VERSION = "rules.md R1-R25"
+
+__all__ = [
+    "ENGINE_VERSION",
+    "RULES_VERSION",
+    "Deck",
+    "DeckRequired",
+    "DomainError",
+    "EndReason",
+    "GameState",
+    "MalformedPayload",
+    "Outcome",
+    "Phase",
+    "RuleViolation",
+    "apply",
+    "current_scores",
+    "decide",
+    "evolve",
+    "forced_command",
+    "legal_commands",
+    "outcome",
+    "replay",
+    "verify_draws",
+]

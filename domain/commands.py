@@ -1,0 +1,180 @@
+"""Commands: what a player (or the service) asks the engine to do.
+
+Islands are named by tile id (``"tahiti"``), beaches by their index in the
+island's beach list of shared/tiles.md (0-based), jetties by local edge, cells by
+axial coordinates ``(q, r)``. ``legal_commands`` produces commands in exactly
+this shape, so a client can submit any of them unchanged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from domain.hexgrid import Cell
+
+
+@dataclass(frozen=True, slots=True)
+class GameOptions:
+    """Options fixed at creation (R3, R5, R11 variants)."""
+
+    max_players: int = 6
+    two_colours_each: bool = False
+    free_orientation_after_first: bool = False
+    first_seat: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class CreateGame:
+    """Open a new game (service-issued): options and the deck commitment."""
+
+    game_id: str
+    options: GameOptions
+    deck_commitment: str
+    deck_algorithm: str
+
+
+@dataclass(frozen=True, slots=True)
+class JoinGame:
+    """Take a seat with one colour (two in the ``two_colours_each`` variant, R5)."""
+
+    player_id: str
+    colours: tuple[str, ...]
+    entropy: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class StartGame:
+    """Close the table and start the setup (R3, R4)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceStartingBoat:
+    """Put one starting boat on a Tonga beach (R4)."""
+
+    beach: int
+
+
+@dataclass(frozen=True, slots=True)
+class Expand:
+    """Add boats to an island, one per chosen beach (R6).
+
+    ``take_from`` = ``(island, beach)`` is the R7 case: the supply is empty and
+    that one boat is moved to the single chosen beach.
+    """
+
+    island: str
+    beaches: tuple[int, ...]
+    take_from: tuple[str, int] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceBoats:
+    """R8: with no boats on the board, 2 boats on Tonga or 1 on another island."""
+
+    island: str
+    beaches: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Emigrate:
+    """Send the boats of a full beach out through one of its jetties (R9, R10)."""
+
+    island: str
+    beach: int
+    jetty: int
+
+
+@dataclass(frozen=True, slots=True)
+class Land:
+    """Distribute a landing fleet (R13).
+
+    ``beaches[i]`` lists the colours of the boats put on beach ``i`` of the
+    island (one entry per beach, ``()`` for none). Boats of the fleet not listed
+    go back to their owners' supplies. The command is compact: slots and boats
+    of one colour are interchangeable, so only the colours per beach count.
+    """
+
+    island: str
+    beaches: tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceTile:
+    """Place the drawn tile (R11 Rody variant, R17, R20): cell and rotation."""
+
+    tile: str
+    cell: Cell
+    rotation: int
+
+
+@dataclass(frozen=True, slots=True)
+class FoundRoyalIsland:
+    """Crown one of your boats on an island you alone occupy (R16)."""
+
+    island: str
+
+
+@dataclass(frozen=True, slots=True)
+class NewColonisation:
+    """Take your boats home and sail for a new island (R17)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceColonist:
+    """Put the colonist on a beach of the island found by R17."""
+
+    island: str
+    beach: int
+
+
+@dataclass(frozen=True, slots=True)
+class RevealDeck:
+    """Publish the seed after the game ended (service-issued; design.md Fair draws)."""
+
+    seed_hex: str
+
+
+Command = (
+    CreateGame
+    | JoinGame
+    | StartGame
+    | PlaceStartingBoat
+    | Expand
+    | PlaceBoats
+    | Emigrate
+    | Land
+    | PlaceTile
+    | FoundRoyalIsland
+    | NewColonisation
+    | PlaceColonist
+    | RevealDeck
+)
+
+COMMAND_TYPES: tuple[type, ...] = (
+    CreateGame,
+    JoinGame,
+    StartGame,
+    PlaceStartingBoat,
+    Expand,
+    PlaceBoats,
+    Emigrate,
+    Land,
+    PlaceTile,
+    FoundRoyalIsland,
+    NewColonisation,
+    PlaceColonist,
+    RevealDeck,
+)
+
+# Commands a seated player sends during play; the others come from the service.
+PLAY_COMMANDS: tuple[type, ...] = (
+    PlaceStartingBoat,
+    Expand,
+    PlaceBoats,
+    Emigrate,
+    Land,
+    PlaceTile,
+    FoundRoyalIsland,
+    NewColonisation,
+    PlaceColonist,
+)

@@ -1,0 +1,79 @@
+"""``decide``: validate a command against the rules and return the events it causes.
+
+``decide`` never changes anything: it either returns the new events or raises
+``RuleViolation`` (R24). ``apply`` also returns the state those events lead to,
+which saves folding them a second time.
+"""
+
+from __future__ import annotations
+
+import binascii
+import hmac
+from collections.abc import Callable
+from typing import Any
+
+from domain import commands as cmd
+from domain import setup, turn
+from domain.context import Context
+from domain.deck import Deck, commitment
+from domain.errors import MalformedPayload, RuleViolation
+from domain.events import DeckRevealed, Event
+from domain.state import GameState, Phase
+
+
+def _reveal(ctx: Context, c: cmd.RevealDeck) -> None:
+    """Publish the seed once the game is over (design.md, Fair draws)."""
+    s = ctx.state
+    if s.phase is not Phase.ENDED:
+        raise RuleViolation("game_not_over", "R21", "the seed is revealed only after the end")
+    if s.seed_hex is not None:
+        raise RuleViolation("already_revealed", "R2", "the seed was already revealed")
+    try:
+        seed = bytes.fromhex(c.seed_hex)
+    except (ValueError, binascii.Error) as exc:
+        raise RuleViolation("bad_seed", "R2", "the seed is hex") from exc
+    if not hmac.compare_digest(commitment(seed), s.deck_commitment):
+        raise RuleViolation("seed_mismatch", "R2", "sha256(seed) differs from the commitment")
+    ctx.emit(DeckRevealed(c.seed_hex))
+
+
+_HANDLERS: dict[type, Callable[[Context, Any], None]] = {
+    cmd.CreateGame: setup.create,
+    cmd.JoinGame: setup.join,
+    cmd.StartGame: setup.start,
+    cmd.PlaceStartingBoat: setup.place_starting_boat,
+    cmd.Expand: turn.expand,
+    cmd.PlaceBoats: turn.place_boats,
+    cmd.Emigrate: turn.emigrate,
+    cmd.Land: turn.land,
+    cmd.PlaceTile: turn.place_tile,
+    cmd.FoundRoyalIsland: turn.found_royal_island,
+    cmd.NewColonisation: turn.new_colonisation,
+    cmd.PlaceColonist: turn.place_colonist,
+    cmd.RevealDeck: _reveal,
+}
+
+
+def apply(
+    state: GameState, command: cmd.Command, deck: Deck | None = None, *, automatic: bool = False
+) -> tuple[list[Event], GameState]:
+    """The events ``command`` causes and the state after them (R24: or a violation).
+
+    ``deck`` supplies tiles when the command draws; ``automatic`` marks a
+    forced single choice applied by the service (R25).
+    """
+    handler = _HANDLERS.get(type(command))
+    if handler is None:
+        raise MalformedPayload(f"not a command: {type(command).__name__}")
+    if state.phase is Phase.ENDED and not isinstance(command, cmd.RevealDeck):
+        raise RuleViolation("game_over", "R21", "the game is over")
+    ctx = Context(state, deck, automatic)
+    handler(ctx, command)
+    return ctx.events, ctx.state
+
+
+def decide(
+    state: GameState, command: cmd.Command, deck: Deck | None = None, *, automatic: bool = False
+) -> list[Event]:
+    """The events ``command`` causes in ``state``, or ``RuleViolation`` (R24)."""
+    return apply(state, command, deck, automatic=automatic)[0]

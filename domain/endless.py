@@ -1,0 +1,124 @@
+"""Which departures may be offered during a chain reaction (R9, R18, R19).
+
+A departure is offered unless (a) it repeats a departure already made this turn
+from the same board, or (b) no sequence of the active player's later choices
+can end the chain. Only routes that come back to their own island over tiles
+already on the table (directly, or by turning back at a royal island, R15) can
+fail (b); for those a search over the island's possible boat arrangements
+decides. The search is finite: no tile is drawn, and every arrangement is
+visited at most once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from domain.commands import Emigrate
+from domain.landing import distributions, land
+from domain.state import Departure, GameState, IslandState
+from domain.tiles import island
+from domain.voyage import RouteEnd, preview
+
+Beaches = tuple[tuple[str, ...], ...]
+
+# Arrangements one search may visit before it gives the benefit of the doubt.
+# Offering a departure is always safe for termination: rule (a) forbids
+# repeating it from the same board, so a turn can never run forever.
+SEARCH_LIMIT = 20_000
+
+
+def departure_options(state: GameState) -> list[Emigrate]:
+    """Every departure the active player may choose now (R9 filtered by R19)."""
+    options = []
+    key = state.board_key()
+    for isl, beach in state.full_beaches():
+        for jetty in island(isl.tile).beaches[beach].jetties:
+            if _allowed(state, isl, beach, jetty, key):
+                options.append(Emigrate(isl.tile, beach, jetty))
+    return options
+
+
+def is_repeat(state: GameState, island_id: str, beach: int, jetty: int) -> bool:
+    """R19 (a): this departure was already made this turn from this very board."""
+    return (island_id, beach, jetty, state.board_key()) in state.departures
+
+
+def departure_allowed(state: GameState, isl: IslandState, beach: int, jetty: int) -> bool:
+    """R19 (a) and (b) for one departure from a full beach."""
+    return _allowed(state, isl, beach, jetty, state.board_key())
+
+
+def _allowed(state: GameState, isl: IslandState, beach: int, jetty: int, key: object) -> bool:
+    if (isl.tile, beach, jetty, key) in state.departures:
+        return False
+    colours = len(set(isl.beaches[beach]))
+    if preview(state, isl.tile, jetty, colours).end is not RouteEnd.LOOP:
+        return True
+    return _loop_can_end(state, isl, beach, jetty)
+
+
+class _IslandSearch:
+    """Reachability over one island's arrangements while its fleets loop home."""
+
+    def __init__(self, state: GameState, isl: IslandState) -> None:
+        self.state = state
+        self.isl = isl
+        self.jetties = [b.jetties for b in island(isl.tile).beaches]
+        self.caps = [b.capacity for b in island(isl.tile).beaches]
+        self.ends: dict[tuple[int, int], RouteEnd] = {}
+        key = state.board_key()
+        self.index = next(i for i, (name, _) in enumerate(key) if name == isl.tile)
+        self.key = key
+
+    def signature(self, beaches: Beaches, beach: int, jetty: int) -> Departure:
+        key = list(self.key)
+        key[self.index] = (self.isl.tile, beaches)
+        return (self.isl.tile, beach, jetty, tuple(key))
+
+    def route_end(self, jetty: int, colours: int) -> RouteEnd:
+        found = self.ends.get((jetty, colours))
+        if found is None:
+            found = preview(self.state, self.isl.tile, jetty, colours).end
+            self.ends[(jetty, colours)] = found
+        return found
+
+    def full(self, beaches: Beaches) -> list[int]:
+        return [i for i, b in enumerate(beaches) if len(b) == self.caps[i]]
+
+    def moves(self, beaches: Beaches, used: set[Departure]) -> Iterator[tuple[int, int, bool]]:
+        """(beach, jetty, loops) for every unrepeated departure from ``beaches``."""
+        for b in self.full(beaches):
+            colours = len(set(beaches[b]))
+            for j in self.jetties[b]:
+                if self.signature(beaches, b, j) not in used:
+                    yield b, j, self.route_end(j, colours) is RouteEnd.LOOP
+
+    def landings(self, beaches: Beaches, beach: int) -> Iterator[Beaches]:
+        fleet = beaches[beach]
+        emptied = list(beaches)
+        emptied[beach] = ()
+        base = IslandState(self.isl.tile, self.isl.cell, self.isl.rotation, tuple(emptied))
+        for dist in distributions(base, fleet):
+            yield land(base, dist).beaches
+
+
+def _loop_can_end(state: GameState, isl: IslandState, beach: int, jetty: int) -> bool:
+    """R19 (b) for a departure whose route leads back to its own island."""
+    search = _IslandSearch(state, isl)
+    used = set(state.departures)
+    used.add(search.signature(isl.beaches, beach, jetty))
+    stack = list(search.landings(isl.beaches, beach))
+    seen: set[Beaches] = set()
+    while stack:
+        beaches = stack.pop()
+        if beaches in seen:
+            continue
+        seen.add(beaches)
+        if len(seen) > SEARCH_LIMIT:
+            return True
+        moves = list(search.moves(beaches, used))
+        if not search.full(beaches) or any(not loops for _, _, loops in moves):
+            return True
+        for b, _j, _loops in moves:
+            stack.extend(search.landings(beaches, b))
+    return False

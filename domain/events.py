@@ -1,0 +1,325 @@
+"""Events: the facts a game is made of. Each names the rule it applies.
+
+Events are fine-grained so that an auditor reading only the event log can
+follow every step of a chain reaction: which beach emigrated through which
+jetty, each tile drawn and where it went, each foam path passed with its danger
+and the fleet's colours, where the boats landed and which went home.
+
+``automatic`` is true when the service applied the only legal choice (R25).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from domain.commands import GameOptions
+from domain.hexgrid import Cell
+
+
+@dataclass(frozen=True, slots=True)
+class GameCreated:
+    """A game was opened with these options and this deck commitment."""
+
+    game_id: str
+    options: GameOptions
+    deck_commitment: str
+    deck_algorithm: str
+    rule: str = "R2"
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerJoined:
+    """A player took seat ``seat`` (1-based) with these colours."""
+
+    player_id: str
+    seat: int
+    colours: tuple[str, ...]
+    entropy: str
+    rule: str = "R1"
+
+
+@dataclass(frozen=True, slots=True)
+class GameStarted:
+    """Play order of colours fixed (R3, R5); setup begins (R4)."""
+
+    order: tuple[str, ...]
+    first_seat: int
+    rule: str = "R3"
+
+
+@dataclass(frozen=True, slots=True)
+class StartingBoatPlaced:
+    """A starting boat went on a Tonga beach (R4)."""
+
+    colour: str
+    beach: int
+    round: int
+    automatic: bool = False
+    rule: str = "R4"
+
+
+@dataclass(frozen=True, slots=True)
+class BoatsAdded:
+    """Expansion: one boat added to each listed beach (R6; R7 with ``taken_from``)."""
+
+    colour: str
+    island: str
+    beaches: tuple[int, ...]
+    taken_from: tuple[str, int] | None = None
+    automatic: bool = False
+    rule: str = "R6"
+
+
+@dataclass(frozen=True, slots=True)
+class BoatsPlaced:
+    """Boats placed from supply: R8 (no boats on the board) or the R17 colonist."""
+
+    colour: str
+    island: str
+    beaches: tuple[int, ...]
+    automatic: bool = False
+    rule: str = "R8"
+
+
+@dataclass(frozen=True, slots=True)
+class EmigrationStarted:
+    """A full beach's boats left as one fleet through a jetty (R9, R10)."""
+
+    colour: str
+    island: str
+    beach: int
+    jetty: int
+    direction: int
+    fleet: tuple[str, ...]
+    automatic: bool = False
+    rule: str = "R9"
+
+
+@dataclass(frozen=True, slots=True)
+class TileDrawn:
+    """A tile came off the pile; ``last_of_kind`` ends the game this turn (R21).
+
+    ``placement`` says who orients it: ``"oriented"`` (red mark back, R11),
+    ``"free_rotation"`` (Rody variant, cell fixed) or ``"free"`` (R17, R20).
+    """
+
+    tile: str
+    draw: int
+    islands_left: int
+    oceans_left: int
+    last_of_kind: bool
+    placement: str
+    cell: Cell | None = None
+    rule: str = "R11"
+
+
+@dataclass(frozen=True, slots=True)
+class TilePlaced:
+    """A drawn tile was put on the table at ``cell`` with ``rotation``."""
+
+    tile: str
+    cell: Cell
+    rotation: int
+    automatic: bool = False
+    rule: str = "R11"
+
+
+@dataclass(frozen=True, slots=True)
+class FleetSailed:
+    """The fleet passed one foam path: ``colours`` distinct colours vs ``danger`` (R11, R12)."""
+
+    tile: str
+    cell: Cell
+    entry_edge: int
+    exit_edge: int
+    danger: int
+    colours: int
+    fleet: tuple[str, ...]
+    rule: str = "R12"
+
+
+@dataclass(frozen=True, slots=True)
+class ExpeditionFailed:
+    """The fleet could not pass a path: too few colours; boats go home (R12)."""
+
+    tile: str
+    cell: Cell
+    entry_edge: int
+    exit_edge: int
+    danger: int
+    colours: int
+    fleet: tuple[str, ...]
+    rule: str = "R12"
+
+
+@dataclass(frozen=True, slots=True)
+class FleetReachedIsland:
+    """The fleet arrived at an island and must land (R11, R13)."""
+
+    island: str
+    cell: Cell
+    fleet: tuple[str, ...]
+    rule: str = "R13"
+
+
+@dataclass(frozen=True, slots=True)
+class FleetTurnedBack:
+    """The fleet met a royal island and returns by the same route (R15)."""
+
+    royal_island: str
+    cell: Cell
+    to_island: str
+    route: tuple[Cell, ...]
+    fleet: tuple[str, ...]
+    rule: str = "R15"
+
+
+@dataclass(frozen=True, slots=True)
+class BoatsLanded:
+    """The fleet's boats went onto these beaches; ``returned`` went home (R13)."""
+
+    island: str
+    beaches: tuple[tuple[str, ...], ...]
+    returned: tuple[str, ...]
+    automatic: bool = False
+    rule: str = "R13"
+
+
+@dataclass(frozen=True, slots=True)
+class RoyalIslandFounded:
+    """``colour`` crowned a king on ``island``; its other boats went home (R16)."""
+
+    colour: str
+    island: str
+    returned: int
+    automatic: bool = False
+    rule: str = "R16"
+
+
+@dataclass(frozen=True, slots=True)
+class NewColonyFounded:
+    """``colour`` took all its boats but kings home to colonise anew (R17)."""
+
+    colour: str
+    returned: int
+    automatic: bool = False
+    rule: str = "R17"
+
+
+@dataclass(frozen=True, slots=True)
+class ChainDeclaredEndless:
+    """No departure can end the chain: these islands are removed (R18, R19)."""
+
+    islands: tuple[str, ...]
+    rule: str = "R19"
+
+
+@dataclass(frozen=True, slots=True)
+class IslandRemoved:
+    """An island left the game; its boats went home; its cell is empty (R19)."""
+
+    island: str
+    cell: Cell
+    returned: tuple[str, ...]
+    rule: str = "R19"
+
+
+@dataclass(frozen=True, slots=True)
+class FleetLostAtSea:
+    """No tile may be drawn any more: the fleet stays at sea, out of the game (R21)."""
+
+    cell: Cell
+    fleet: tuple[str, ...]
+    rule: str = "R21"
+
+
+@dataclass(frozen=True, slots=True)
+class TurnEnded:
+    """No beach is full: the turn is over (R14)."""
+
+    colour: str
+    turn: int
+    next_colour: str | None
+    rule: str = "R14"
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerScore:
+    """One player's final score and tie-break figures (R22, R23)."""
+
+    player_id: str
+    colours: tuple[str, ...]
+    points: int
+    islands: int
+    boats: int
+    rank: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameEnded:
+    """Final scores and ranking; ``tie_break`` names the criterion that decided (R21–R23)."""
+
+    reason: str
+    scores: tuple[PlayerScore, ...]
+    winners: tuple[str, ...]
+    tie_break: str
+    rule: str = "R21"
+
+
+@dataclass(frozen=True, slots=True)
+class DeckRevealed:
+    """The secret seed, published after the end so anyone can check every draw."""
+
+    seed_hex: str
+    rule: str = "R2"
+
+
+Event = (
+    GameCreated
+    | PlayerJoined
+    | GameStarted
+    | StartingBoatPlaced
+    | BoatsAdded
+    | BoatsPlaced
+    | EmigrationStarted
+    | TileDrawn
+    | TilePlaced
+    | FleetSailed
+    | ExpeditionFailed
+    | FleetReachedIsland
+    | FleetTurnedBack
+    | BoatsLanded
+    | RoyalIslandFounded
+    | NewColonyFounded
+    | ChainDeclaredEndless
+    | IslandRemoved
+    | FleetLostAtSea
+    | TurnEnded
+    | GameEnded
+    | DeckRevealed
+)
+
+EVENT_TYPES: tuple[type, ...] = (
+    GameCreated,
+    PlayerJoined,
+    GameStarted,
+    StartingBoatPlaced,
+    BoatsAdded,
+    BoatsPlaced,
+    EmigrationStarted,
+    TileDrawn,
+    TilePlaced,
+    FleetSailed,
+    ExpeditionFailed,
+    FleetReachedIsland,
+    FleetTurnedBack,
+    BoatsLanded,
+    RoyalIslandFounded,
+    NewColonyFounded,
+    ChainDeclaredEndless,
+    IslandRemoved,
+    FleetLostAtSea,
+    TurnEnded,
+    GameEnded,
+    DeckRevealed,
+)

@@ -1,0 +1,148 @@
+"""Landing a fleet on an island (R13).
+
+How a client builds a ``Land`` command: take the island's beaches and their free
+slots; ``placed = min(len(fleet), total free slots)`` boats must be put down.
+If the fleet has at least as many boats as there are beaches with a free slot,
+every such beach gets at least one boat; otherwise every boat goes to a
+different beach. No beach may get more boats than it has free slots. List, per
+beach, the colours put there; the fleet's other boats go home (the player
+chooses which by leaving them out). ``legal_commands`` lists every distinct
+distribution (boats of one colour and slots of one beach are interchangeable).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from domain.errors import RuleViolation
+from domain.state import IslandState
+from domain.tiles import island
+
+
+@dataclass(frozen=True, slots=True)
+class LandingRule:
+    """What R13 demands of a landing of ``fleet`` on an island."""
+
+    free: tuple[int, ...]
+    placed: int
+    spread: bool  # every beach with a free slot gets at least one boat
+
+    def bounds(self, beach: int) -> tuple[int, int]:
+        """Least and most boats ``beach`` may receive."""
+        free = self.free[beach]
+        if free == 0:
+            return 0, 0
+        if self.spread:
+            return 1, free
+        return 0, 1
+
+
+def landing_rule(isl: IslandState, fleet_size: int) -> LandingRule:
+    """The R13 constraints for ``fleet_size`` boats landing on ``isl``."""
+    caps = island(isl.tile).beaches
+    free = tuple(caps[i].capacity - len(b) for i, b in enumerate(isl.beaches))
+    open_beaches = sum(1 for f in free if f > 0)
+    placed = min(fleet_size, sum(free))
+    return LandingRule(free, placed, fleet_size >= open_beaches)
+
+
+def returned_boats(fleet: Sequence[str], beaches: Sequence[Sequence[str]]) -> tuple[str, ...]:
+    """The fleet's boats not put on any beach."""
+    rest = Counter(fleet)
+    rest.subtract(c for b in beaches for c in b)
+    return tuple(sorted(rest.elements()))
+
+
+def validate_landing(
+    isl: IslandState, fleet: Sequence[str], beaches: Sequence[Sequence[str]]
+) -> tuple[str, ...]:
+    """Check a distribution against R13; return the boats that go home."""
+    if len(beaches) != len(isl.beaches):
+        raise RuleViolation(
+            "landing_shape",
+            "R13",
+            f"{isl.tile} has {len(isl.beaches)} beaches; give one list of colours per beach",
+        )
+    rest = Counter(fleet)
+    rest.subtract(c for b in beaches for c in b)
+    if any(n < 0 for n in rest.values()):
+        raise RuleViolation(
+            "landing_not_in_fleet", "R13", f"the fleet is {sorted(fleet)}; it has no such boats"
+        )
+    rule = landing_rule(isl, len(fleet))
+    total = 0
+    for i, boats in enumerate(beaches):
+        lo, hi = rule.bounds(i)
+        if len(boats) > rule.free[i]:
+            raise RuleViolation(
+                "landing_beach_overfilled", "R13", f"beach {i} has only {rule.free[i]} free slots"
+            )
+        if not lo <= len(boats) <= hi:
+            why = (
+                "every beach with a free slot gets a boat first"
+                if rule.spread
+                else "a fleet smaller than the free beaches sends each boat to a different beach"
+            )
+            raise RuleViolation("landing_not_spread", "R13", f"beach {i}: {why}")
+        total += len(boats)
+    if total != rule.placed:
+        raise RuleViolation(
+            "landing_boats_left_behind",
+            "R13",
+            f"{rule.placed} boats must land (only boats without a free slot go home), got {total}",
+        )
+    return tuple(sorted(rest.elements()))
+
+
+def _submultisets(counts: tuple[tuple[str, int], ...], k: int) -> Iterator[tuple[str, ...]]:
+    """Distinct sub-multisets of size ``k`` (colours sorted)."""
+    if k == 0:
+        yield ()
+        return
+    if not counts:
+        return
+    (colour, n), rest = counts[0], counts[1:]
+    available = sum(m for _, m in rest)
+    for take in range(min(n, k), -1, -1):
+        if k - take > available:
+            break
+        for tail in _submultisets(rest, k - take):
+            yield (colour,) * take + tail
+
+
+def distributions(isl: IslandState, fleet: Sequence[str]) -> Iterator[tuple[tuple[str, ...], ...]]:
+    """Every distinct legal distribution of ``fleet`` on ``isl`` (R13)."""
+    rule = landing_rule(isl, len(fleet))
+    n = len(isl.beaches)
+    bounds = [rule.bounds(i) for i in range(n)]
+    max_after = [0] * (n + 1)
+    min_after = [0] * (n + 1)
+    for i in range(n - 1, -1, -1):
+        max_after[i] = max_after[i + 1] + bounds[i][1]
+        min_after[i] = min_after[i + 1] + bounds[i][0]
+
+    def place(i: int, rest: Counter[str], left: int) -> Iterator[tuple[tuple[str, ...], ...]]:
+        if i == n:
+            if left == 0:
+                yield ()
+            return
+        lo, hi = bounds[i]
+        for k in range(max(lo, left - max_after[i + 1]), min(hi, left - min_after[i + 1]) + 1):
+            counts = tuple(sorted((c, m) for c, m in rest.items() if m > 0))
+            for chosen in _submultisets(counts, k):
+                remaining = rest.copy()
+                remaining.subtract(chosen)
+                for tail in place(i + 1, remaining, left - k):
+                    yield (chosen, *tail)
+
+    yield from place(0, Counter(fleet), rule.placed)
+
+
+def land(isl: IslandState, beaches: Sequence[Sequence[str]]) -> IslandState:
+    """``isl`` with these boats added to its beaches."""
+    for i, boats in enumerate(beaches):
+        if boats:
+            isl = isl.with_beach(i, (*isl.beaches[i], *boats))
+    return isl

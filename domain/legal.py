@@ -1,0 +1,126 @@
+"""``legal_commands``: every legal command of the pending decision (R25).
+
+Each command is in exactly the shape ``decide`` accepts, so a client can submit
+any item unchanged. Landings list every distinct distribution (see
+``domain.landing`` for how a client builds one itself).
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+from domain import commands as cmd
+from domain.endless import departure_options
+from domain.hexgrid import Cell, neighbours
+from domain.landing import distributions
+from domain.setup import setup_choices
+from domain.state import (
+    MAX_ROYAL_ISLANDS,
+    ChooseEmigration,
+    ColonistPlacement,
+    GameState,
+    Landing,
+    Phase,
+    SetupPlacement,
+    TilePlacement,
+    TurnStart,
+)
+from domain.tiles import TONGA
+from domain.turn import expansion_size
+
+
+def legal_commands(state: GameState) -> list[cmd.Command]:
+    """Every command that answers the pending decision legally."""
+    p = state.pending
+    if state.phase is Phase.OPEN:
+        return [cmd.StartGame()] if len(state.players) >= 2 else []
+    if isinstance(p, SetupPlacement):
+        return [cmd.PlaceStartingBoat(b) for b in setup_choices(state)]
+    if isinstance(p, TurnStart):
+        return _turn_start(state, p.colour)
+    if isinstance(p, ChooseEmigration):
+        return list(departure_options(state))
+    if isinstance(p, Landing):
+        isl = state.islands[p.island]
+        return [cmd.Land(p.island, d) for d in distributions(isl, p.fleet)]
+    if isinstance(p, TilePlacement):
+        cells = [p.cell] if p.cell is not None else free_cells(state)
+        return [cmd.PlaceTile(p.tile, c, r) for c in cells for r in range(6)]
+    if isinstance(p, ColonistPlacement):
+        isl = state.islands[p.island]
+        return [cmd.PlaceColonist(p.island, b) for b in range(len(isl.beaches)) if isl.free(b)]
+    return []
+
+
+def free_cells(state: GameState) -> list[Cell]:
+    """Empty cells next to a tile on the table, sorted (R17, R20)."""
+    cells = {n for c in state.tiles for n in neighbours(c) if n not in state.tiles}
+    return sorted(cells)
+
+
+def _turn_start(state: GameState, colour: str) -> list[cmd.Command]:
+    options: list[cmd.Command] = []
+    if state.boats_on_board(colour, kings=False) == 0:
+        options += _placements(state, colour)
+    else:
+        options += _expansions(state, colour)
+        options += _royal(state, colour)
+    options.append(cmd.NewColonisation())
+    return options
+
+
+def _expansions(state: GameState, colour: str) -> list[cmd.Command]:
+    """R6 expansions, or R7 moves of one boat when the supply is empty."""
+    options: list[cmd.Command] = []
+    mine = [i for i in state.islands.values() if i.king is None and i.count(colour)]
+    if state.supply[colour] > 0:
+        for isl in mine:
+            free = [b for b in range(len(isl.beaches)) if isl.free(b)]
+            k = expansion_size(state, colour, isl)
+            for chosen in combinations(free, k):
+                options.append(cmd.Expand(isl.tile, chosen))
+        return options
+    for src in mine:
+        for sb, boats in enumerate(src.beaches):
+            if colour not in boats:
+                continue
+            for isl in mine:
+                left = isl.count(colour) - (1 if isl.tile == src.tile else 0)
+                if left < 1:
+                    continue
+                for b in range(len(isl.beaches)):
+                    if isl.free(b) and not (isl.tile == src.tile and b == sb):
+                        options.append(cmd.Expand(isl.tile, (b,), (src.tile, sb)))
+    return options
+
+
+def _royal(state: GameState, colour: str) -> list[cmd.Command]:
+    if state.kings(colour) >= MAX_ROYAL_ISLANDS:
+        return []
+    return [
+        cmd.FoundRoyalIsland(isl.tile)
+        for isl in state.islands.values()
+        if isl.tile != TONGA and isl.king is None and isl.colours() == {colour}
+    ]
+
+
+def _placements(state: GameState, colour: str) -> list[cmd.Command]:
+    """R8: two boats on different Tonga beaches, or one on another non-royal island."""
+    options: list[cmd.Command] = []
+    supply = state.supply[colour]
+    for isl in state.islands.values():
+        if isl.king is not None:
+            continue
+        free = [b for b in range(len(isl.beaches)) if isl.free(b)]
+        if isl.tile == TONGA:
+            if supply >= 2:
+                options += [cmd.PlaceBoats(TONGA, pair) for pair in combinations(free, 2)]
+        elif supply >= 1:
+            options += [cmd.PlaceBoats(isl.tile, (b,)) for b in free]
+    return options
+
+
+def forced_command(state: GameState) -> cmd.Command | None:
+    """The only legal command, if the decision has exactly one (R25)."""
+    options = legal_commands(state)
+    return options[0] if len(options) == 1 else None

@@ -1,0 +1,82 @@
+"""Scores, ties and the outcome of a game (R5, R21, R22, R23)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from domain.events import GameEnded, PlayerScore
+from domain.state import EndReason, GameState, Phase
+from domain.tiles import island
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a finished game ended: reason, scores in rank order, winners, tie-break."""
+
+    reason: EndReason
+    scores: tuple[PlayerScore, ...]
+    winners: tuple[str, ...]
+    tie_break: str
+
+
+def _presence(state: GameState, colours: tuple[str, ...]) -> list[str]:
+    """Islands on which any of ``colours`` has a boat or king (R22; R5 for two colours)."""
+    present = []
+    for isl in state.islands.values():
+        if isl.king in colours or any(c in colours for b in isl.beaches for c in b):
+            present.append(isl.tile)
+    return present
+
+
+def current_scores(state: GameState) -> tuple[PlayerScore, ...]:
+    """Every player's score if the game ended now, best first, with ranks (R22, R23)."""
+    rows = []
+    for p in state.players:
+        present = _presence(state, p.colours)
+        points = sum(island(t).value for t in present)
+        boats = sum(state.boats_on_board(c) for c in p.colours)
+        rows.append((p, points, len(present), boats))
+    rows.sort(key=lambda r: (-r[1], -r[2], r[3], r[0].seat))
+    scores = []
+    rank = 0
+    previous: tuple[int, int, int] | None = None
+    for position, (p, points, islands, boats) in enumerate(rows, start=1):
+        key = (points, islands, boats)
+        if key != previous:
+            rank, previous = position, key
+        scores.append(PlayerScore(p.player_id, p.colours, points, islands, boats, rank))
+    return tuple(scores)
+
+
+def tie_break(scores: tuple[PlayerScore, ...]) -> str:
+    """Which criterion separated the winner from the runner-up (R23).
+
+    ``"none"`` (more points), ``"islands"`` (present on more islands),
+    ``"boats"`` (fewer boats on the board) or ``"shared"`` (still tied).
+    """
+    if len(scores) < 2:
+        return "none"
+    first, second = scores[0], scores[1]
+    if first.points != second.points:
+        return "none"
+    if first.islands != second.islands:
+        return "islands"
+    if first.boats != second.boats:
+        return "boats"
+    return "shared"
+
+
+def final_result(state: GameState) -> GameEnded:
+    """The ``GameEnded`` event for a game whose end was triggered (R21–R23)."""
+    assert state.end_reason is not None
+    scores = current_scores(state)
+    winners = tuple(s.player_id for s in scores if s.rank == 1)
+    return GameEnded(str(state.end_reason), scores, winners, tie_break(scores))
+
+
+def outcome(state: GameState) -> Outcome | None:
+    """The outcome of a finished game, or None while it is not over."""
+    if state.phase is not Phase.ENDED or state.result is None:
+        return None
+    result: GameEnded = state.result
+    return Outcome(EndReason(result.reason), result.scores, result.winners, result.tie_break)

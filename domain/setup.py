@@ -1,0 +1,176 @@
+"""Opening a game, taking seats, starting, and the starting boats (R1–R5)."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from domain.commands import CreateGame, GameOptions, JoinGame, PlaceStartingBoat, StartGame
+from domain.context import Context, not_expected
+from domain.deck import ALGORITHM, FIXED
+from domain.errors import RuleViolation
+from domain.events import GameCreated, GameStarted, PlayerJoined, StartingBoatPlaced
+from domain.state import COLOURS, TONGA_SETUP_LIMIT, GameState, Phase, SetupPlacement
+from domain.tiles import TONGA, island
+
+MAX_ENTROPY = 256
+_HEX64 = re.compile(r"^[0-9a-f]{64}$")
+
+
+def validate_options(options: GameOptions) -> None:
+    """Reject options outside the rules (R1, R3, R5)."""
+    if not 2 <= options.max_players <= 6:
+        raise RuleViolation("player_limit", "R1", "Tongiaki is for 2 to 6 players")
+    if options.two_colours_each and options.max_players != 2:
+        raise RuleViolation(
+            "variant_needs_two_players", "R5", "two_colours_each is the two-player variant"
+        )
+    if not 1 <= options.first_seat <= options.max_players:
+        raise RuleViolation("first_seat_out_of_range", "R3", "first_seat must name a seat")
+
+
+def create(ctx: Context, c: CreateGame) -> None:
+    """Open a new game (R2: the deck commitment is fixed now)."""
+    if ctx.state.phase is not Phase.NEW:
+        raise RuleViolation("game_exists", "R2", "this game was already created")
+    validate_options(c.options)
+    if not _HEX64.match(c.deck_commitment):
+        raise RuleViolation("bad_commitment", "R2", "deck_commitment is a sha256 hex digest")
+    if c.deck_algorithm not in (ALGORITHM, FIXED):
+        raise RuleViolation("unknown_deck", "R2", f"deck algorithm must be {ALGORITHM}")
+    if not c.game_id:
+        raise RuleViolation("bad_game_id", "R2", "a game needs an id")
+    ctx.emit(GameCreated(c.game_id, c.options, c.deck_commitment, c.deck_algorithm))
+
+
+def join(ctx: Context, c: JoinGame) -> None:
+    """Take a seat with one colour, or two in the two-player variant (R1, R5)."""
+    s = ctx.state
+    if s.phase is not Phase.OPEN:
+        raise not_expected(s, "joining") if s.phase is not Phase.NEW else RuleViolation(
+            "no_such_game", "R2", "the game was not created"
+        )
+    if not c.player_id:
+        raise RuleViolation("bad_player", "R1", "a player needs an id")
+    if any(p.player_id == c.player_id for p in s.players):
+        raise RuleViolation("already_seated", "R1", "you already have a seat at this table")
+    if len(s.players) >= s.options.max_players:
+        raise RuleViolation("table_full", "R1", f"all {s.options.max_players} seats are taken")
+    wanted = 2 if s.options.two_colours_each else 1
+    if len(c.colours) != wanted:
+        rule = "R5" if s.options.two_colours_each else "R1"
+        raise RuleViolation("colour_count", rule, f"choose exactly {wanted} colour(s)")
+    taken = set(s.colours_in_play())
+    for colour in c.colours:
+        if colour not in COLOURS:
+            raise RuleViolation("unknown_colour", "R1", f"colours are {', '.join(COLOURS)}")
+        if colour in taken:
+            raise RuleViolation("colour_taken", "R1", f"{colour} is already taken")
+        taken.add(colour)
+    if len(c.entropy) > MAX_ENTROPY:
+        raise RuleViolation("entropy_too_long", "R2", f"entropy is at most {MAX_ENTROPY} chars")
+    ctx.emit(PlayerJoined(c.player_id, len(s.players) + 1, c.colours, c.entropy))
+
+
+def play_order(state: GameState) -> tuple[str, ...]:
+    """Colours in order of play from the first seat (R3; R5 alternates A1 B1 A2 B2)."""
+    first = state.options.first_seat - 1
+    seats = state.players[first:] + state.players[:first]
+    if state.options.two_colours_each:
+        return tuple(p.colours[0] for p in seats) + tuple(p.colours[1] for p in seats)
+    return tuple(p.colours[0] for p in seats)
+
+
+def start(ctx: Context, c: StartGame) -> None:
+    """Close the table; setup begins with the first seat (R3, R4)."""
+    s = ctx.state
+    if s.phase is not Phase.OPEN:
+        raise not_expected(s, "starting")
+    if len(s.players) < 2:
+        raise RuleViolation("not_enough_players", "R1", "at least 2 players are needed")
+    if s.options.first_seat > len(s.players):
+        raise RuleViolation("first_seat_out_of_range", "R3", "first_seat is an empty seat")
+    ctx.emit(GameStarted(play_order(s), s.options.first_seat))
+
+
+def _first_beaches(state: GameState) -> dict[str, int]:
+    tonga = state.islands[TONGA]
+    return {c: i for i, boats in enumerate(tonga.beaches) for c in boats}
+
+
+def setup_choices(state: GameState) -> list[int]:
+    """Tonga beaches the pending starting boat may go on without a dead end (R4)."""
+    pending = state.pending
+    assert isinstance(pending, SetupPlacement)
+    tonga = state.islands[TONGA]
+    counts = tuple(len(b) for b in tonga.beaches)
+    firsts = _first_beaches(state)
+    remaining = _remaining(state)
+    choices = []
+    for beach in range(len(counts)):
+        if counts[beach] >= TONGA_SETUP_LIMIT:
+            continue
+        if pending.round == 2 and firsts.get(pending.colour) == beach:
+            continue
+        after = counts[:beach] + (counts[beach] + 1,) + counts[beach + 1 :]
+        own = dict(firsts)
+        own.setdefault(pending.colour, beach)
+        forbidden = tuple(own.get(colour, -1) for colour, _ in remaining)
+        if _feasible(after, tuple(r for _, r in remaining), forbidden, tuple(c for c, _ in remaining)):
+            choices.append(beach)
+    return choices
+
+
+def _remaining(state: GameState) -> list[tuple[str, int]]:
+    """The starting placements after the pending one, in order."""
+    pending = state.pending
+    assert isinstance(pending, SetupPlacement)
+    order = state.order
+    rest = [(c, pending.round) for c in order[state.active + 1 :]]
+    if pending.round == 1:
+        rest += [(c, 2) for c in order]
+    return rest
+
+
+@cache
+def _feasible(
+    counts: tuple[int, ...],
+    rounds: tuple[int, ...],
+    forbidden: tuple[int, ...],
+    colours: tuple[str, ...],
+) -> bool:
+    """Whether the remaining placements can all be made (R4: no beach over 2, two beaches)."""
+    if not rounds:
+        return True
+    colour, rnd, avoid = colours[0], rounds[0], forbidden[0]
+    for beach, n in enumerate(counts):
+        if n >= TONGA_SETUP_LIMIT or (rnd == 2 and beach == avoid):
+            continue
+        after = counts[:beach] + (n + 1,) + counts[beach + 1 :]
+        later = tuple(
+            beach if (c == colour and f == -1) else f
+            for c, f in zip(colours[1:], forbidden[1:], strict=True)
+        )
+        if _feasible(after, rounds[1:], later, colours[1:]):
+            return True
+    return False
+
+
+def place_starting_boat(ctx: Context, c: PlaceStartingBoat) -> None:
+    """Put a starting boat on Tonga (R4)."""
+    pending = ctx.expect(SetupPlacement, "placing a starting boat")
+    assert isinstance(pending, SetupPlacement)
+    s = ctx.state
+    if not 0 <= c.beach < len(island(TONGA).beaches):
+        raise RuleViolation("no_such_beach", "R4", "Tonga's beaches are numbered 0 to 5")
+    if len(s.islands[TONGA].beaches[c.beach]) >= TONGA_SETUP_LIMIT:
+        raise RuleViolation(
+            "tonga_beach_limit", "R4", "every Tonga beach keeps a free slot: at most 2 boats"
+        )
+    if pending.round == 2 and _first_beaches(s).get(pending.colour) == c.beach:
+        raise RuleViolation("same_beach_twice", "R4", "your two boats go on different beaches")
+    if c.beach not in setup_choices(s):
+        raise RuleViolation(
+            "setup_dead_end", "R4", "that beach would leave a later boat with no legal beach"
+        )
+    ctx.emit(StartingBoatPlaced(pending.colour, c.beach, pending.round, ctx.automatic))

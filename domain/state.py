@@ -1,0 +1,278 @@
+"""The game state: an immutable value built by folding events (``evolve``).
+
+States are never mutated. ``GameState.but(**changes)`` makes a shallow copy
+with some fields replaced; dict fields are copied by whoever changes them
+(copy-on-write), so a state can be shared freely between threads and caches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field, fields
+from enum import StrEnum
+from typing import Any
+
+from domain.commands import GameOptions
+from domain.hexgrid import Cell
+from domain.tiles import PILE_ISLANDS, PILE_OCEANS, TONGA, island, is_island
+
+COLOURS: tuple[str, ...] = ("blue", "red", "green", "yellow", "orange", "purple")
+BOATS_PER_COLOUR = 15
+MAX_ROYAL_ISLANDS = 2
+TONGA_SETUP_LIMIT = 2  # R4: every Tonga beach keeps at least one free slot
+
+
+class Phase(StrEnum):
+    """Where the game is in its life."""
+
+    NEW = "new"
+    OPEN = "open"
+    SETUP = "setup"
+    PLAYING = "playing"
+    ENDED = "ended"
+
+
+class EndReason(StrEnum):
+    """Why the game ended (R21)."""
+
+    LAST_ISLAND_DRAWN = "last_island_drawn"
+    LAST_OCEAN_DRAWN = "last_ocean_drawn"
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """A seat at the table: who, and which colours they play (R1, R5)."""
+
+    player_id: str
+    seat: int
+    colours: tuple[str, ...]
+    entropy: str
+
+
+@dataclass(frozen=True, slots=True)
+class PlacedTile:
+    """A tile on the table and its rotation."""
+
+    tile: str
+    rotation: int
+
+
+@dataclass(frozen=True, slots=True)
+class IslandState:
+    """An island on the table: where, and the boats on each beach (sorted colours)."""
+
+    tile: str
+    cell: Cell
+    rotation: int
+    beaches: tuple[tuple[str, ...], ...]
+    king: str | None = None
+
+    def free(self, beach: int) -> int:
+        """Free slots on ``beach``."""
+        return island(self.tile).beaches[beach].capacity - len(self.beaches[beach])
+
+    def is_full(self, beach: int) -> bool:
+        """Whether every slot of ``beach`` holds a boat (R9)."""
+        return self.free(beach) == 0
+
+    def full_beaches(self) -> list[int]:
+        """Indices of the full beaches."""
+        caps = island(self.tile).beaches
+        return [i for i, b in enumerate(self.beaches) if len(b) == caps[i].capacity]
+
+    def count(self, colour: str) -> int:
+        """Boats of ``colour`` on the beaches (not counting a king)."""
+        return sum(b.count(colour) for b in self.beaches)
+
+    def colours(self) -> set[str]:
+        """Colours with a boat on some beach."""
+        return {c for b in self.beaches for c in b}
+
+    def with_beach(self, beach: int, boats: tuple[str, ...]) -> IslandState:
+        """A copy with ``beach`` holding exactly ``boats``."""
+        beaches = list(self.beaches)
+        beaches[beach] = tuple(sorted(boats))
+        return IslandState(self.tile, self.cell, self.rotation, tuple(beaches), self.king)
+
+
+def empty_island(tile_id: str, cell: Cell, rotation: int) -> IslandState:
+    """A newly placed island with empty beaches."""
+    n = len(island(tile_id).beaches)
+    return IslandState(tile_id, cell, rotation, tuple(() for _ in range(n)))
+
+
+# --- pending decisions -------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SetupPlacement:
+    """``colour`` places starting boat number ``round`` on Tonga (R4)."""
+
+    colour: str
+    round: int
+    kind: str = "setup_placement"
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStart:
+    """``colour`` starts a turn: expand, place (R8), found a royal island or colonise."""
+
+    colour: str
+    kind: str = "turn_start"
+
+
+@dataclass(frozen=True, slots=True)
+class ChooseEmigration:
+    """A beach is full: ``colour`` chooses which beach and jetty go first (R9)."""
+
+    colour: str
+    kind: str = "choose_emigration"
+
+
+@dataclass(frozen=True, slots=True)
+class Landing:
+    """A fleet must land on ``island``; ``colour`` distributes it (R13, R15)."""
+
+    colour: str
+    island: str
+    fleet: tuple[str, ...]
+    kind: str = "landing"
+
+
+@dataclass(frozen=True, slots=True)
+class TilePlacement:
+    """``colour`` places drawn ``tile``: in ``cell`` if fixed, else any adjacent cell."""
+
+    colour: str
+    tile: str
+    cell: Cell | None
+    rule: str
+    kind: str = "tile_placement"
+
+
+@dataclass(frozen=True, slots=True)
+class ColonistPlacement:
+    """``colour`` puts the colonist on a beach of ``island`` (R17)."""
+
+    colour: str
+    island: str
+    kind: str = "colonist_placement"
+
+
+Pending = SetupPlacement | TurnStart | ChooseEmigration | Landing | TilePlacement | ColonistPlacement
+
+
+@dataclass(frozen=True, slots=True)
+class Voyage:
+    """A fleet under way: where it is, where it heads, the route behind it."""
+
+    origin: str
+    fleet: tuple[str, ...]
+    cell: Cell
+    direction: int
+    route: tuple[Cell, ...]
+    tiles_drawn: int = 0
+
+
+Departure = tuple[str, int, int, tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]]
+
+
+@dataclass(frozen=True)
+class GameState:
+    """Everything the rules need to know about one game."""
+
+    game_id: str = ""
+    options: GameOptions = field(default_factory=GameOptions)
+    deck_commitment: str = ""
+    deck_algorithm: str = ""
+    phase: Phase = Phase.NEW
+    players: tuple[Player, ...] = ()
+    order: tuple[str, ...] = ()
+    active: int = 0
+    turn: int = 0
+    tiles: dict[Cell, PlacedTile] = field(default_factory=dict)
+    islands: dict[str, IslandState] = field(default_factory=dict)
+    removed: tuple[str, ...] = ()
+    supply: dict[str, int] = field(default_factory=dict)
+    out: dict[str, int] = field(default_factory=dict)
+    drawn: tuple[str, ...] = ()
+    end_reason: EndReason | None = None
+    pending: Pending | None = None
+    voyage: Voyage | None = None
+    departures: frozenset[Departure] = frozenset()
+    result: Any = None  # the GameEnded event, once the game is over
+    seed_hex: str | None = None
+
+    def but(self, **changes: Any) -> GameState:
+        """A copy with ``changes`` applied (fast ``dataclasses.replace``)."""
+        new = object.__new__(GameState)
+        values = dict(self.__dict__)
+        values.update(changes)
+        object.__setattr__(new, "__dict__", values)
+        return new
+
+    # --- derived facts --------------------------------------------------------
+
+    @property
+    def active_colour(self) -> str | None:
+        """The colour whose decision is pending, if any."""
+        return self.pending.colour if self.pending is not None else None
+
+    def owner(self, colour: str) -> Player:
+        """The player who plays ``colour``."""
+        for p in self.players:
+            if colour in p.colours:
+                return p
+        raise KeyError(colour)
+
+    def colours_in_play(self) -> tuple[str, ...]:
+        """Every colour at the table, in seat order."""
+        return tuple(c for p in self.players for c in p.colours)
+
+    def islands_left(self) -> int:
+        """Island tiles still in the pile (public: the pile's make-up is known)."""
+        return PILE_ISLANDS - sum(1 for t in self.drawn if is_island(t))
+
+    def oceans_left(self) -> int:
+        """Ocean tiles still in the pile."""
+        return PILE_OCEANS - sum(1 for t in self.drawn if not is_island(t))
+
+    def boats_on_board(self, colour: str, *, kings: bool = True) -> int:
+        """Boats of ``colour`` on the table; kings count unless ``kings=False``."""
+        n = 0
+        for isl in self.islands.values():
+            n += isl.count(colour)
+            if kings and isl.king == colour:
+                n += 1
+        return n
+
+    def kings(self, colour: str) -> int:
+        """Royal islands founded by ``colour`` (R16)."""
+        return sum(1 for isl in self.islands.values() if isl.king == colour)
+
+    def in_fleet(self, colour: str) -> int:
+        """Boats of ``colour`` in a fleet under way."""
+        return self.voyage.fleet.count(colour) if self.voyage is not None else 0
+
+    def full_beaches(self) -> Iterator[tuple[IslandState, int]]:
+        """Every full beach on the table, in island placement order (R9)."""
+        for isl in self.islands.values():
+            for b in isl.full_beaches():
+                yield isl, b
+
+    def has_full_beach(self) -> bool:
+        """Whether some beach must still emigrate (R14)."""
+        return any(isl.full_beaches() for isl in self.islands.values())
+
+    def board_key(self) -> tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]:
+        """The boats on every beach, as one hashable value (R19 'same board')."""
+        return tuple((i, s.beaches) for i, s in self.islands.items())
+
+    def tonga(self) -> IslandState | None:
+        """Tonga, unless it was removed (R19)."""
+        return self.islands.get(TONGA)
+
+
+def state_fields() -> tuple[str, ...]:
+    """Names of the state's fields, in declaration order."""
+    return tuple(f.name for f in fields(GameState))
