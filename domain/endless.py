@@ -29,6 +29,14 @@ SEARCH_LIMIT = 20_000
 
 def departure_options(state: GameState) -> list[Emigrate]:
     """Every departure the active player may choose now (R9 filtered by R19)."""
+    memo = state.memo()
+    found: list[Emigrate] | None = memo.get("departures")
+    if found is None:
+        found = memo["departures"] = _departure_options(state)
+    return found
+
+
+def _departure_options(state: GameState) -> list[Emigrate]:
     options = []
     key = state.board_key()
     for isl, beach in state.full_beaches():
@@ -41,11 +49,6 @@ def departure_options(state: GameState) -> list[Emigrate]:
 def is_repeat(state: GameState, island_id: str, beach: int, jetty: int) -> bool:
     """R19 (a): this departure was already made this turn from this very board."""
     return (island_id, beach, jetty, state.board_key()) in state.departures
-
-
-def departure_allowed(state: GameState, isl: IslandState, beach: int, jetty: int) -> bool:
-    """R19 (a) and (b) for one departure from a full beach."""
-    return _allowed(state, isl, beach, jetty, state.board_key())
 
 
 def _allowed(state: GameState, isl: IslandState, beach: int, jetty: int, key: object) -> bool:

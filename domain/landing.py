@@ -13,7 +13,8 @@ distribution (boats of one colour and slots of one beach are interchangeable).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
+from functools import cache
 from dataclasses import dataclass
 
 from domain.errors import RuleViolation
@@ -96,25 +97,39 @@ def validate_landing(
     return tuple(sorted(rest.elements()))
 
 
-def _submultisets(counts: tuple[tuple[str, int], ...], k: int) -> Iterator[tuple[str, ...]]:
-    """Distinct sub-multisets of size ``k`` (colours sorted)."""
+@cache
+def _takes(counts: tuple[int, ...], k: int) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]:
+    """Every way to take ``k`` boats from per-colour ``counts``: (taken, left) vectors."""
     if k == 0:
-        yield ()
-        return
+        return ((tuple(0 for _ in counts), counts),)
     if not counts:
-        return
-    (colour, n), rest = counts[0], counts[1:]
-    available = sum(m for _, m in rest)
-    for take in range(min(n, k), -1, -1):
-        if k - take > available:
+        return ()
+    head, rest = counts[0], counts[1:]
+    out = []
+    for take in range(min(head, k), -1, -1):
+        if k - take > sum(rest):
             break
-        for tail in _submultisets(rest, k - take):
-            yield (colour,) * take + tail
+        for taken, left in _takes(rest, k - take):
+            out.append(((take, *taken), (head - take, *left)))
+    return tuple(out)
 
 
-def distributions(isl: IslandState, fleet: Sequence[str]) -> Iterator[tuple[tuple[str, ...], ...]]:
+@cache
+def _named_takes(
+    colours: tuple[str, ...], counts: tuple[int, ...], k: int
+) -> tuple[tuple[tuple[str, ...], tuple[int, ...]], ...]:
+    """``_takes`` with the taken boats spelled out as sorted colours."""
+    return tuple(
+        (tuple(c for c, m in zip(colours, taken, strict=True) for _ in range(m)), left)
+        for taken, left in _takes(counts, k)
+    )
+
+
+def distributions(isl: IslandState, fleet: Sequence[str]) -> list[tuple[tuple[str, ...], ...]]:
     """Every distinct legal distribution of ``fleet`` on ``isl`` (R13)."""
     rule = landing_rule(isl, len(fleet))
+    colours = tuple(sorted(set(fleet)))
+    counts = tuple(fleet.count(c) for c in colours)
     n = len(isl.beaches)
     bounds = [rule.bounds(i) for i in range(n)]
     max_after = [0] * (n + 1)
@@ -122,22 +137,22 @@ def distributions(isl: IslandState, fleet: Sequence[str]) -> Iterator[tuple[tupl
     for i in range(n - 1, -1, -1):
         max_after[i] = max_after[i + 1] + bounds[i][1]
         min_after[i] = min_after[i + 1] + bounds[i][0]
+    found: list[tuple[tuple[str, ...], ...]] = []
 
-    def place(i: int, rest: Counter[str], left: int) -> Iterator[tuple[tuple[str, ...], ...]]:
+    def place(i: int, rest: tuple[int, ...], left: int, acc: list[tuple[str, ...]]) -> None:
         if i == n:
             if left == 0:
-                yield ()
+                found.append(tuple(acc))
             return
         lo, hi = bounds[i]
         for k in range(max(lo, left - max_after[i + 1]), min(hi, left - min_after[i + 1]) + 1):
-            counts = tuple(sorted((c, m) for c, m in rest.items() if m > 0))
-            for chosen in _submultisets(counts, k):
-                remaining = rest.copy()
-                remaining.subtract(chosen)
-                for tail in place(i + 1, remaining, left - k):
-                    yield (chosen, *tail)
+            for boats, remaining in _named_takes(colours, rest, k):
+                acc.append(boats)
+                place(i + 1, remaining, left - k, acc)
+                acc.pop()
 
-    yield from place(0, Counter(fleet), rule.placed)
+    place(0, counts, rule.placed, [])
+    return found
 
 
 def land(isl: IslandState, beaches: Sequence[Sequence[str]]) -> IslandState:

@@ -11,10 +11,11 @@ from itertools import combinations
 
 from domain import commands as cmd
 from domain.endless import departure_options
-from domain.hexgrid import Cell, neighbours
+from domain.hexgrid import STEPS, Cell
 from domain.landing import distributions
 from domain.setup import setup_choices
 from domain.state import (
+    CAPACITIES,
     MAX_ROYAL_ISLANDS,
     ChooseEmigration,
     ColonistPlacement,
@@ -26,7 +27,6 @@ from domain.state import (
     TurnStart,
 )
 from domain.tiles import TONGA
-from domain.turn import expansion_size
 
 
 def legal_commands(state: GameState) -> list[cmd.Command]:
@@ -54,7 +54,13 @@ def legal_commands(state: GameState) -> list[cmd.Command]:
 
 def free_cells(state: GameState) -> list[Cell]:
     """Empty cells next to a tile on the table, sorted (R17, R20)."""
-    cells = {n for c in state.tiles for n in neighbours(c) if n not in state.tiles}
+    tiles = state.tiles
+    cells = set()
+    for q, r in tiles:
+        for dq, dr in STEPS:
+            cell = (q + dq, r + dr)
+            if cell not in tiles:
+                cells.add(cell)
     return sorted(cells)
 
 
@@ -73,12 +79,14 @@ def _expansions(state: GameState, colour: str) -> list[cmd.Command]:
     """R6 expansions, or R7 moves of one boat when the supply is empty."""
     options: list[cmd.Command] = []
     mine = [i for i in state.islands.values() if i.king is None and i.count(colour)]
-    if state.supply[colour] > 0:
+    supply = state.supply[colour]
+    if supply > 0:
         for isl in mine:
-            free = [b for b in range(len(isl.beaches)) if isl.free(b)]
-            k = expansion_size(state, colour, isl)
-            for chosen in combinations(free, k):
-                options.append(cmd.Expand(isl.tile, chosen))
+            caps = CAPACITIES[isl.tile]
+            free = [b for b, boats in enumerate(isl.beaches) if len(boats) < caps[b]]
+            k = min(isl.count(colour), len(free), supply)
+            tile = isl.tile
+            options += [cmd.Expand(tile, chosen) for chosen in combinations(free, k)]
         return options
     for src in mine:
         for sb, boats in enumerate(src.beaches):

@@ -14,12 +14,15 @@ from typing import Any
 
 from domain.commands import GameOptions
 from domain.hexgrid import Cell
-from domain.tiles import PILE_ISLANDS, PILE_OCEANS, TONGA, island, is_island
+from domain.tiles import ISLANDS, PILE_ISLANDS, PILE_OCEANS, TONGA, island, is_island
 
 COLOURS: tuple[str, ...] = ("blue", "red", "green", "yellow", "orange", "purple")
 BOATS_PER_COLOUR = 15
 MAX_ROYAL_ISLANDS = 2
 TONGA_SETUP_LIMIT = 2  # R4: every Tonga beach keeps at least one free slot
+CAPACITIES: dict[str, tuple[int, ...]] = {
+    t.id: tuple(b.capacity for b in t.beaches) for t in ISLANDS
+}
 
 
 class Phase(StrEnum):
@@ -69,7 +72,7 @@ class IslandState:
 
     def free(self, beach: int) -> int:
         """Free slots on ``beach``."""
-        return island(self.tile).beaches[beach].capacity - len(self.beaches[beach])
+        return CAPACITIES[self.tile][beach] - len(self.beaches[beach])
 
     def is_full(self, beach: int) -> bool:
         """Whether every slot of ``beach`` holds a boat (R9)."""
@@ -77,12 +80,15 @@ class IslandState:
 
     def full_beaches(self) -> list[int]:
         """Indices of the full beaches."""
-        caps = island(self.tile).beaches
-        return [i for i, b in enumerate(self.beaches) if len(b) == caps[i].capacity]
+        caps = CAPACITIES[self.tile]
+        return [i for i, b in enumerate(self.beaches) if len(b) == caps[i]]
 
     def count(self, colour: str) -> int:
         """Boats of ``colour`` on the beaches (not counting a king)."""
-        return sum(b.count(colour) for b in self.beaches)
+        n = 0
+        for b in self.beaches:
+            n += b.count(colour)
+        return n
 
     def colours(self) -> set[str]:
         """Colours with a boat on some beach."""
@@ -207,9 +213,18 @@ class GameState:
         """A copy with ``changes`` applied (fast ``dataclasses.replace``)."""
         new = object.__new__(GameState)
         values = dict(self.__dict__)
+        values.pop("_memo", None)
         values.update(changes)
         object.__setattr__(new, "__dict__", values)
         return new
+
+    def memo(self) -> dict[str, Any]:
+        """A per-state cache for derived facts (not a field: ``but`` drops it)."""
+        cache: dict[str, Any] | None = self.__dict__.get("_memo")
+        if cache is None:
+            cache = {}
+            self.__dict__["_memo"] = cache
+        return cache
 
     # --- derived facts --------------------------------------------------------
 
@@ -241,7 +256,8 @@ class GameState:
         """Boats of ``colour`` on the table; kings count unless ``kings=False``."""
         n = 0
         for isl in self.islands.values():
-            n += isl.count(colour)
+            for b in isl.beaches:
+                n += b.count(colour)
             if kings and isl.king == colour:
                 n += 1
         return n
@@ -262,7 +278,12 @@ class GameState:
 
     def has_full_beach(self) -> bool:
         """Whether some beach must still emigrate (R14)."""
-        return any(isl.full_beaches() for isl in self.islands.values())
+        for isl in self.islands.values():
+            caps = CAPACITIES[isl.tile]
+            for i, b in enumerate(isl.beaches):
+                if len(b) == caps[i]:
+                    return True
+        return False
 
     def board_key(self) -> tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]:
         """The boats on every beach, as one hashable value (R19 'same board')."""

@@ -13,7 +13,7 @@ from domain.commands import (
     PlaceTile,
 )
 from domain.context import Context
-from domain.endless import departure_allowed, is_repeat
+from domain.endless import departure_options, is_repeat
 from domain.errors import RuleViolation
 from domain.events import (
     BoatsAdded,
@@ -166,7 +166,7 @@ def emigrate(ctx: Context, c: Emigrate) -> None:
         raise RuleViolation(
             "repeated_departure", "R19", "this departure was already made from this very board"
         )
-    if not departure_allowed(s, isl, c.beach, c.jetty):
+    if c not in departure_options(s):
         raise RuleViolation(
             "endless_departure", "R18", "this route leads back here and can never end the chain"
         )

@@ -1,0 +1,227 @@
+"""A compact, canonical JSON form of a position, for tests and bug reports.
+
+``dump(state)`` gives a dict; ``text(state)`` its canonical JSON (sorted keys,
+no spaces), identical for equal states. ``load(data)`` builds the state back,
+and accepts a short hand-written form for scenarios: only ``tiles`` is needed,
+everything else has a sensible default::
+
+    {"players": ["blue", "red"], "active": "blue",
+     "tiles": [["0,0", "tonga", 0], ["0,1", "tahiti", 3]],
+     "boats": {"tonga": "b|r||||", "tahiti": "bb||"},
+     "kings": {"samoa": "red"}}
+
+Beaches are written as colour letters separated by ``|`` (b blue, r red,
+g green, y yellow, o orange, p purple). The undrawn order is never part of a
+position: it is secret (design.md, Fair draws).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from domain.commands import GameOptions
+from domain.events import GameEnded
+from domain.hexgrid import cell_key, parse_cell
+from domain.serialization import decode_event, encode, to_data
+from domain.state import (
+    BOATS_PER_COLOUR,
+    COLOURS,
+    ChooseEmigration,
+    ColonistPlacement,
+    EndReason,
+    GameState,
+    IslandState,
+    Landing,
+    Pending,
+    Phase,
+    PlacedTile,
+    Player,
+    SetupPlacement,
+    TilePlacement,
+    TurnStart,
+    Voyage,
+)
+from domain.tiles import TONGA, is_island, island
+
+FORMAT = "tongiaki-position-1"
+LETTER = {c: c[0] for c in COLOURS}
+COLOUR = {c[0]: c for c in COLOURS}
+PENDING_KINDS: dict[str, type] = {
+    "setup_placement": SetupPlacement,
+    "turn_start": TurnStart,
+    "choose_emigration": ChooseEmigration,
+    "landing": Landing,
+    "tile_placement": TilePlacement,
+    "colonist_placement": ColonistPlacement,
+}
+
+
+def beaches_text(beaches: tuple[tuple[str, ...], ...]) -> str:
+    """``"bb|r|"`` for ((blue, blue), (red,), ())."""
+    return "|".join("".join(LETTER[c] for c in b) for b in beaches)
+
+
+def parse_beaches(text: str) -> tuple[tuple[str, ...], ...]:
+    """Inverse of ``beaches_text``."""
+    return tuple(tuple(sorted(COLOUR[ch] for ch in part)) for part in text.split("|"))
+
+
+def _pending(p: Pending | None) -> dict[str, Any] | None:
+    if p is None:
+        return None
+    data: dict[str, Any] = to_data(p)
+    if isinstance(p, TilePlacement) and p.cell is not None:
+        data["cell"] = cell_key(p.cell)
+    return data
+
+
+def dump(state: GameState) -> dict[str, Any]:
+    """The position as a JSON-safe dict."""
+    v = state.voyage
+    return {
+        "format": FORMAT,
+        "game_id": state.game_id,
+        "options": to_data(state.options),
+        "deck": {"commitment": state.deck_commitment, "algorithm": state.deck_algorithm},
+        "phase": state.phase.value,
+        "players": [to_data(p) for p in state.players],
+        "order": list(state.order),
+        "active": state.order[state.active] if state.order else None,
+        "turn": state.turn,
+        "tiles": [[cell_key(c), t.tile, t.rotation] for c, t in state.tiles.items()],
+        "boats": {k: beaches_text(i.beaches) for k, i in state.islands.items()},
+        "kings": {k: i.king for k, i in state.islands.items() if i.king},
+        "removed": list(state.removed),
+        "supply": dict(sorted(state.supply.items())),
+        "out": dict(sorted(state.out.items())),
+        "drawn": list(state.drawn),
+        "pile": {"islands": state.islands_left(), "oceans": state.oceans_left()},
+        "end_reason": state.end_reason.value if state.end_reason else None,
+        "pending": _pending(state.pending),
+        "voyage": None
+        if v is None
+        else {
+            "origin": v.origin,
+            "fleet": list(v.fleet),
+            "cell": cell_key(v.cell),
+            "direction": v.direction,
+            "route": [cell_key(c) for c in v.route],
+            "tiles_drawn": v.tiles_drawn,
+        },
+        "departures": sorted(
+            ([i, b, j, {k: beaches_text(bs) for k, bs in key}] for i, b, j, key in state.departures),
+            key=lambda d: json.dumps(d, sort_keys=True),
+        ),
+        "result": encode(state.result) if state.result is not None else None,
+        "seed_hex": state.seed_hex,
+    }
+
+
+def text(state: GameState) -> str:
+    """Canonical JSON of the position (equal states give equal text)."""
+    return json.dumps(dump(state), sort_keys=True, separators=(",", ":"))
+
+
+def _players(data: list[Any]) -> tuple[Player, ...]:
+    players = []
+    for seat, p in enumerate(data, start=1):
+        if isinstance(p, str):
+            players.append(Player(f"p{seat}", seat, (p,), ""))
+        else:
+            players.append(Player(p["player_id"], p["seat"], tuple(p["colours"]), p["entropy"]))
+    return tuple(players)
+
+
+def _load_pending(data: dict[str, Any] | None) -> Pending | None:
+    if data is None:
+        return None
+    kind = PENDING_KINDS[data["kind"]]
+    values = {k: v for k, v in data.items() if k != "kind"}
+    if "fleet" in values:
+        values["fleet"] = tuple(values["fleet"])
+    if kind is TilePlacement and values.get("cell") is not None:
+        values["cell"] = parse_cell(values["cell"])
+    result: Pending = kind(**values)
+    return result
+
+
+def load(data: dict[str, Any]) -> GameState:
+    """Build a state from ``dump`` output or a short scenario (see module doc)."""
+    players = _players(data.get("players", []))
+    order = tuple(data["order"] if "order" in data else [c for p in players for c in p.colours])
+    tiles = {}
+    islands = {}
+    for key, tile_id, rotation in data["tiles"]:
+        cell = parse_cell(key)
+        tiles[cell] = PlacedTile(tile_id, rotation)
+        if is_island(tile_id):
+            n = len(island(tile_id).beaches)
+            text_boats = data.get("boats", {}).get(tile_id, "|" * (n - 1))
+            king = data.get("kings", {}).get(tile_id)
+            islands[tile_id] = IslandState(tile_id, cell, rotation, parse_beaches(text_boats), king)
+    colours = [c for p in players for c in p.colours]
+    supply = data.get("supply") or {
+        c: BOATS_PER_COLOUR
+        - sum(i.count(c) + (i.king == c) for i in islands.values())
+        - data.get("out", {}).get(c, 0)
+        for c in colours
+    }
+    active_colour = data.get("active") or (order[0] if order else None)
+    active = order.index(active_colour) if active_colour else 0
+    phase = Phase(data.get("phase", "playing"))
+    pending = _load_pending(data["pending"]) if "pending" in data else None
+    if "pending" not in data and phase is Phase.PLAYING and active_colour:
+        pending = TurnStart(active_colour)
+    drawn = data.get("drawn")
+    if drawn is None:
+        drawn = [t for t in (x[1] for x in data["tiles"]) if t != TONGA] + list(
+            data.get("removed", [])
+        )
+    voyage = data.get("voyage")
+    result = data.get("result")
+    end_reason = data.get("end_reason")
+    options = data.get("options", {})
+    return GameState(
+        game_id=data.get("game_id", "scenario"),
+        options=GameOptions(**options),
+        deck_commitment=data.get("deck", {}).get("commitment", ""),
+        deck_algorithm=data.get("deck", {}).get("algorithm", "fixed"),
+        phase=phase,
+        players=players,
+        order=order,
+        active=active,
+        turn=data.get("turn", 1),
+        tiles=tiles,
+        islands=islands,
+        removed=tuple(data.get("removed", [])),
+        supply=dict(supply),
+        out={c: data.get("out", {}).get(c, 0) for c in colours},
+        drawn=tuple(drawn),
+        end_reason=EndReason(end_reason) if end_reason else None,
+        pending=pending,
+        voyage=None
+        if voyage is None
+        else Voyage(
+            voyage["origin"],
+            tuple(voyage["fleet"]),
+            parse_cell(voyage["cell"]),
+            voyage["direction"],
+            tuple(parse_cell(c) for c in voyage["route"]),
+            voyage["tiles_drawn"],
+        ),
+        departures=frozenset(
+            (i, b, j, tuple((k, parse_beaches(key[k])) for k in islands if k in key))
+            for i, b, j, key in data.get("departures", [])
+        ),
+        result=_result(result),
+        seed_hex=data.get("seed_hex"),
+    )
+
+
+def _result(data: dict[str, Any] | None) -> GameEnded | None:
+    if data is None:
+        return None
+    event = decode_event(data)
+    assert isinstance(event, GameEnded)
+    return event

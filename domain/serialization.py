@@ -1,0 +1,125 @@
+"""Commands and events to JSON-safe dicts and back, losslessly (no floats).
+
+A dict is ``{"type": "<ClassName>", <field>: <value>, …}``. Tuples become
+lists, cells ``[q, r]``, nested records (options, scores) dicts. Decoding is
+strict: an unknown type or field, a missing field or a value of the wrong type
+raises ``MalformedPayload`` with a message naming the field.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from functools import cache
+from typing import Any, Union
+
+from domain.commands import COMMAND_TYPES, Command, GameOptions
+from domain.errors import MalformedPayload
+from domain.events import EVENT_TYPES, Event, PlayerScore
+
+COMMANDS: dict[str, type] = {t.__name__: t for t in COMMAND_TYPES}
+EVENTS: dict[str, type] = {t.__name__: t for t in EVENT_TYPES}
+_RECORDS: tuple[type, ...] = (GameOptions, PlayerScore)
+
+
+def to_data(value: Any) -> Any:
+    """A JSON-safe form of a dataclass value (tuples become lists)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_data(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, tuple | list):
+        return [to_data(v) for v in value]
+    if isinstance(value, float):
+        raise TypeError("floats are not allowed in events or commands")
+    return value
+
+
+def encode(message: Command | Event) -> dict[str, Any]:
+    """``{"type": ..., **fields}`` for a command or an event."""
+    data: dict[str, Any] = {"type": type(message).__name__}
+    data.update(to_data(message))
+    return data
+
+
+def decode_command(data: Any) -> Command:
+    """The command described by ``data`` (strict; ``MalformedPayload`` otherwise)."""
+    return typing.cast(Command, _decode(data, COMMANDS, "command"))
+
+
+def decode_event(data: Any) -> Event:
+    """The event described by ``data`` (strict; ``MalformedPayload`` otherwise)."""
+    return typing.cast(Event, _decode(data, EVENTS, "event"))
+
+
+def _decode(data: Any, registry: dict[str, type], what: str) -> Any:
+    if not isinstance(data, dict):
+        raise MalformedPayload(f"a {what} is a JSON object")
+    name = data.get("type")
+    cls = registry.get(name) if isinstance(name, str) else None
+    if cls is None:
+        raise MalformedPayload(f"unknown {what} type {name!r}; one of: {', '.join(registry)}")
+    body = {k: v for k, v in data.items() if k != "type"}
+    return _record(cls, body, name or what)
+
+
+@cache
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def _record(cls: type, data: Any, where: str) -> Any:
+    if not isinstance(data, dict):
+        raise MalformedPayload(f"{where}: expected an object")
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - set(fields))
+    if unknown:
+        raise MalformedPayload(f"{where}: unknown field(s) {', '.join(unknown)}")
+    hints = _hints(cls)
+    values = {}
+    for name, f in fields.items():
+        if name in data:
+            values[name] = _value(hints[name], data[name], f"{where}.{name}")
+        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            raise MalformedPayload(f"{where}: missing field {name}")
+    return cls(**values)
+
+
+def _value(hint: Any, value: Any, where: str) -> Any:
+    origin = typing.get_origin(hint)
+    if origin in (Union, types.UnionType):
+        options = typing.get_args(hint)
+        if value is None and type(None) in options:
+            return None
+        errors = []
+        for option in options:
+            if option is type(None):
+                continue
+            try:
+                return _value(option, value, where)
+            except MalformedPayload as exc:
+                errors.append(str(exc))
+        raise MalformedPayload(errors[0] if errors else f"{where}: bad value")
+    if origin is tuple:
+        if not isinstance(value, list | tuple):
+            raise MalformedPayload(f"{where}: expected a list")
+        args = typing.get_args(hint)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_value(args[0], v, f"{where}[{i}]") for i, v in enumerate(value))
+        if len(args) != len(value):
+            raise MalformedPayload(f"{where}: expected {len(args)} items")
+        return tuple(_value(a, v, f"{where}[{i}]") for i, (a, v) in enumerate(zip(args, value)))
+    if hint in _RECORDS:
+        return _record(hint, value, where)
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise MalformedPayload(f"{where}: expected true or false")
+        return value
+    if hint is int:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise MalformedPayload(f"{where}: expected an integer")
+        return value
+    if hint is str:
+        if not isinstance(value, str):
+            raise MalformedPayload(f"{where}: expected a string")
+        return value
+    raise MalformedPayload(f"{where}: unsupported type {hint!r}")  # pragma: no cover
