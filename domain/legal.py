@@ -30,7 +30,15 @@ from domain.tiles import TONGA
 
 
 def legal_commands(state: GameState) -> list[cmd.Command]:
-    """Every command that answers the pending decision legally."""
+    """Every command that answers the pending decision legally (a fresh list)."""
+    memo = state.memo()
+    found: list[cmd.Command] | None = memo.get("legal")
+    if found is None:
+        found = memo["legal"] = _legal(state)
+    return list(found)
+
+
+def _legal(state: GameState) -> list[cmd.Command]:
     p = state.pending
     if state.phase is Phase.OPEN:
         return [cmd.StartGame()] if len(state.players) >= 2 else []

@@ -1,0 +1,1 @@
+"""Tongiaki service: composition root, event store, HTTP API, CLI."""
