@@ -1,0 +1,86 @@
+"""R18–R20: endless chain reactions and what follows them.
+
+The scenarios surround an island at (0,0) with ocean tiles whose unnumbered
+paths lead every fleet that leaves through certain directions straight back
+home: direction k enters the cell beyond it, turns towards the cell beyond
+direction k+1, and comes back (and the other way round).
+"""
+
+from domain import commands as cmd
+from domain.events import ChainDeclaredEndless, IslandRemoved, TileDrawn, TurnEnded
+from domain.legal import legal_commands
+from domain.state import Landing, TilePlacement
+from tests.domain.gwt import given, names, only, rejects, rotation_joining, when
+
+
+def ring(*pairs: int) -> list[list]:
+    """Ocean tiles making directions k and k+1 loop back to (0,0), for each k in ``pairs``."""
+    oceans = iter(["ocean13", "ocean1", "ocean2", "ocean4", "ocean14", "ocean15"])
+    steps = [(0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1), (1, 0)]
+    tiles = []
+    for k in pairs:
+        left, right = steps[k], steps[(k + 1) % 6]
+        a, b = next(oceans), next(oceans)
+        tiles.append([f"{left[0]},{left[1]}", a, rotation_joining(a, (k + 2) % 6, (k + 3) % 6)])
+        tiles.append([f"{right[0]},{right[1]}", b, rotation_joining(b, (k + 4) % 6, (k + 5) % 6)])
+    return tiles
+
+
+def test_a_loop_route_that_can_still_end_the_chain_is_offered_and_lands_back_home():
+    state = given(tiles=[["0,0", "rarotonga", 0], *ring(1)], boats={"rarotonga": "bbb|b"},
+                  pending={"kind": "choose_emigration", "colour": "blue"})
+    assert legal_commands(state) == [cmd.Emigrate("rarotonga", 0, 1), cmd.Emigrate("rarotonga", 0, 2)]
+    events, state = when(state, cmd.Emigrate("rarotonga", 0, 1))
+    assert names(events) == ["EmigrationStarted", "FleetSailed", "FleetSailed", "FleetReachedIsland"]
+    assert state.pending == Landing("blue", "rarotonga", ("blue",) * 3)
+    events, state = when(state, cmd.Land("rarotonga", (("blue", "blue"), ("blue",))))
+    assert isinstance(events[-1], TurnEnded)
+
+
+def test_R19a_a_departure_is_not_repeated_from_the_same_board_in_one_turn():
+    board = {"rarotonga": "bbb|b"}
+    made = ["rarotonga", 0, 1, {k: v for k, v in board.items()}]
+    state = given(tiles=[["0,0", "rarotonga", 0], *ring(1)], boats=board, departures=[made],
+                  pending={"kind": "choose_emigration", "colour": "blue"})
+    assert legal_commands(state) == [cmd.Emigrate("rarotonga", 0, 2)]
+    rejects(state, cmd.Emigrate("rarotonga", 0, 1), "repeated_departure", "R19")
+
+
+def test_R19b_an_island_whose_every_departure_loops_forever_leaves_the_game():
+    # Tubuai: beach 0 leaves SW/NW, beach 1 NE/SE; all four directions loop home.
+    state = given(tiles=[["5,-5", "tonga", 0], ["0,0", "tubuai", 0], *ring(1, 4)],
+                  boats={"tubuai": "bb|bb", "tonga": "|r||||"})
+    events, state = when(state, cmd.Expand("tubuai", (0, 1)), "hawaii")
+    assert names(events)[:4] == ["BoatsAdded", "ChainDeclaredEndless", "IslandRemoved", "TileDrawn"]
+    assert only(events, ChainDeclaredEndless).islands == ("tubuai",)
+    removed = only(events, IslandRemoved)
+    assert (removed.island, removed.cell, removed.returned) == ("tubuai", (0, 0), ("blue",) * 6)
+    assert "tubuai" in state.removed and (0, 0) not in state.tiles
+    assert state.supply["blue"] == 15
+
+
+def test_R19_only_islands_still_holding_a_full_beach_are_removed():
+    state = given(tiles=[["5,-5", "tonga", 0], ["0,0", "tubuai", 0], *ring(1, 4)],
+                  boats={"tubuai": "bbb|rrr", "tonga": "bbr|b||||"},
+                  pending={"kind": "choose_emigration", "colour": "blue"})
+    # Tubuai's departures are never offered: they cannot end the chain (R18).
+    assert legal_commands(state) == [cmd.Emigrate("tonga", 0, 0)]
+    rejects(state, cmd.Emigrate("tubuai", 0, 1), "endless_departure", "R18")
+    events, state = when(state, cmd.Emigrate("tonga", 0, 0), "ocean7")
+    assert names(events)[-4:] == ["ExpeditionFailed", "ChainDeclaredEndless", "IslandRemoved",
+                                  "TurnEnded"]
+    assert set(state.islands) == {"tonga"}  # blue still has a boat on Tonga: no R20
+
+
+def test_R20_with_no_boat_left_the_player_draws_until_an_island_and_places_no_boat():
+    state = given(tiles=[["0,0", "tubuai", 0], *ring(1, 4)], boats={"tubuai": "bb|bb"})
+    events, state = when(state, cmd.Expand("tubuai", (0, 1)), "ocean16", "hawaii")
+    assert only(events, TileDrawn).rule == "R20"
+    assert state.pending == TilePlacement("blue", "ocean16", None, "R20")
+    assert not state.islands  # the only island left the game
+    events, state = when(state, cmd.PlaceTile("ocean16", (0, 0), 0), "hawaii")
+    assert names(events) == ["TilePlaced", "TileDrawn"]
+    events, state = when(state, cmd.PlaceTile("hawaii", (0, 1), 1))
+    assert names(events) == ["TilePlaced", "TurnEnded"]
+    assert state.islands["hawaii"].beaches == ((), (), ())
+    assert state.boats_on_board("blue") == 0
