@@ -1,0 +1,93 @@
+"""Commands and events serialise to JSON-safe dicts and back, losslessly and strictly."""
+
+import json
+
+import pytest
+
+from domain import commands as cmd
+from domain import events as ev
+from domain.errors import MalformedPayload
+from domain.serialization import COMMANDS, EVENTS, decode_command, decode_event, encode
+
+SAMPLE_COMMANDS = [
+    cmd.CreateGame("g1", cmd.GameOptions(4, False, True, 2), "a" * 64, "tongiaki-deck-v1"),
+    cmd.JoinGame("p1", ("blue", "red"), "dice"),
+    cmd.StartGame(),
+    cmd.PlaceStartingBoat(3),
+    cmd.Expand("tahiti", (0, 2)),
+    cmd.Expand("tahiti", (1,), ("tonga", 4)),
+    cmd.PlaceBoats("tonga", (1, 5)),
+    cmd.Emigrate("tonga", 2, 2),
+    cmd.Land("tubuai", (("blue", "red"), ())),
+    cmd.PlaceTile("ocean3", (-2, 1), 5),
+    cmd.FoundRoyalIsland("samoa"),
+    cmd.NewColonisation(),
+    cmd.PlaceColonist("hawaii", 1),
+    cmd.RevealDeck("00ff"),
+]
+
+SAMPLE_EVENTS = [
+    ev.GameCreated("g1", cmd.GameOptions(), "a" * 64, "fixed"),
+    ev.PlayerJoined("p1", 1, ("blue",), ""),
+    ev.GameStarted(("blue", "red"), 1),
+    ev.StartingBoatPlaced("blue", 0, 1, True),
+    ev.BoatsAdded("blue", "tonga", (1, 2), ("tahiti", 0), False, "R7"),
+    ev.BoatsPlaced("red", "tonga", (0, 3)),
+    ev.EmigrationStarted("blue", "tonga", 0, 0, 0, ("blue", "red", "red")),
+    ev.TileDrawn("ocean7", 3, 15, 13, False, "oriented", (0, 1)),
+    ev.TileDrawn("hawaii", 4, 14, 13, False, "free", None, "R17"),
+    ev.TilePlaced("ocean7", (0, 1), 3),
+    ev.FleetSailed("ocean13", (0, 1), 0, 5, 0, 1, ("blue",)),
+    ev.ExpeditionFailed("ocean7", (0, 1), 0, 3, 4, 3, ("blue", "red", "yellow")),
+    ev.FleetReachedIsland("tahiti", (1, 1), ("blue",)),
+    ev.FleetTurnedBack("samoa", (1, 0), "tonga", ((0, 0), (0, 1), (1, 0)), ("blue",)),
+    ev.BoatsLanded("tahiti", (("blue",), (), ()), ("red",)),
+    ev.RoyalIslandFounded("blue", "samoa", 2),
+    ev.NewColonyFounded("blue", 4),
+    ev.ChainDeclaredEndless(("tubuai",)),
+    ev.IslandRemoved("tubuai", (0, 0), ("blue",) * 6),
+    ev.FleetLostAtSea((0, 2), ("red",)),
+    ev.TurnEnded("blue", 4, "red"),
+    ev.TurnEnded("red", 9, None),
+    ev.GameEnded("last_ocean_drawn", (ev.PlayerScore("p1", ("blue",), 7, 2, 3, 1),), ("p1",), "none"),
+    ev.DeckRevealed("ab" * 32),
+]
+
+
+def test_every_command_and_event_type_has_a_sample():
+    assert {type(c).__name__ for c in SAMPLE_COMMANDS} == set(COMMANDS)
+    assert {type(e).__name__ for e in SAMPLE_EVENTS} == set(EVENTS)
+
+
+@pytest.mark.parametrize("command", SAMPLE_COMMANDS, ids=lambda c: type(c).__name__)
+def test_a_command_round_trips_through_json(command):
+    data = json.loads(json.dumps(encode(command)))
+    assert decode_command(data) == command
+
+
+@pytest.mark.parametrize("event", SAMPLE_EVENTS, ids=lambda e: type(e).__name__)
+def test_an_event_round_trips_through_json_without_floats(event):
+    text = json.dumps(encode(event))
+    assert "." not in "".join(ch for ch in text if not ch.isalpha())  # no float literals
+    assert decode_event(json.loads(text)) == event
+
+
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ({"type": "Fly"}, "unknown command type"),
+        ([], "JSON object"),
+        ({"type": "Emigrate", "island": "tonga", "beach": 0}, "missing field jetty"),
+        ({"type": "Emigrate", "island": "tonga", "beach": 0, "jetty": 0, "x": 1}, "unknown field"),
+        ({"type": "Emigrate", "island": "tonga", "beach": "0", "jetty": 0}, "expected an integer"),
+        ({"type": "Emigrate", "island": "tonga", "beach": True, "jetty": 0}, "expected an integer"),
+        ({"type": "Emigrate", "island": "tonga", "beach": 1.0, "jetty": 0}, "expected an integer"),
+        ({"type": "PlaceTile", "tile": "ocean1", "cell": [1], "rotation": 0}, "expected 2 items"),
+        ({"type": "Land", "island": "tonga", "beaches": [["blue", 3]]}, "expected a string"),
+        ({"type": "Expand", "island": "tonga", "beaches": [1], "take_from": ["x"]}, "expected 2 items"),
+    ],
+)
+def test_decoding_is_strict_and_names_the_field(data, message):
+    with pytest.raises(MalformedPayload) as info:
+        decode_command(data)
+    assert message in str(info.value)
