@@ -43,7 +43,9 @@ class Context:
         oceans_left = s.oceans_left() - (0 if island else 1)
         last = islands_left == 0 if island else oceans_left == 0
         self.emit(
-            TileDrawn(tile, len(s.drawn) + 1, islands_left, oceans_left, last, placement, cell, rule)
+            TileDrawn(
+                tile, len(s.drawn) + 1, islands_left, oceans_left, last, placement, cell, rule
+            )
         )
         return tile
 

@@ -61,7 +61,9 @@ def _joined(s: GameState, e: ev.PlayerJoined) -> GameState:
     supply = dict(s.supply)
     for c in e.colours:
         supply[c] = BOATS_PER_COLOUR
-    return s.but(players=(*s.players, player), supply=supply, out={**s.out, **dict.fromkeys(e.colours, 0)})
+    return s.but(
+        players=(*s.players, player), supply=supply, out={**s.out, **dict.fromkeys(e.colours, 0)}
+    )
 
 
 def _started(s: GameState, e: ev.GameStarted) -> GameState:

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from functools import cache
 from dataclasses import dataclass
+from functools import cache
 
 from domain.errors import RuleViolation
 from domain.state import IslandState

@@ -110,7 +110,10 @@ def dump(state: GameState) -> dict[str, Any]:
             "tiles_drawn": v.tiles_drawn,
         },
         "departures": sorted(
-            ([i, b, j, {k: beaches_text(bs) for k, bs in key}] for i, b, j, key in state.departures),
+            (
+                [i, b, j, {k: beaches_text(bs) for k, bs in key}]
+                for i, b, j, key in state.departures
+            ),
             key=lambda d: json.dumps(d, sort_keys=True),
         ),
         "result": encode(state.result) if state.result is not None else None,

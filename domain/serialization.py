@@ -107,7 +107,9 @@ def _value(hint: Any, value: Any, where: str) -> Any:
             return tuple(_value(args[0], v, f"{where}[{i}]") for i, v in enumerate(value))
         if len(args) != len(value):
             raise MalformedPayload(f"{where}: expected {len(args)} items")
-        return tuple(_value(a, v, f"{where}[{i}]") for i, (a, v) in enumerate(zip(args, value)))
+        return tuple(
+            _value(a, v, f"{where}[{i}]") for i, (a, v) in enumerate(zip(args, value, strict=False))
+        )
     if hint in _RECORDS:
         return _record(hint, value, where)
     if hint is bool:

@@ -47,8 +47,10 @@ def join(ctx: Context, c: JoinGame) -> None:
     """Take a seat with one colour, or two in the two-player variant (R1, R5)."""
     s = ctx.state
     if s.phase is not Phase.OPEN:
-        raise not_expected(s, "joining") if s.phase is not Phase.NEW else RuleViolation(
-            "no_such_game", "R2", "the game was not created"
+        raise (
+            not_expected(s, "joining")
+            if s.phase is not Phase.NEW
+            else RuleViolation("no_such_game", "R2", "the game was not created")
         )
     if not c.player_id:
         raise RuleViolation("bad_player", "R1", "a player needs an id")
@@ -112,11 +114,13 @@ def setup_choices(state: GameState) -> list[int]:
             continue
         if pending.round == 2 and firsts.get(pending.colour) == beach:
             continue
-        after = counts[:beach] + (counts[beach] + 1,) + counts[beach + 1 :]
+        after = (*counts[:beach], counts[beach] + 1, *counts[beach + 1 :])
         own = dict(firsts)
         own.setdefault(pending.colour, beach)
         forbidden = tuple(own.get(colour, -1) for colour, _ in remaining)
-        if _feasible(after, tuple(r for _, r in remaining), forbidden, tuple(c for c, _ in remaining)):
+        if _feasible(
+            after, tuple(r for _, r in remaining), forbidden, tuple(c for c, _ in remaining)
+        ):
             choices.append(beach)
     return choices
 
@@ -146,7 +150,7 @@ def _feasible(
     for beach, n in enumerate(counts):
         if n >= TONGA_SETUP_LIMIT or (rnd == 2 and beach == avoid):
             continue
-        after = counts[:beach] + (n + 1,) + counts[beach + 1 :]
+        after = (*counts[:beach], n + 1, *counts[beach + 1 :])
         later = tuple(
             beach if (c == colour and f == -1) else f
             for c, f in zip(colours[1:], forbidden[1:], strict=True)

@@ -14,7 +14,7 @@ from typing import Any
 
 from domain.commands import GameOptions
 from domain.hexgrid import Cell
-from domain.tiles import ISLANDS, PILE_ISLANDS, PILE_OCEANS, TONGA, island, is_island
+from domain.tiles import ISLANDS, PILE_ISLANDS, PILE_OCEANS, TONGA, is_island, island
 
 COLOURS: tuple[str, ...] = ("blue", "red", "green", "yellow", "orange", "purple")
 BOATS_PER_COLOUR = 15
@@ -165,7 +165,9 @@ class ColonistPlacement:
     kind: str = "colonist_placement"
 
 
-Pending = SetupPlacement | TurnStart | ChooseEmigration | Landing | TilePlacement | ColonistPlacement
+Pending = (
+    SetupPlacement | TurnStart | ChooseEmigration | Landing | TilePlacement | ColonistPlacement
+)
 
 
 @dataclass(frozen=True, slots=True)

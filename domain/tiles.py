@@ -130,12 +130,13 @@ OCEANS: tuple[OceanTile, ...] = (
     _ocean(16, "0-5:0 · 1-2:3 · 3-4:4"),
 )
 
-TILES: dict[str, Tile] = {t.id: t for t in (*ISLANDS, *OCEANS)}
+ALL_TILES: tuple[Tile, ...] = (*ISLANDS, *OCEANS)
+TILES: dict[str, Tile] = {t.id: t for t in ALL_TILES}
 OCEAN_TILES: dict[str, OceanTile] = {t.id: t for t in OCEANS}
 
 # The draw pile in its canonical order (R2): every tile but Tonga. The deck
 # algorithm shuffles this exact sequence, so its order is part of the protocol.
-PILE: tuple[str, ...] = tuple(t.id for t in (*ISLANDS, *OCEANS) if t.id != TONGA)
+PILE: tuple[str, ...] = tuple(t.id for t in ALL_TILES if t.id != TONGA)
 PILE_ISLANDS = sum(1 for t in PILE if TILES[t].is_island)
 PILE_OCEANS = len(PILE) - PILE_ISLANDS
 

@@ -161,7 +161,9 @@ def emigrate(ctx: Context, c: Emigrate) -> None:
     if not isl.is_full(c.beach):
         raise RuleViolation("beach_not_full", "R9", f"beach {c.beach} is not full")
     if c.jetty not in island_tile(isl.tile).beaches[c.beach].jetties:
-        raise RuleViolation("no_such_jetty", "R9", f"beach {c.beach} has no jetty on edge {c.jetty}")
+        raise RuleViolation(
+            "no_such_jetty", "R9", f"beach {c.beach} has no jetty on edge {c.jetty}"
+        )
     if is_repeat(s, c.island, c.beach, c.jetty):
         raise RuleViolation(
             "repeated_departure", "R19", "this departure was already made from this very board"
@@ -173,7 +175,9 @@ def emigrate(ctx: Context, c: Emigrate) -> None:
     direction = world_direction(c.jetty, isl.rotation)
     fleet = isl.beaches[c.beach]
     ctx.emit(
-        EmigrationStarted(pending.colour, c.island, c.beach, c.jetty, direction, fleet, ctx.automatic)
+        EmigrationStarted(
+            pending.colour, c.island, c.beach, c.jetty, direction, fleet, ctx.automatic
+        )
     )
     sail(ctx)
     continue_turn(ctx)
@@ -203,7 +207,9 @@ def place_tile(ctx: Context, c: PlaceTile) -> None:
         raise RuleViolation("bad_rotation", pending.rule, "rotation is 0 to 5")
     cell = tuple(c.cell)
     if pending.cell is not None and cell != pending.cell:
-        raise RuleViolation("wrong_cell", "R11", f"the tile goes where the fleet is: {pending.cell}")
+        raise RuleViolation(
+            "wrong_cell", "R11", f"the tile goes where the fleet is: {pending.cell}"
+        )
     if pending.cell is None and not is_free_cell(s, (cell[0], cell[1])):
         raise RuleViolation(
             "cell_not_free", pending.rule, "place it on an empty cell next to a tile on the table"

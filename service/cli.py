@@ -21,7 +21,9 @@ def main() -> None:
 @click.option("--games", "-n", default=100, show_default=True, help="Games to play.")
 @click.option("--players", "-p", default=4, show_default=True, type=click.IntRange(2, 6))
 @click.option("--seed", "-s", default=0, show_default=True, help="Seed of the first game.")
-@click.option("--bots", type=click.Choice(["random", "greedy"]), default="random", show_default=True)
+@click.option(
+    "--bots", type=click.Choice(["random", "greedy"]), default="random", show_default=True
+)
 @click.option("--two-colours-each", is_flag=True, help="Two-player variant (R5).")
 @click.option("--free-orientation", is_flag=True, help="Rody variant (R11).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
@@ -64,9 +66,15 @@ def simulate(
     winners = [g.outcome.scores[0].points for g in results]
     reasons = Counter(g.outcome.reason.value for g in results)
     ties = Counter(g.outcome.tie_break for g in results)
-    click.echo(f"games          {games} ({players} players, {bots} bots, seeds {seed}..{seed + games - 1})")
-    click.echo(f"turns          mean {statistics.mean(turns):.1f}  min {min(turns)}  max {max(turns)}")
-    click.echo(f"events/game    mean {statistics.mean(events):.1f}  min {min(events)}  max {max(events)}")
+    click.echo(
+        f"games          {games} ({players} players, {bots} bots, seeds {seed}..{seed + games - 1})"
+    )
+    click.echo(
+        f"turns          mean {statistics.mean(turns):.1f}  min {min(turns)}  max {max(turns)}"
+    )
+    click.echo(
+        f"events/game    mean {statistics.mean(events):.1f}  min {min(events)}  max {max(events)}"
+    )
     click.echo(f"commands/game  mean {statistics.mean(commands):.1f}")
     click.echo(f"winning score  mean {statistics.mean(winners):.1f}  max {max(winners)}")
     click.echo("end reasons    " + ", ".join(f"{k} {v}" for k, v in sorted(reasons.items())))

@@ -16,8 +16,12 @@ from domain.simulation import play
 DATA = Path(__file__).resolve().parent.parent / "data"
 GAMES = {
     "golden-4p-random.ndjson": dict(seed=7, players=4, bots="random"),
-    "golden-2p-two-colours-greedy.ndjson": dict(seed=11, players=2, bots="greedy", two_colours_each=True),
-    "golden-6p-rody-random.ndjson": dict(seed=3, players=6, bots="random", free_orientation_after_first=True),
+    "golden-2p-two-colours-greedy.ndjson": dict(
+        seed=11, players=2, bots="greedy", two_colours_each=True
+    ),
+    "golden-6p-rody-random.ndjson": dict(
+        seed=3, players=6, bots="random", free_orientation_after_first=True
+    ),
     "golden-3p-greedy.ndjson": dict(seed=5, players=3, bots="greedy"),
 }
 

@@ -12,7 +12,12 @@ from domain.tiles import OCEAN_TILES
 
 def test_neighbours_follow_the_axial_steps_S_SW_NW_N_NE_SE():
     assert [neighbour((0, 0), d) for d in range(6)] == [
-        (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1), (1, 0)
+        (0, 1),
+        (-1, 1),
+        (-1, 0),
+        (0, -1),
+        (1, -1),
+        (1, 0),
     ]
 
 

@@ -86,7 +86,9 @@ def play_checked(params: dict[str, int | bool], probe: int) -> tuple[GameState, 
     players = int(params["players"])
     two = bool(params["two"]) and players == 2
     events, state, deck = setup_game(
-        int(params["seed"]), players, two_colours_each=two,
+        int(params["seed"]),
+        players,
+        two_colours_each=two,
         free_orientation_after_first=bool(params["rody"]),
     )
     rng = random.Random(params["seed"])
@@ -147,8 +149,10 @@ def test_final_scores_equal_a_recomputation_from_the_final_board(params):
     for score in result.scores:
         player = state.owner(score.colours[0])
         present = [
-            isl for isl in state.islands.values()
-            if isl.king in player.colours or any(c in player.colours for b in isl.beaches for c in b)
+            isl
+            for isl in state.islands.values()
+            if isl.king in player.colours
+            or any(c in player.colours for b in isl.beaches for c in b)
         ]
         assert score.points == sum(island(i.tile).value for i in present)
         assert score.islands == len(present)

@@ -5,7 +5,7 @@ import pytest
 from domain import commands as cmd
 from domain.decide import apply
 from domain.errors import RuleViolation
-from domain.events import FleetLostAtSea, GameEnded, TileDrawn, TurnEnded
+from domain.events import GameEnded, TileDrawn, TurnEnded
 from domain.forced import apply_forced
 from domain.legal import legal_commands
 from domain.scoring import current_scores, outcome, tie_break
@@ -20,8 +20,12 @@ ALL_OCEANS = [o.id for o in OCEANS]
 
 def test_R21_drawing_the_last_island_ends_the_game_after_the_fleet_lands_on_it():
     drawn = [i for i in ALL_ISLANDS if i != "samoa"]
-    state = given(tiles=[T], boats={"tonga": "bbr|||||"}, drawn=drawn,
-                  pending={"kind": "choose_emigration", "colour": "blue"})
+    state = given(
+        tiles=[T],
+        boats={"tonga": "bbr|||||"},
+        drawn=drawn,
+        pending={"kind": "choose_emigration", "colour": "blue"},
+    )
     events, state = when(state, cmd.Emigrate("tonga", 0, 0), "samoa")
     drawn_event = only(events, TileDrawn)
     assert drawn_event.last_of_kind and drawn_event.islands_left == 0
@@ -37,8 +41,12 @@ def test_R21_drawing_the_last_island_ends_the_game_after_the_fleet_lands_on_it()
 
 def test_R21_interpretation_a_fleet_that_draws_the_last_ocean_stays_at_sea_out_of_the_game():
     drawn = [o for o in ALL_OCEANS if o != "ocean7"]
-    state = given(tiles=[T], boats={"tonga": "bbr|rrb|b|||"}, drawn=drawn,
-                  pending={"kind": "choose_emigration", "colour": "blue"})
+    state = given(
+        tiles=[T],
+        boats={"tonga": "bbr|rrb|b|||"},
+        drawn=drawn,
+        pending={"kind": "choose_emigration", "colour": "blue"},
+    )
     events, state = when(state, cmd.Emigrate("tonga", 0, 0), "ocean7")
     assert names(events) == ["EmigrationStarted", "TileDrawn", "TilePlaced", "FleetLostAtSea"]
     assert state.out == {"blue": 2, "red": 1}
@@ -52,53 +60,73 @@ def test_R21_interpretation_a_fleet_that_draws_the_last_ocean_stays_at_sea_out_o
 
 def test_R21_nothing_can_be_played_after_the_end():
     drawn = [o for o in ALL_OCEANS if o != "ocean7"]
-    state = given(tiles=[T], boats={"tonga": "bbr|||||"}, drawn=drawn,
-                  pending={"kind": "choose_emigration", "colour": "blue"})
+    state = given(
+        tiles=[T],
+        boats={"tonga": "bbr|||||"},
+        drawn=drawn,
+        pending={"kind": "choose_emigration", "colour": "blue"},
+    )
     _, state = when(state, cmd.Emigrate("tonga", 0, 0), "ocean7")
     assert state.phase is Phase.ENDED and legal_commands(state) == []
     rejects(state, cmd.NewColonisation(), "game_over", "R21")
 
 
 def test_R22_each_island_you_are_on_scores_its_value_a_king_counts_tonga_is_worth_0():
-    state = given(tiles=[T, ["0,1", "samoa", 3], ["1,0", "tahiti", 0], ["-1,0", "nauru", 0]],
-                  boats={"tonga": "b|r||||", "tahiti": "bb|r|", "nauru": "||r"}, kings={"samoa": "blue"})
+    state = given(
+        tiles=[T, ["0,1", "samoa", 3], ["1,0", "tahiti", 0], ["-1,0", "nauru", 0]],
+        boats={"tonga": "b|r||||", "tahiti": "bb|r|", "nauru": "||r"},
+        kings={"samoa": "blue"},
+    )
     scores = {s.player_id: (s.points, s.islands, s.boats) for s in current_scores(state)}
     assert scores == {"p1": (9, 3, 4), "p2": (6, 3, 3)}
 
 
 def test_R23_a_tie_on_points_goes_to_the_player_on_more_islands():
-    state = given(tiles=[T, ["0,1", "hawaii", 3], ["1,0", "tubuai", 0], ["-1,0", "rarotonga", 0]],
-                  boats={"hawaii": "b||", "tubuai": "r|", "rarotonga": "r|"})
+    state = given(
+        tiles=[T, ["0,1", "hawaii", 3], ["1,0", "tubuai", 0], ["-1,0", "rarotonga", 0]],
+        boats={"hawaii": "b||", "tubuai": "r|", "rarotonga": "r|"},
+    )
     scores = current_scores(state)
     assert [(s.player_id, s.points, s.islands, s.rank) for s in scores] == [
-        ("p2", 5, 2, 1), ("p1", 5, 1, 2)
+        ("p2", 5, 2, 1),
+        ("p1", 5, 1, 2),
     ]
     assert tie_break(scores) == "islands"
 
 
 def test_R23_then_to_the_player_with_fewer_boats_on_the_board_kings_counting_one():
-    state = given(tiles=[T, ["0,1", "hawaii", 3], ["1,0", "samoa", 0]],
-                  boats={"hawaii": "bb||"}, kings={"samoa": "red"})
+    state = given(
+        tiles=[T, ["0,1", "hawaii", 3], ["1,0", "samoa", 0]],
+        boats={"hawaii": "bb||"},
+        kings={"samoa": "red"},
+    )
     scores = current_scores(state)
     assert [(s.player_id, s.points, s.islands, s.boats, s.rank) for s in scores] == [
-        ("p2", 5, 1, 1, 1), ("p1", 5, 1, 2, 2)
+        ("p2", 5, 1, 1, 1),
+        ("p1", 5, 1, 2, 2),
     ]
     assert tie_break(scores) == "boats"
 
 
 def test_R23_a_tie_on_points_islands_and_boats_is_a_shared_win():
-    state = given(tiles=[T, ["0,1", "hawaii", 3], ["1,0", "samoa", 0]],
-                  boats={"hawaii": "b||", "samoa": "r||"})
+    state = given(
+        tiles=[T, ["0,1", "hawaii", 3], ["1,0", "samoa", 0]],
+        boats={"hawaii": "b||", "samoa": "r||"},
+    )
     scores = current_scores(state)
     assert tie_break(scores) == "shared" and [s.rank for s in scores] == [1, 1]
 
 
 def test_R5_in_the_two_colour_variant_a_players_colours_are_added_together():
-    state = given(players=[{"player_id": "ann", "seat": 1, "colours": ["blue", "red"], "entropy": ""},
-                           {"player_id": "bob", "seat": 2, "colours": ["green", "yellow"], "entropy": ""}],
-                  order=["blue", "green", "red", "yellow"],
-                  tiles=[T, ["0,1", "hawaii", 3], ["1,0", "samoa", 0]],
-                  boats={"hawaii": "b||", "samoa": "r|r|", "tonga": "g|y||||"})
+    state = given(
+        players=[
+            {"player_id": "ann", "seat": 1, "colours": ["blue", "red"], "entropy": ""},
+            {"player_id": "bob", "seat": 2, "colours": ["green", "yellow"], "entropy": ""},
+        ],
+        order=["blue", "green", "red", "yellow"],
+        tiles=[T, ["0,1", "hawaii", 3], ["1,0", "samoa", 0]],
+        boats={"hawaii": "b||", "samoa": "r|r|", "tonga": "g|y||||"},
+    )
     scores = {s.player_id: (s.points, s.islands, s.boats) for s in current_scores(state)}
     assert scores == {"ann": (10, 2, 3), "bob": (0, 1, 2)}
 
@@ -110,8 +138,11 @@ def test_R24_every_rejection_names_a_code_a_rule_and_a_message_and_changes_nothi
 
 
 def test_R25_a_decision_with_one_legal_choice_is_applied_automatically_and_says_so():
-    state = given(tiles=[T], boats={"tonga": "bbr|||||"},
-                  pending={"kind": "choose_emigration", "colour": "blue"})
+    state = given(
+        tiles=[T],
+        boats={"tonga": "bbr|||||"},
+        pending={"kind": "choose_emigration", "colour": "blue"},
+    )
     assert len(legal_commands(state)) == 1
     from domain.deck import Deck
 

@@ -27,11 +27,22 @@ def ring(*pairs: int) -> list[list]:
 
 
 def test_a_loop_route_that_can_still_end_the_chain_is_offered_and_lands_back_home():
-    state = given(tiles=[["0,0", "rarotonga", 0], *ring(1)], boats={"rarotonga": "bbb|b"},
-                  pending={"kind": "choose_emigration", "colour": "blue"})
-    assert legal_commands(state) == [cmd.Emigrate("rarotonga", 0, 1), cmd.Emigrate("rarotonga", 0, 2)]
+    state = given(
+        tiles=[["0,0", "rarotonga", 0], *ring(1)],
+        boats={"rarotonga": "bbb|b"},
+        pending={"kind": "choose_emigration", "colour": "blue"},
+    )
+    assert legal_commands(state) == [
+        cmd.Emigrate("rarotonga", 0, 1),
+        cmd.Emigrate("rarotonga", 0, 2),
+    ]
     events, state = when(state, cmd.Emigrate("rarotonga", 0, 1))
-    assert names(events) == ["EmigrationStarted", "FleetSailed", "FleetSailed", "FleetReachedIsland"]
+    assert names(events) == [
+        "EmigrationStarted",
+        "FleetSailed",
+        "FleetSailed",
+        "FleetReachedIsland",
+    ]
     assert state.pending == Landing("blue", "rarotonga", ("blue",) * 3)
     events, state = when(state, cmd.Land("rarotonga", (("blue", "blue"), ("blue",))))
     assert isinstance(events[-1], TurnEnded)
@@ -40,16 +51,22 @@ def test_a_loop_route_that_can_still_end_the_chain_is_offered_and_lands_back_hom
 def test_R19a_a_departure_is_not_repeated_from_the_same_board_in_one_turn():
     board = {"rarotonga": "bbb|b"}
     made = ["rarotonga", 0, 1, {k: v for k, v in board.items()}]
-    state = given(tiles=[["0,0", "rarotonga", 0], *ring(1)], boats=board, departures=[made],
-                  pending={"kind": "choose_emigration", "colour": "blue"})
+    state = given(
+        tiles=[["0,0", "rarotonga", 0], *ring(1)],
+        boats=board,
+        departures=[made],
+        pending={"kind": "choose_emigration", "colour": "blue"},
+    )
     assert legal_commands(state) == [cmd.Emigrate("rarotonga", 0, 2)]
     rejects(state, cmd.Emigrate("rarotonga", 0, 1), "repeated_departure", "R19")
 
 
 def test_R19b_an_island_whose_every_departure_loops_forever_leaves_the_game():
     # Tubuai: beach 0 leaves SW/NW, beach 1 NE/SE; all four directions loop home.
-    state = given(tiles=[["5,-5", "tonga", 0], ["0,0", "tubuai", 0], *ring(1, 4)],
-                  boats={"tubuai": "bb|bb", "tonga": "|r||||"})
+    state = given(
+        tiles=[["5,-5", "tonga", 0], ["0,0", "tubuai", 0], *ring(1, 4)],
+        boats={"tubuai": "bb|bb", "tonga": "|r||||"},
+    )
     events, state = when(state, cmd.Expand("tubuai", (0, 1)), "hawaii")
     assert names(events)[:4] == ["BoatsAdded", "ChainDeclaredEndless", "IslandRemoved", "TileDrawn"]
     assert only(events, ChainDeclaredEndless).islands == ("tubuai",)
@@ -60,15 +77,21 @@ def test_R19b_an_island_whose_every_departure_loops_forever_leaves_the_game():
 
 
 def test_R19_only_islands_still_holding_a_full_beach_are_removed():
-    state = given(tiles=[["5,-5", "tonga", 0], ["0,0", "tubuai", 0], *ring(1, 4)],
-                  boats={"tubuai": "bbb|rrr", "tonga": "bbr|b||||"},
-                  pending={"kind": "choose_emigration", "colour": "blue"})
+    state = given(
+        tiles=[["5,-5", "tonga", 0], ["0,0", "tubuai", 0], *ring(1, 4)],
+        boats={"tubuai": "bbb|rrr", "tonga": "bbr|b||||"},
+        pending={"kind": "choose_emigration", "colour": "blue"},
+    )
     # Tubuai's departures are never offered: they cannot end the chain (R18).
     assert legal_commands(state) == [cmd.Emigrate("tonga", 0, 0)]
     rejects(state, cmd.Emigrate("tubuai", 0, 1), "endless_departure", "R18")
     events, state = when(state, cmd.Emigrate("tonga", 0, 0), "ocean7")
-    assert names(events)[-4:] == ["ExpeditionFailed", "ChainDeclaredEndless", "IslandRemoved",
-                                  "TurnEnded"]
+    assert names(events)[-4:] == [
+        "ExpeditionFailed",
+        "ChainDeclaredEndless",
+        "IslandRemoved",
+        "TurnEnded",
+    ]
     assert set(state.islands) == {"tonga"}  # blue still has a boat on Tonga: no R20
 
 

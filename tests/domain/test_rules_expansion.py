@@ -16,7 +16,14 @@ def test_R6_you_add_as_many_boats_as_you_already_have_there_one_per_beach():
     assert all(len(c.beaches) == 2 for c in expansions)
     events, after = when(state, cmd.Expand("tonga", (2, 5)))
     assert names(events) == ["BoatsAdded", "TurnEnded"]
-    assert after.islands["tonga"].beaches == (("blue",), ("blue",), ("blue", "red"), ("red",), (), ("blue",))
+    assert after.islands["tonga"].beaches == (
+        ("blue",),
+        ("blue",),
+        ("blue", "red"),
+        ("red",),
+        (),
+        ("blue",),
+    )
     assert after.supply["blue"] == 11  # 15 - 2 on board - 2 added
 
 
@@ -84,7 +91,9 @@ def test_R7_a_king_is_never_taken():
         kings={"samoa": "blue"},
         supply={"blue": 0, "red": 15},
     )
-    assert all(c.take_from != ("samoa", 0) for c in legal_commands(state) if isinstance(c, cmd.Expand))
+    assert all(
+        c.take_from != ("samoa", 0) for c in legal_commands(state) if isinstance(c, cmd.Expand)
+    )
     rejects(state, cmd.Expand("tonga", (2,), ("samoa", 0)), "no_boat_to_take", "R7")
 
 
@@ -94,7 +103,7 @@ def test_R8_with_no_boats_on_the_board_place_two_on_tonga_or_one_elsewhere():
     assert cmd.PlaceBoats("tonga", (1, 4)) in options
     assert cmd.PlaceBoats("tubuai", (0,)) in options
     assert not any(isinstance(c, cmd.Expand) for c in options)
-    events, after = when(state, cmd.PlaceBoats("tonga", (1, 4)))
+    events, _after = when(state, cmd.PlaceBoats("tonga", (1, 4)))
     assert events[0] == BoatsPlaced("blue", "tonga", (1, 4))
     assert isinstance(events[-1], TurnEnded)
     rejects(state, cmd.PlaceBoats("tonga", (1,)), "wrong_number_of_boats", "R8")
@@ -102,7 +111,9 @@ def test_R8_with_no_boats_on_the_board_place_two_on_tonga_or_one_elsewhere():
 
 
 def test_R8_interpretation_kings_do_not_count_as_boats_on_the_board():
-    state = given(tiles=[TONGA, ["0,1", "samoa", 3]], boats={"tonga": "r|||||"}, kings={"samoa": "blue"})
+    state = given(
+        tiles=[TONGA, ["0,1", "samoa", 3]], boats={"tonga": "r|||||"}, kings={"samoa": "blue"}
+    )
     assert cmd.PlaceBoats("tonga", (0, 1)) in legal_commands(state)
     assert cmd.PlaceBoats("samoa", (0,)) not in legal_commands(state)  # royal (R16)
 

@@ -109,6 +109,10 @@ def test_R5_the_two_colour_variant_needs_two_colours_and_two_players():
     state = _opened(two_colours_each=True, max_players=2)
     rejects(state, cmd.JoinGame("p1", ("blue",)), "colour_count", "R5")
     with pytest.raises(RuleViolation) as info:
-        apply(GameState(), cmd.CreateGame(
-            "g", cmd.GameOptions(max_players=3, two_colours_each=True), "0" * 64, "fixed"))
+        apply(
+            GameState(),
+            cmd.CreateGame(
+                "g", cmd.GameOptions(max_players=3, two_colours_each=True), "0" * 64, "fixed"
+            ),
+        )
     assert info.value.rule == "R5"

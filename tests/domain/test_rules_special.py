@@ -39,13 +39,17 @@ def test_R16_each_player_founds_at_most_two_royal_islands():
 
 
 def test_R16_nobody_adds_to_or_lands_on_a_royal_island():
-    state = given(tiles=[TONGA, ["0,1", "samoa", 3]], boats={"tonga": "b|||||"}, kings={"samoa": "blue"})
+    state = given(
+        tiles=[TONGA, ["0,1", "samoa", 3]], boats={"tonga": "b|||||"}, kings={"samoa": "blue"}
+    )
     rejects(state, cmd.Expand("samoa", (0,)), "royal_island", "R16")
     rejects(state, cmd.FoundRoyalIsland("samoa"), "already_royal", "R16")
 
 
 def test_R16_the_king_stays_through_a_new_colonisation_and_scores_its_island():
-    state = given(tiles=[TONGA, ["0,1", "samoa", 3]], boats={"tonga": "bb|r||||"}, kings={"samoa": "blue"})
+    state = given(
+        tiles=[TONGA, ["0,1", "samoa", 3]], boats={"tonga": "bb|r||||"}, kings={"samoa": "blue"}
+    )
     events, after = when(state, cmd.NewColonisation(), "tahiti")
     assert only(events, NewColonyFounded).returned == 2
     assert after.islands["samoa"].king == "blue"
@@ -73,7 +77,10 @@ def test_R17_new_colonisation_draws_tiles_placed_freely_until_an_island_then_one
     assert events[0] == BoatsPlaced("blue", "hawaii", (1,), rule="R17")
     assert isinstance(events[-1], TurnEnded)
     assert {c: t.tile for c, t in state.tiles.items()} == {
-        (0, 0): "tonga", (0, 1): "ocean3", (0, 2): "ocean5", (1, 2): "hawaii"
+        (0, 0): "tonga",
+        (0, 1): "ocean3",
+        (0, 2): "ocean5",
+        (1, 2): "hawaii",
     }  # the ocean tiles stay on the table
 
 

@@ -21,8 +21,12 @@ TONGA = ["0,0", "tonga", 0]
 
 def full_tonga(boats="bbr|||||", **kw):
     """Blue to play, Tonga's beach 0 full and waiting to emigrate."""
-    return given(tiles=kw.pop("tiles", [TONGA]), boats={"tonga": boats, **kw.pop("boats", {})},
-                 pending={"kind": "choose_emigration", "colour": "blue"}, **kw)
+    return given(
+        tiles=kw.pop("tiles", [TONGA]),
+        boats={"tonga": boats, **kw.pop("boats", {})},
+        pending={"kind": "choose_emigration", "colour": "blue"},
+        **kw,
+    )
 
 
 def test_R9_the_active_player_chooses_which_full_beach_and_jetty_go_first():
@@ -44,13 +48,20 @@ def test_R11_a_drawn_tile_is_placed_with_its_red_mark_facing_back_and_followed()
     state = full_tonga("bbb|||||")
     events, after = when(state, cmd.Emigrate("tonga", 0, 0), "ocean13", "tahiti")
     assert names(events) == [
-        "EmigrationStarted", "TileDrawn", "TilePlaced", "FleetSailed",
-        "TileDrawn", "TilePlaced", "FleetReachedIsland",
+        "EmigrationStarted",
+        "TileDrawn",
+        "TilePlaced",
+        "FleetSailed",
+        "TileDrawn",
+        "TilePlaced",
+        "FleetReachedIsland",
     ]
     placed = [e for e in events if isinstance(e, TilePlaced)]
-    # S (0) into (0,1): rotation 3; ocean13 0-5 leaves by local 5 = world NW (2); into (-1,1): rotation 5
+    # S (0) into (0,1): rotation 3; ocean13 0-5 leaves by local 5 = world NW (2);
+    # then into (-1,1): rotation 5
     assert [(p.tile, p.cell, p.rotation) for p in placed] == [
-        ("ocean13", (0, 1), 3), ("tahiti", (-1, 1), 5)
+        ("ocean13", (0, 1), 3),
+        ("tahiti", (-1, 1), 5),
     ]
     sailed = only(events, FleetSailed)
     assert (sailed.entry_edge, sailed.exit_edge, sailed.danger) == (0, 5, 0)
@@ -81,8 +92,12 @@ def test_R11_rody_variant_the_second_tile_of_a_voyage_is_oriented_by_the_player(
 
 
 def test_R12_worked_example_a_yellow_fleet_of_3_colours_fails_a_4_path():
-    state = given(players=["yellow", "blue", "red"], tiles=[TONGA], boats={"tonga": "bry|||||"},
-                  pending={"kind": "choose_emigration", "colour": "yellow"})
+    state = given(
+        players=["yellow", "blue", "red"],
+        tiles=[TONGA],
+        boats={"tonga": "bry|||||"},
+        pending={"kind": "choose_emigration", "colour": "yellow"},
+    )
     events, after = when(state, cmd.Emigrate("tonga", 0, 0), "ocean7")
     failed = only(events, ExpeditionFailed)
     assert (failed.danger, failed.colours, failed.tile) == (4, 3, "ocean7")
@@ -113,21 +128,32 @@ def test_R12_after_a_failure_the_other_full_beaches_still_emigrate():
 
 
 def landing(boats, fleet):
-    return given(tiles=[TONGA, ["0,1", "tubuai", 3], ["2,2", "nauru", 0]],
-                 boats={"tonga": "b|r||||", **boats}, voyage={
-                     "origin": "tonga", "fleet": fleet, "cell": "0,1", "direction": 0,
-                     "route": ["0,0", "0,1"], "tiles_drawn": 0},
-                 pending={"kind": "landing", "colour": "blue", "island": list(boats)[0],
-                          "fleet": fleet})
+    return given(
+        tiles=[TONGA, ["0,1", "tubuai", 3], ["2,2", "nauru", 0]],
+        boats={"tonga": "b|r||||", **boats},
+        voyage={
+            "origin": "tonga",
+            "fleet": fleet,
+            "cell": "0,1",
+            "direction": 0,
+            "route": ["0,0", "0,1"],
+            "tiles_drawn": 0,
+        },
+        pending={"kind": "landing", "colour": "blue", "island": next(iter(boats)), "fleet": fleet},
+    )
 
 
 def test_R13_first_one_boat_on_each_beach_with_a_free_slot_then_the_rest_freely():
     state = landing({"tubuai": "|"}, ["blue", "blue", "red"])
     options = legal_commands(state)
-    assert sorted(o.beaches for o in options) == sorted([
-        (("blue",), ("blue", "red")), (("red",), ("blue", "blue")),
-        (("blue", "blue"), ("red",)), (("blue", "red"), ("blue",)),
-    ])
+    assert sorted(o.beaches for o in options) == sorted(
+        [
+            (("blue",), ("blue", "red")),
+            (("red",), ("blue", "blue")),
+            (("blue", "blue"), ("red",)),
+            (("blue", "red"), ("blue",)),
+        ]
+    )
     rejects(state, cmd.Land("tubuai", (("blue", "blue", "red"), ())), "landing_not_spread", "R13")
 
 
@@ -142,8 +168,12 @@ def test_R13_a_fleet_smaller_than_the_free_beaches_sends_each_boat_to_a_differen
 def test_R13_boats_without_a_free_slot_go_home_and_the_player_chooses_which():
     state = landing({"tubuai": "bb|rr"}, ["blue", "red", "green"])
     options = legal_commands(state)
-    returned = sorted({tuple(sorted({"blue", "red", "green"} - {c for b in o.beaches for c in b}))
-                       for o in options})
+    returned = sorted(
+        {
+            tuple(sorted({"blue", "red", "green"} - {c for b in o.beaches for c in b}))
+            for o in options
+        }
+    )
     assert returned == [("blue",), ("green",), ("red",)]
     events, after = when(state, cmd.Land("tubuai", (("green",), ("red",))))
     assert only(events, BoatsLanded).returned == ("blue",)
@@ -176,16 +206,23 @@ def test_R14_a_chain_reaction_runs_across_several_islands_until_no_beach_is_full
     assert state.islands["tubuai"].full_beaches() == [0, 1]
     # Tubuai (rotation 3): beach 0 leaves NE/SE, beach 1 SW/NW
     assert legal_commands(state) == [
-        cmd.Emigrate("tubuai", 0, 1), cmd.Emigrate("tubuai", 0, 2),
-        cmd.Emigrate("tubuai", 1, 4), cmd.Emigrate("tubuai", 1, 5),
+        cmd.Emigrate("tubuai", 0, 1),
+        cmd.Emigrate("tubuai", 0, 2),
+        cmd.Emigrate("tubuai", 1, 4),
+        cmd.Emigrate("tubuai", 1, 5),
     ]
     events, state = when(state, cmd.Emigrate("tubuai", 0, 1))
     assert only(events, FleetReachedIsland).island == "nauru"
     events, state = when(state, cmd.Land("nauru", (("blue",), ("blue",), ("blue",))))
     assert names(events) == ["BoatsLanded"]  # Tubuai's beach 1 is still full
     events, state = when(state, cmd.Emigrate("tubuai", 1, 4), "ocean7")
-    assert names(events) == ["EmigrationStarted", "TileDrawn", "TilePlaced", "ExpeditionFailed",
-                             "TurnEnded"]
+    assert names(events) == [
+        "EmigrationStarted",
+        "TileDrawn",
+        "TilePlaced",
+        "ExpeditionFailed",
+        "TurnEnded",
+    ]
     assert not state.has_full_beach()
 
 
@@ -195,7 +232,11 @@ def test_R15_a_fleet_meeting_a_royal_island_turns_back_and_lands_on_its_own_isla
     events, after = when(state, cmd.Emigrate("tonga", 0, 0))
     assert names(events) == ["EmigrationStarted", "FleetSailed", "FleetTurnedBack"]
     back = only(events, FleetTurnedBack)
-    assert (back.royal_island, back.to_island, back.route) == ("samoa", "tonga", ((0, 0), (0, 1), (1, 0)))
+    assert (back.royal_island, back.to_island, back.route) == (
+        "samoa",
+        "tonga",
+        ((0, 0), (0, 1), (1, 0)),
+    )
     assert after.pending == Landing("blue", "tonga", ("blue", "blue", "red"))
 
 

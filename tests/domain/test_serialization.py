@@ -49,7 +49,9 @@ SAMPLE_EVENTS = [
     ev.FleetLostAtSea((0, 2), ("red",)),
     ev.TurnEnded("blue", 4, "red"),
     ev.TurnEnded("red", 9, None),
-    ev.GameEnded("last_ocean_drawn", (ev.PlayerScore("p1", ("blue",), 7, 2, 3, 1),), ("p1",), "none"),
+    ev.GameEnded(
+        "last_ocean_drawn", (ev.PlayerScore("p1", ("blue",), 7, 2, 3, 1),), ("p1",), "none"
+    ),
     ev.DeckRevealed("ab" * 32),
 ]
 
@@ -84,7 +86,10 @@ def test_an_event_round_trips_through_json_without_floats(event):
         ({"type": "Emigrate", "island": "tonga", "beach": 1.0, "jetty": 0}, "expected an integer"),
         ({"type": "PlaceTile", "tile": "ocean1", "cell": [1], "rotation": 0}, "expected 2 items"),
         ({"type": "Land", "island": "tonga", "beaches": [["blue", 3]]}, "expected a string"),
-        ({"type": "Expand", "island": "tonga", "beaches": [1], "take_from": ["x"]}, "expected 2 items"),
+        (
+            {"type": "Expand", "island": "tonga", "beaches": [1], "take_from": ["x"]},
+            "expected 2 items",
+        ),
     ],
 )
 def test_decoding_is_strict_and_names_the_field(data, message):

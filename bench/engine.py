@@ -1,0 +1,68 @@
+"""Engine benchmark: fold speed and whole random games per second (issue: engine).
+
+    python bench/engine.py [--games 200] [--players 4] [--profile]
+
+Prints figures; it is not a pass/fail test. Single process, one core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import platform
+import pstats
+import time
+
+from domain.evolve import replay
+from domain.simulation import play
+
+
+def fold_rate(games: list, rounds: int) -> tuple[float, int]:
+    """Events folded per second by ``replay`` over the given games' logs."""
+    logs = [g.events for g in games]
+    total = sum(len(log) for log in logs) * rounds
+    started = time.perf_counter()
+    for _ in range(rounds):
+        for log in logs:
+            replay(log)
+    return total / (time.perf_counter() - started), total
+
+
+def game_rate(seeds: range, players: int) -> tuple[float, list]:
+    """Whole random games per second: decide + legal_commands + evolve, forced choices too."""
+    started = time.perf_counter()
+    games = [play(s, players) for s in seeds]
+    return len(games) / (time.perf_counter() - started), games
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--seed", type=int, default=1000)
+    parser.add_argument("--profile", action="store_true", help="print the top cost centres")
+    args = parser.parse_args()
+    print(f"python {platform.python_version()} on {platform.machine()}, one process")
+    play(0, args.players)  # warm caches
+    seeds = range(args.seed, args.seed + args.games)
+    rate, games = game_rate(seeds, args.players)
+    events = sum(len(g.events) for g in games)
+    commands = sum(g.commands for g in games)
+    print(
+        f"random {args.players}-player games: {rate:,.1f} games/s "
+        f"({args.games} games, {events / args.games:.0f} events and "
+        f"{commands / args.games:.0f} bot commands per game)"
+    )
+    frate, folded = fold_rate(games, rounds=3)
+    print(f"fold (replay):           {frate:,.0f} events/s ({folded:,} events)")
+    if args.profile:
+        profiler = cProfile.Profile()
+        profiler.enable()
+        for s in range(args.seed, args.seed + min(args.games, 50)):
+            play(s, args.players)
+        profiler.disable()
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Read models (scoreboards, leaderboard, lobby, replay, audit) as folds over events."""

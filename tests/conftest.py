@@ -1,0 +1,47 @@
+"""Shared test configuration.
+
+Tests that need PostgreSQL or Redis use the ``postgres_url`` / ``redis_url``
+fixtures. They skip when a service is missing, except when
+``TONGIAKI_REQUIRE_SERVICES=1`` (set by ``.ci/run``): then they fail.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+
+import pytest
+
+POSTGRES_URL = os.environ.get(
+    "TONGIAKI_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test"
+)
+REDIS_URL = os.environ.get("TONGIAKI_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+
+
+def _reachable(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def _need(service: str, host: str, port: int) -> None:
+    if _reachable(host, port):
+        return
+    message = f"{service} is not reachable at {host}:{port}"
+    if os.environ.get("TONGIAKI_REQUIRE_SERVICES") == "1":
+        pytest.fail(message + " and TONGIAKI_REQUIRE_SERVICES=1")
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> str:
+    _need("PostgreSQL", "127.0.0.1", 5432)
+    return POSTGRES_URL
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> str:
+    _need("Redis", "127.0.0.1", 6379)
+    return REDIS_URL
