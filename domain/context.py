@@ -10,7 +10,7 @@ from __future__ import annotations
 from domain.deck import Deck
 from domain.errors import DeckRequired, RuleViolation
 from domain.events import Event, TileDrawn
-from domain.evolve import HANDLERS
+from domain.evolve import evolve
 from domain.hexgrid import Cell
 from domain.state import GameState, Pending
 from domain.tiles import is_island
@@ -30,7 +30,7 @@ class Context:
     def emit(self, event: Event) -> None:
         """Record ``event`` and fold it into the working state."""
         self.events.append(event)
-        self.state = HANDLERS[type(event)](self.state, event)
+        self.state = evolve(self.state, event)
 
     def draw(self, placement: str, cell: Cell | None, rule: str) -> str:
         """Draw the top tile of the pile (event ``TileDrawn``) and return its id."""

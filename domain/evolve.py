@@ -2,6 +2,11 @@
 
 ``evolve`` trusts its events (they were validated by ``decide`` when they were
 recorded) and never raises on a well-formed event.
+
+Each handler reads the state and returns the fields the event changes (new
+values, never mutated old ones). ``evolve`` copies the state once and applies
+them; ``replay`` copies once for the whole fold, which is what makes folding a
+long game cheap.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from domain.state import (
     ColonistPlacement,
     EndReason,
     GameState,
+    IslandState,
     Landing,
     Phase,
     PlacedTile,
@@ -29,7 +35,8 @@ from domain.state import (
 )
 from domain.tiles import is_island
 
-Handler = Callable[[GameState, Any], GameState]
+Changes = dict[str, Any]
+Handler = Callable[[GameState, Any], Changes]
 
 
 def _add(counts: dict[str, int], boats: Iterable[str]) -> dict[str, int]:
@@ -39,59 +46,74 @@ def _add(counts: dict[str, int], boats: Iterable[str]) -> dict[str, int]:
     return new
 
 
-def _after_move(state: GameState) -> GameState:
-    """Pending decision once boats have moved: emigrate if a beach is full (R9, R14)."""
-    if state.has_full_beach():
-        return state.but(pending=ChooseEmigration(state.order[state.active]), voyage=None)
-    return state.but(pending=None, voyage=None)
+def _moved(s: GameState, **changes: Any) -> Changes:
+    """Boats have moved: emigrate next if a beach is full (R9, R14), else nothing pending."""
+    islands = changes.get("islands", s.islands)
+    pending = None
+    for isl in islands.values():
+        if isl.full:
+            pending = ChooseEmigration(s.order[s.active])
+            break
+    changes["pending"] = pending
+    changes["voyage"] = None
+    return changes
 
 
-def _created(s: GameState, e: ev.GameCreated) -> GameState:
-    return GameState(
+def _created(s: GameState, e: ev.GameCreated) -> Changes:
+    fresh = GameState(
         game_id=e.game_id,
         options=e.options,
         deck_commitment=e.deck_commitment,
         deck_algorithm=e.deck_algorithm,
         phase=Phase.OPEN,
     )
+    return dict(vars(fresh))
 
 
-def _joined(s: GameState, e: ev.PlayerJoined) -> GameState:
+def _joined(s: GameState, e: ev.PlayerJoined) -> Changes:
     player = Player(e.player_id, e.seat, e.colours, e.entropy)
-    supply = dict(s.supply)
-    for c in e.colours:
-        supply[c] = BOATS_PER_COLOUR
-    return s.but(
-        players=(*s.players, player), supply=supply, out={**s.out, **dict.fromkeys(e.colours, 0)}
+    return dict(
+        players=(*s.players, player),
+        supply={**s.supply, **dict.fromkeys(e.colours, BOATS_PER_COLOUR)},
+        out={**s.out, **dict.fromkeys(e.colours, 0)},
     )
 
 
-def _started(s: GameState, e: ev.GameStarted) -> GameState:
-    tonga = empty_island("tonga", (0, 0), 0)
-    return s.but(
+def _started(s: GameState, e: ev.GameStarted) -> Changes:
+    return dict(
         phase=Phase.SETUP,
         order=e.order,
         active=0,
         tiles={(0, 0): PlacedTile("tonga", 0)},
-        islands={"tonga": tonga},
+        islands={"tonga": empty_island("tonga", (0, 0), 0)},
         pending=SetupPlacement(e.order[0], 1),
     )
 
 
-def _starting_boat(s: GameState, e: ev.StartingBoatPlaced) -> GameState:
-    tonga = s.islands["tonga"]
-    tonga = tonga.with_beach(e.beach, (*tonga.beaches[e.beach], e.colour))
+def _starting_boat(s: GameState, e: ev.StartingBoatPlaced) -> Changes:
+    islands = {**s.islands, "tonga": s.islands["tonga"].adding((e.beach,), e.colour)}
     supply = {**s.supply, e.colour: s.supply[e.colour] - 1}
-    s = s.but(islands={**s.islands, "tonga": tonga}, supply=supply)
     nxt = s.active + 1
     if nxt < len(s.order):
-        return s.but(active=nxt, pending=SetupPlacement(s.order[nxt], e.round))
+        return dict(
+            islands=islands,
+            supply=supply,
+            active=nxt,
+            pending=SetupPlacement(s.order[nxt], e.round),
+        )
     if e.round == 1:
-        return s.but(active=0, pending=SetupPlacement(s.order[0], 2))
-    return s.but(phase=Phase.PLAYING, active=0, turn=1, pending=TurnStart(s.order[0]))
+        return dict(islands=islands, supply=supply, active=0, pending=SetupPlacement(s.order[0], 2))
+    return dict(
+        islands=islands,
+        supply=supply,
+        phase=Phase.PLAYING,
+        active=0,
+        turn=1,
+        pending=TurnStart(s.order[0]),
+    )
 
 
-def _boats_added(s: GameState, e: ev.BoatsAdded) -> GameState:
+def _boats_added(s: GameState, e: ev.BoatsAdded) -> Changes:
     islands = dict(s.islands)
     supply = s.supply
     if e.taken_from is not None:
@@ -102,147 +124,136 @@ def _boats_added(s: GameState, e: ev.BoatsAdded) -> GameState:
         islands[src_id] = src.with_beach(src_beach, tuple(boats))
     else:
         supply = {**supply, e.colour: supply[e.colour] - len(e.beaches)}
-    target = islands[e.island]
-    for b in e.beaches:
-        target = target.with_beach(b, (*target.beaches[b], e.colour))
-    islands[e.island] = target
-    return _after_move(s.but(islands=islands, supply=supply))
+    islands[e.island] = islands[e.island].adding(e.beaches, e.colour)
+    return _moved(s, islands=islands, supply=supply)
 
 
-def _boats_placed(s: GameState, e: ev.BoatsPlaced) -> GameState:
-    target = s.islands[e.island]
-    for b in e.beaches:
-        target = target.with_beach(b, (*target.beaches[b], e.colour))
+def _boats_placed(s: GameState, e: ev.BoatsPlaced) -> Changes:
+    islands = {**s.islands, e.island: s.islands[e.island].adding(e.beaches, e.colour)}
     supply = {**s.supply, e.colour: s.supply[e.colour] - len(e.beaches)}
-    return _after_move(s.but(islands={**s.islands, e.island: target}, supply=supply))
+    return _moved(s, islands=islands, supply=supply)
 
 
-def _emigration(s: GameState, e: ev.EmigrationStarted) -> GameState:
+def _emigration(s: GameState, e: ev.EmigrationStarted) -> Changes:
     departure = (e.island, e.beach, e.jetty, s.board_key())
     origin = s.islands[e.island]
-    voyage = Voyage(e.island, e.fleet, origin.cell, e.direction, (origin.cell,))
-    return s.but(
+    return dict(
         islands={**s.islands, e.island: origin.with_beach(e.beach, ())},
-        voyage=voyage,
+        voyage=Voyage(e.island, e.fleet, origin.cell, e.direction, (origin.cell,)),
         pending=None,
         departures=s.departures | {departure},
     )
 
 
-def _drawn(s: GameState, e: ev.TileDrawn) -> GameState:
-    s = s.but(drawn=(*s.drawn, e.tile))
+def _drawn(s: GameState, e: ev.TileDrawn) -> Changes:
+    changes: Changes = {"drawn": (*s.drawn, e.tile)}
     if e.last_of_kind:
-        reason = EndReason.LAST_ISLAND_DRAWN if is_island(e.tile) else EndReason.LAST_OCEAN_DRAWN
-        s = s.but(end_reason=reason)
+        last_island = is_island(e.tile)
+        changes["end_reason"] = (
+            EndReason.LAST_ISLAND_DRAWN if last_island else EndReason.LAST_OCEAN_DRAWN
+        )
     if e.placement != "oriented":
-        colour = s.order[s.active]
-        s = s.but(pending=TilePlacement(colour, e.tile, e.cell, e.rule))
-    if s.voyage is not None:
-        v = s.voyage
-        s = s.but(voyage=Voyage(v.origin, v.fleet, v.cell, v.direction, v.route, v.tiles_drawn + 1))
-    return s
+        changes["pending"] = TilePlacement(s.order[s.active], e.tile, e.cell, e.rule)
+    v = s.voyage
+    if v is not None:
+        changes["voyage"] = Voyage(
+            v.origin, v.fleet, v.cell, v.direction, v.route, v.tiles_drawn + 1
+        )
+    return changes
 
 
-def _tile_placed(s: GameState, e: ev.TilePlaced) -> GameState:
+def _tile_placed(s: GameState, e: ev.TilePlaced) -> Changes:
     tiles = {**s.tiles, e.cell: PlacedTile(e.tile, e.rotation)}
-    s = s.but(tiles=tiles, pending=None)
-    if is_island(e.tile):
-        s = s.but(islands={**s.islands, e.tile: empty_island(e.tile, e.cell, e.rotation)})
-        if e.rule == "R17":
-            s = s.but(pending=ColonistPlacement(s.order[s.active], e.tile))
-    return s
+    if not is_island(e.tile):
+        return dict(tiles=tiles, pending=None)
+    islands = {**s.islands, e.tile: empty_island(e.tile, e.cell, e.rotation)}
+    colonist = e.rule == "R17"
+    pending = ColonistPlacement(s.order[s.active], e.tile) if colonist else None
+    return dict(tiles=tiles, islands=islands, pending=pending)
 
 
-def _sailed(s: GameState, e: ev.FleetSailed) -> GameState:
+def _sailed(s: GameState, e: ev.FleetSailed) -> Changes:
     v = s.voyage
     assert v is not None
-    placed = s.tiles[e.cell]
-    direction = world_direction(e.exit_edge, placed.rotation)
+    direction = world_direction(e.exit_edge, s.tiles[e.cell].rotation)
     route = (*v.route, e.cell)
-    return s.but(voyage=Voyage(v.origin, v.fleet, e.cell, direction, route, v.tiles_drawn))
+    return dict(voyage=Voyage(v.origin, v.fleet, e.cell, direction, route, v.tiles_drawn))
 
 
-def _failed(s: GameState, e: ev.ExpeditionFailed) -> GameState:
-    return _after_move(s.but(supply=_add(s.supply, e.fleet)))
+def _failed(s: GameState, e: ev.ExpeditionFailed) -> Changes:
+    return _moved(s, supply=_add(s.supply, e.fleet))
 
 
-def _reached(s: GameState, e: ev.FleetReachedIsland) -> GameState:
+def _reached(s: GameState, e: ev.FleetReachedIsland) -> Changes:
     v = s.voyage
     assert v is not None
     voyage = Voyage(v.origin, v.fleet, e.cell, v.direction, (*v.route, e.cell), v.tiles_drawn)
-    return s.but(voyage=voyage, pending=Landing(s.order[s.active], e.island, e.fleet))
+    return dict(voyage=voyage, pending=Landing(s.order[s.active], e.island, e.fleet))
 
 
-def _turned_back(s: GameState, e: ev.FleetTurnedBack) -> GameState:
+def _turned_back(s: GameState, e: ev.FleetTurnedBack) -> Changes:
     v = s.voyage
     assert v is not None
     origin = s.islands[e.to_island]
     voyage = Voyage(v.origin, v.fleet, origin.cell, v.direction, (*e.route, origin.cell))
-    return s.but(voyage=voyage, pending=Landing(s.order[s.active], e.to_island, e.fleet))
+    return dict(voyage=voyage, pending=Landing(s.order[s.active], e.to_island, e.fleet))
 
 
-def _landed(s: GameState, e: ev.BoatsLanded) -> GameState:
-    target = s.islands[e.island]
-    for b, boats in enumerate(e.beaches):
-        if boats:
-            target = target.with_beach(b, (*target.beaches[b], *boats))
-    s = s.but(islands={**s.islands, e.island: target}, supply=_add(s.supply, e.returned))
-    return _after_move(s)
+def _landed(s: GameState, e: ev.BoatsLanded) -> Changes:
+    islands = {**s.islands, e.island: s.islands[e.island].landing(e.beaches)}
+    return _moved(s, islands=islands, supply=_add(s.supply, e.returned))
 
 
-def _royal(s: GameState, e: ev.RoyalIslandFounded) -> GameState:
+def _royal(s: GameState, e: ev.RoyalIslandFounded) -> Changes:
     isl = s.islands[e.island]
     boats = isl.count(e.colour)
-    crowned = type(isl)(isl.tile, isl.cell, isl.rotation, tuple(() for _ in isl.beaches), e.colour)
+    crowned = IslandState(
+        isl.tile, isl.cell, isl.rotation, tuple(() for _ in isl.beaches), e.colour
+    )
     supply = {**s.supply, e.colour: s.supply[e.colour] + boats - 1}
-    return s.but(islands={**s.islands, e.island: crowned}, supply=supply, pending=None)
+    return dict(islands={**s.islands, e.island: crowned}, supply=supply, pending=None)
 
 
-def _colony(s: GameState, e: ev.NewColonyFounded) -> GameState:
+def _colony(s: GameState, e: ev.NewColonyFounded) -> Changes:
     islands = {}
     returned = 0
     for key, isl in s.islands.items():
         n = isl.count(e.colour)
         if n:
             returned += n
-            isl = type(isl)(
-                isl.tile,
-                isl.cell,
-                isl.rotation,
-                tuple(tuple(c for c in b if c != e.colour) for b in isl.beaches),
-                isl.king,
-            )
+            beaches = tuple(tuple(c for c in b if c != e.colour) for b in isl.beaches)
+            isl = IslandState(isl.tile, isl.cell, isl.rotation, beaches, isl.king)
         islands[key] = isl
     supply = {**s.supply, e.colour: s.supply[e.colour] + returned}
-    return s.but(islands=islands, supply=supply, pending=None)
+    return dict(islands=islands, supply=supply, pending=None)
 
 
-def _endless(s: GameState, e: ev.ChainDeclaredEndless) -> GameState:
-    return s.but(pending=None)
+def _endless(s: GameState, e: ev.ChainDeclaredEndless) -> Changes:
+    return dict(pending=None)
 
 
-def _removed(s: GameState, e: ev.IslandRemoved) -> GameState:
+def _removed(s: GameState, e: ev.IslandRemoved) -> Changes:
     islands = dict(s.islands)
     del islands[e.island]
     tiles = dict(s.tiles)
     del tiles[e.cell]
-    s = s.but(
+    return _moved(
+        s,
         islands=islands,
         tiles=tiles,
         removed=(*s.removed, e.island),
         supply=_add(s.supply, e.returned),
     )
-    return _after_move(s)
 
 
-def _lost(s: GameState, e: ev.FleetLostAtSea) -> GameState:
-    return _after_move(s.but(out=_add(s.out, e.fleet)))
+def _lost(s: GameState, e: ev.FleetLostAtSea) -> Changes:
+    return _moved(s, out=_add(s.out, e.fleet))
 
 
-def _turn_ended(s: GameState, e: ev.TurnEnded) -> GameState:
+def _turn_ended(s: GameState, e: ev.TurnEnded) -> Changes:
     if e.next_colour is None:
-        return s.but(pending=None, voyage=None, departures=frozenset())
-    return s.but(
+        return dict(pending=None, voyage=None, departures=frozenset())
+    return dict(
         active=s.order.index(e.next_colour),
         turn=e.turn + 1,
         pending=TurnStart(e.next_colour),
@@ -251,12 +262,12 @@ def _turn_ended(s: GameState, e: ev.TurnEnded) -> GameState:
     )
 
 
-def _ended(s: GameState, e: ev.GameEnded) -> GameState:
-    return s.but(phase=Phase.ENDED, pending=None, voyage=None, result=e)
+def _ended(s: GameState, e: ev.GameEnded) -> Changes:
+    return dict(phase=Phase.ENDED, pending=None, voyage=None, result=e)
 
 
-def _revealed(s: GameState, e: ev.DeckRevealed) -> GameState:
-    return s.but(seed_hex=e.seed_hex)
+def _revealed(s: GameState, e: ev.DeckRevealed) -> Changes:
+    return dict(seed_hex=e.seed_hex)
 
 
 HANDLERS: dict[type, Handler] = {
@@ -287,13 +298,22 @@ HANDLERS: dict[type, Handler] = {
 
 def evolve(state: GameState, event: ev.Event) -> GameState:
     """The state after ``event`` (a recorded fact; never raises)."""
-    return HANDLERS[type(event)](state, event)
+    new = object.__new__(GameState)
+    fields = new.__dict__
+    fields.update(state.__dict__)
+    fields.pop("_memo", None)
+    fields.update(HANDLERS[type(event)](state, event))
+    return new
 
 
 def replay(events: Iterable[ev.Event], state: GameState | None = None) -> GameState:
     """Fold ``events`` onto ``state`` (a new game by default)."""
-    s = state if state is not None else GameState()
+    s = object.__new__(GameState)
+    fields = s.__dict__
+    fields.update((state if state is not None else GameState()).__dict__)
+    fields.pop("_memo", None)
     handlers = HANDLERS
+    # ``s`` is private until returned, so it may be updated in place.
     for e in events:
-        s = handlers[type(e)](s, e)
+        fields.update(handlers[type(e)](s, e))
     return s

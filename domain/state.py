@@ -1,13 +1,13 @@
 """The game state: an immutable value built by folding events (``evolve``).
 
-States are never mutated. ``GameState.but(**changes)`` makes a shallow copy
-with some fields replaced; dict fields are copied by whoever changes them
+States are never mutated once built: ``evolve`` makes a shallow copy with the
+changed fields replaced, and dict fields are copied by whoever changes them
 (copy-on-write), so a state can be shared freely between threads and caches.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any
@@ -69,6 +69,22 @@ class IslandState:
     rotation: int
     beaches: tuple[tuple[str, ...], ...]
     king: str | None = None
+    # Whether some beach is full (R9): derived from ``beaches`` once, at construction,
+    # because every boat movement asks it of every island.
+    full: bool = field(default=False, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        caps = CAPACITIES[self.tile]
+        full = False
+        for i, b in enumerate(self.beaches):
+            if len(b) == caps[i]:
+                full = True
+                break
+        object.__setattr__(self, "full", full)
+
+    def has_full_beach(self) -> bool:
+        """Whether some beach of this island is full (R9)."""
+        return self.full
 
     def free(self, beach: int) -> int:
         """Free slots on ``beach``."""
@@ -99,6 +115,21 @@ class IslandState:
         beaches = list(self.beaches)
         beaches[beach] = tuple(sorted(boats))
         return IslandState(self.tile, self.cell, self.rotation, tuple(beaches), self.king)
+
+    def adding(self, beaches: Iterable[int], colour: str) -> IslandState:
+        """A copy with one boat of ``colour`` added to each of ``beaches``."""
+        new = list(self.beaches)
+        for b in beaches:
+            new[b] = tuple(sorted((*new[b], colour)))
+        return IslandState(self.tile, self.cell, self.rotation, tuple(new), self.king)
+
+    def landing(self, boats: Sequence[Sequence[str]]) -> IslandState:
+        """A copy with ``boats[i]`` added to beach ``i``."""
+        new = tuple(
+            tuple(sorted((*old, *extra))) if extra else old
+            for old, extra in zip(self.beaches, boats, strict=True)
+        )
+        return IslandState(self.tile, self.cell, self.rotation, new, self.king)
 
 
 def empty_island(tile_id: str, cell: Cell, rotation: int) -> IslandState:
@@ -211,17 +242,8 @@ class GameState:
     result: Any = None  # the GameEnded event, once the game is over
     seed_hex: str | None = None
 
-    def but(self, **changes: Any) -> GameState:
-        """A copy with ``changes`` applied (fast ``dataclasses.replace``)."""
-        new = object.__new__(GameState)
-        values = dict(self.__dict__)
-        values.pop("_memo", None)
-        values.update(changes)
-        object.__setattr__(new, "__dict__", values)
-        return new
-
     def memo(self) -> dict[str, Any]:
-        """A per-state cache for derived facts (not a field: ``but`` drops it)."""
+        """A per-state cache for derived facts (not a field: ``evolve`` drops it)."""
         cache: dict[str, Any] | None = self.__dict__.get("_memo")
         if cache is None:
             cache = {}
@@ -281,10 +303,8 @@ class GameState:
     def has_full_beach(self) -> bool:
         """Whether some beach must still emigrate (R14)."""
         for isl in self.islands.values():
-            caps = CAPACITIES[isl.tile]
-            for i, b in enumerate(isl.beaches):
-                if len(b) == caps[i]:
-                    return True
+            if isl.full:
+                return True
         return False
 
     def board_key(self) -> tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]:
