@@ -11,6 +11,7 @@ import argparse
 import cProfile
 import platform
 import pstats
+import statistics
 import time
 
 from domain.evolve import replay
@@ -40,21 +41,28 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--seed", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--profile", action="store_true", help="print the top cost centres")
     args = parser.parse_args()
     print(f"python {platform.python_version()} on {platform.machine()}, one process")
     play(0, args.players)  # warm caches
     seeds = range(args.seed, args.seed + args.games)
-    rate, games = game_rate(seeds, args.players)
+    rates = []
+    for _ in range(args.rounds):
+        rate, games = game_rate(seeds, args.players)
+        rates.append(rate)
     events = sum(len(g.events) for g in games)
     commands = sum(g.commands for g in games)
     print(
-        f"random {args.players}-player games: {rate:,.1f} games/s "
-        f"({args.games} games, {events / args.games:.0f} events and "
-        f"{commands / args.games:.0f} bot commands per game)"
+        f"random {args.players}-player games: median {statistics.median(rates):,.1f} games/s, "
+        f"best {max(rates):,.1f} over {args.rounds} rounds ({args.games} games, "
+        f"{events / args.games:.0f} events and {commands / args.games:.0f} bot commands per game)"
     )
-    frate, folded = fold_rate(games, rounds=3)
-    print(f"fold (replay):           {frate:,.0f} events/s ({folded:,} events)")
+    folds = [fold_rate(games, rounds=1)[0] for _ in range(args.rounds)]
+    print(
+        f"fold (replay): median {statistics.median(folds):,.0f} events/s, "
+        f"best {max(folds):,.0f} ({events:,} events per round)"
+    )
     if args.profile:
         profiler = cProfile.Profile()
         profiler.enable()

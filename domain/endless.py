@@ -14,12 +14,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from domain.commands import Emigrate
-from domain.landing import distributions, land
+from domain.landing import Beaches, distributions_on, landed
 from domain.state import Departure, GameState, IslandState
 from domain.tiles import island
 from domain.voyage import RouteEnd, preview
-
-Beaches = tuple[tuple[str, ...], ...]
 
 # Arrangements one search may visit before it gives the benefit of the doubt.
 # Offering a departure is always safe for termination: rule (a) forbids
@@ -97,31 +95,34 @@ class _IslandSearch:
                     yield b, j, self.route_end(j, colours) is RouteEnd.LOOP
 
     def landings(self, beaches: Beaches, beach: int) -> Iterator[Beaches]:
-        fleet = beaches[beach]
-        emptied = list(beaches)
-        emptied[beach] = ()
-        base = IslandState(self.isl.tile, self.isl.cell, self.isl.rotation, tuple(emptied))
-        for dist in distributions(base, fleet):
-            yield land(base, dist).beaches
+        """Every arrangement after the fleet of ``beach`` lands back home."""
+        emptied = (*beaches[:beach], (), *beaches[beach + 1 :])
+        for dist in distributions_on(self.isl.tile, emptied, beaches[beach]):
+            yield landed(emptied, dist)
 
 
 def _loop_can_end(state: GameState, isl: IslandState, beach: int, jetty: int) -> bool:
-    """R19 (b) for a departure whose route leads back to its own island."""
+    """R19 (b) for a departure whose route leads back to its own island (depth-first)."""
     search = _IslandSearch(state, isl)
     used = set(state.departures)
     used.add(search.signature(isl.beaches, beach, jetty))
-    stack = list(search.landings(isl.beaches, beach))
     seen: set[Beaches] = set()
+    stack = [search.landings(isl.beaches, beach)]
     while stack:
-        beaches = stack.pop()
+        beaches = next(stack[-1], None)
+        if beaches is None:
+            stack.pop()
+            continue
         if beaches in seen:
             continue
         seen.add(beaches)
         if len(seen) > SEARCH_LIMIT:
             return True
-        moves = list(search.moves(beaches, used))
-        if not search.full(beaches) or any(not loops for _, _, loops in moves):
+        if not search.full(beaches):
             return True
-        for b, _j, _loops in moves:
-            stack.extend(search.landings(beaches, b))
+        moves = list(search.moves(beaches, used))
+        if any(not loops for _, _, loops in moves):
+            return True
+        for b in {b for b, _, _ in moves}:
+            stack.append(search.landings(beaches, b))
     return False

@@ -15,11 +15,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from domain.errors import RuleViolation
-from domain.state import IslandState
-from domain.tiles import island
+from domain.state import CAPACITIES, IslandState
+
+Beaches = tuple[tuple[str, ...], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,8 +43,12 @@ class LandingRule:
 
 def landing_rule(isl: IslandState, fleet_size: int) -> LandingRule:
     """The R13 constraints for ``fleet_size`` boats landing on ``isl``."""
-    caps = island(isl.tile).beaches
-    free = tuple(caps[i].capacity - len(b) for i, b in enumerate(isl.beaches))
+    return _rule(isl.tile, isl.beaches, fleet_size)
+
+
+def _rule(tile: str, beaches: Beaches, fleet_size: int) -> LandingRule:
+    caps = CAPACITIES[tile]
+    free = tuple(caps[i] - len(b) for i, b in enumerate(beaches))
     open_beaches = sum(1 for f in free if f > 0)
     placed = min(fleet_size, sum(free))
     return LandingRule(free, placed, fleet_size >= open_beaches)
@@ -125,39 +130,47 @@ def _named_takes(
     )
 
 
-def distributions(isl: IslandState, fleet: Sequence[str]) -> list[tuple[tuple[str, ...], ...]]:
+def distributions(isl: IslandState, fleet: Sequence[str]) -> list[Beaches]:
     """Every distinct legal distribution of ``fleet`` on ``isl`` (R13)."""
-    rule = landing_rule(isl, len(fleet))
+    return list(distributions_on(isl.tile, isl.beaches, tuple(sorted(fleet))))
+
+
+@lru_cache(maxsize=8192)
+def distributions_on(tile: str, beaches: Beaches, fleet: tuple[str, ...]) -> tuple[Beaches, ...]:
+    """Distributions of a sorted ``fleet`` on island ``tile`` holding ``beaches`` (cached)."""
+    rule = _rule(tile, beaches, len(fleet))
     colours = tuple(sorted(set(fleet)))
     counts = tuple(fleet.count(c) for c in colours)
-    n = len(isl.beaches)
+    n = len(beaches)
     bounds = [rule.bounds(i) for i in range(n)]
     max_after = [0] * (n + 1)
     min_after = [0] * (n + 1)
     for i in range(n - 1, -1, -1):
         max_after[i] = max_after[i + 1] + bounds[i][1]
         min_after[i] = min_after[i + 1] + bounds[i][0]
-    found: list[tuple[tuple[str, ...], ...]] = []
+    memo: dict[tuple[int, tuple[int, ...], int], tuple[Beaches, ...]] = {}
 
-    def place(i: int, rest: tuple[int, ...], left: int, acc: list[tuple[str, ...]]) -> None:
+    def tails(i: int, rest: tuple[int, ...], left: int) -> tuple[Beaches, ...]:
+        """Distributions of ``left`` boats (per-colour ``rest``) on beaches i.. (memoised)."""
         if i == n:
-            if left == 0:
-                found.append(tuple(acc))
-            return
-        lo, hi = bounds[i]
-        for k in range(max(lo, left - max_after[i + 1]), min(hi, left - min_after[i + 1]) + 1):
-            for boats, remaining in _named_takes(colours, rest, k):
-                acc.append(boats)
-                place(i + 1, remaining, left - k, acc)
-                acc.pop()
+            return ((),) if left == 0 else ()
+        key = (i, rest, left)
+        found = memo.get(key)
+        if found is None:
+            lo, hi = bounds[i]
+            out: list[Beaches] = []
+            for k in range(max(lo, left - max_after[i + 1]), min(hi, left - min_after[i + 1]) + 1):
+                for boats, remaining in _named_takes(colours, rest, k):
+                    out.extend((boats, *tail) for tail in tails(i + 1, remaining, left - k))
+            found = memo[key] = tuple(out)
+        return found
 
-    place(0, counts, rule.placed, [])
-    return found
+    return tails(0, counts, rule.placed)
 
 
-def land(isl: IslandState, beaches: Sequence[Sequence[str]]) -> IslandState:
-    """``isl`` with these boats added to its beaches."""
-    for i, boats in enumerate(beaches):
-        if boats:
-            isl = isl.with_beach(i, (*isl.beaches[i], *boats))
-    return isl
+def landed(beaches: Beaches, distribution: Beaches) -> Beaches:
+    """``beaches`` with ``distribution[i]`` added to beach ``i``."""
+    return tuple(
+        tuple(sorted((*old, *new))) if new else old
+        for old, new in zip(beaches, distribution, strict=True)
+    )

@@ -7,6 +7,7 @@ any item unchanged. Landings list every distinct distribution (see
 
 from __future__ import annotations
 
+from functools import lru_cache
 from itertools import combinations
 
 from domain import commands as cmd
@@ -53,11 +54,17 @@ def _legal(state: GameState) -> list[cmd.Command]:
         return [cmd.Land(p.island, d) for d in distributions(isl, p.fleet)]
     if isinstance(p, TilePlacement):
         cells = [p.cell] if p.cell is not None else free_cells(state)
-        return [cmd.PlaceTile(p.tile, c, r) for c in cells for r in range(6)]
+        return [_place_tile(p.tile, c, r) for c in cells for r in range(6)]
     if isinstance(p, ColonistPlacement):
         isl = state.islands[p.island]
         return [cmd.PlaceColonist(p.island, b) for b in range(len(isl.beaches)) if isl.free(b)]
     return []
+
+
+@lru_cache(maxsize=16384)
+def _place_tile(tile: str, cell: Cell, rotation: int) -> cmd.PlaceTile:
+    """Commands are immutable values, so one instance per placement serves every list."""
+    return cmd.PlaceTile(tile, cell, rotation)
 
 
 def free_cells(state: GameState) -> list[Cell]:

@@ -302,10 +302,7 @@ class GameState:
 
     def has_full_beach(self) -> bool:
         """Whether some beach must still emigrate (R14)."""
-        for isl in self.islands.values():
-            if isl.full:
-                return True
-        return False
+        return any(isl.full for isl in self.islands.values())
 
     def board_key(self) -> tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]:
         """The boats on every beach, as one hashable value (R19 'same board')."""
