@@ -109,10 +109,16 @@ def setup_choices(state: GameState) -> list[int]:
     firsts = _first_beaches(state)
     remaining = _remaining(state)
     choices = []
+    # With two or more spare slots beyond the boats still to come, every later boat
+    # always finds a beach (each excludes at most one beach of 2 slots): no search.
+    spare = sum(TONGA_SETUP_LIMIT - n for n in counts) - 1 - len(remaining)
     for beach in range(len(counts)):
         if counts[beach] >= TONGA_SETUP_LIMIT:
             continue
         if pending.round == 2 and firsts.get(pending.colour) == beach:
+            continue
+        if spare >= TONGA_SETUP_LIMIT:
+            choices.append(beach)
             continue
         after = (*counts[:beach], counts[beach] + 1, *counts[beach + 1 :])
         own = dict(firsts)

@@ -72,6 +72,8 @@ class IslandState:
     # Whether some beach is full (R9): derived from ``beaches`` once, at construction,
     # because every boat movement asks it of every island.
     full: bool = field(default=False, init=False, repr=False, compare=False)
+    # Boats per colour on the beaches, derived on first use (legal moves ask it often).
+    _counts: dict[str, int] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         caps = CAPACITIES[self.tile]
@@ -81,6 +83,18 @@ class IslandState:
                 full = True
                 break
         object.__setattr__(self, "full", full)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """Boats per colour on the beaches (a king is not on a beach)."""
+        counts = self._counts
+        if counts is None:
+            counts = {}
+            for b in self.beaches:
+                for c in b:
+                    counts[c] = counts.get(c, 0) + 1
+            object.__setattr__(self, "_counts", counts)
+        return counts
 
     def has_full_beach(self) -> bool:
         """Whether some beach of this island is full (R9)."""
@@ -101,14 +115,11 @@ class IslandState:
 
     def count(self, colour: str) -> int:
         """Boats of ``colour`` on the beaches (not counting a king)."""
-        n = 0
-        for b in self.beaches:
-            n += b.count(colour)
-        return n
+        return self.counts.get(colour, 0)
 
     def colours(self) -> set[str]:
         """Colours with a boat on some beach."""
-        return {c for b in self.beaches for c in b}
+        return set(self.counts)
 
     def with_beach(self, beach: int, boats: tuple[str, ...]) -> IslandState:
         """A copy with ``beach`` holding exactly ``boats``."""
@@ -280,8 +291,7 @@ class GameState:
         """Boats of ``colour`` on the table; kings count unless ``kings=False``."""
         n = 0
         for isl in self.islands.values():
-            for b in isl.beaches:
-                n += b.count(colour)
+            n += isl.counts.get(colour, 0)
             if kings and isl.king == colour:
                 n += 1
         return n
