@@ -46,10 +46,11 @@ def main() -> None:
     args = parser.parse_args()
     print(f"python {platform.python_version()} on {platform.machine()}, one process")
     play(0, args.players)  # warm caches
-    seeds = range(args.seed, args.seed + args.games)
     rates = []
-    for _ in range(args.rounds):
-        rate, games = game_rate(seeds, args.players)
+    for r in range(args.rounds):
+        # fresh seeds every round, so no round profits from caches warmed by another
+        first = args.seed + r * args.games
+        rate, games = game_rate(range(first, first + args.games), args.players)
         rates.append(rate)
     events = sum(len(g.events) for g in games)
     commands = sum(g.commands for g in games)

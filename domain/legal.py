@@ -13,7 +13,7 @@ from itertools import combinations
 from domain import commands as cmd
 from domain.endless import departure_options
 from domain.hexgrid import STEPS, Cell
-from domain.landing import distributions
+from domain.landing import Beaches, distributions_on
 from domain.setup import setup_choices
 from domain.state import (
     CAPACITIES,
@@ -51,10 +51,13 @@ def _legal(state: GameState) -> list[cmd.Command]:
         return list(departure_options(state))
     if isinstance(p, Landing):
         isl = state.islands[p.island]
-        return [cmd.Land(p.island, d) for d in distributions(isl, p.fleet)]
+        return list(_landings(p.island, isl.beaches, tuple(sorted(p.fleet))))
     if isinstance(p, TilePlacement):
         cells = [p.cell] if p.cell is not None else free_cells(state)
-        return [_place_tile(p.tile, c, r) for c in cells for r in range(6)]
+        options: list[cmd.Command] = []
+        for c in cells:
+            options += _placements_at(p.tile, c)
+        return options
     if isinstance(p, ColonistPlacement):
         isl = state.islands[p.island]
         return [cmd.PlaceColonist(p.island, b) for b in range(len(isl.beaches)) if isl.free(b)]
@@ -62,9 +65,19 @@ def _legal(state: GameState) -> list[cmd.Command]:
 
 
 @lru_cache(maxsize=16384)
-def _place_tile(tile: str, cell: Cell, rotation: int) -> cmd.PlaceTile:
-    """Commands are immutable values, so one instance per placement serves every list."""
-    return cmd.PlaceTile(tile, cell, rotation)
+def _placements_at(tile: str, cell: Cell) -> tuple[cmd.PlaceTile, ...]:
+    """The six rotations of ``tile`` at ``cell``; commands are immutable, so lists share them."""
+    return tuple(cmd.PlaceTile(tile, cell, r) for r in range(6))
+
+
+@lru_cache(maxsize=4096)
+def _landings(island: str, beaches: Beaches, fleet: tuple[str, ...]) -> tuple[cmd.Land, ...]:
+    return tuple(cmd.Land(island, d) for d in distributions_on(island, beaches, fleet))
+
+
+@lru_cache(maxsize=16384)
+def _expand(tile: str, beaches: tuple[int, ...], take_from: tuple[str, int] | None) -> cmd.Expand:
+    return cmd.Expand(tile, beaches, take_from)
 
 
 def free_cells(state: GameState) -> list[Cell]:
@@ -101,7 +114,7 @@ def _expansions(state: GameState, colour: str) -> list[cmd.Command]:
             free = [b for b, boats in enumerate(isl.beaches) if len(boats) < caps[b]]
             k = min(isl.count(colour), len(free), supply)
             tile = isl.tile
-            options += [cmd.Expand(tile, chosen) for chosen in combinations(free, k)]
+            options += [_expand(tile, chosen, None) for chosen in combinations(free, k)]
         return options
     for src in mine:
         for sb, boats in enumerate(src.beaches):
@@ -113,7 +126,7 @@ def _expansions(state: GameState, colour: str) -> list[cmd.Command]:
                     continue
                 for b in range(len(isl.beaches)):
                     if isl.free(b) and not (isl.tile == src.tile and b == sb):
-                        options.append(cmd.Expand(isl.tile, (b,), (src.tile, sb)))
+                        options.append(_expand(isl.tile, (b,), (src.tile, sb)))
     return options
 
 

@@ -14,12 +14,13 @@ from typing import Any
 
 from domain.commands import GameOptions
 from domain.hexgrid import Cell
-from domain.tiles import ISLANDS, PILE_ISLANDS, PILE_OCEANS, TONGA, is_island, island
+from domain.tiles import ISLANDS, PILE_ISLANDS, PILE_OCEANS, TONGA, island
 
 COLOURS: tuple[str, ...] = ("blue", "red", "green", "yellow", "orange", "purple")
 BOATS_PER_COLOUR = 15
 MAX_ROYAL_ISLANDS = 2
 TONGA_SETUP_LIMIT = 2  # R4: every Tonga beach keeps at least one free slot
+ISLAND_IDS = frozenset(t.id for t in ISLANDS)
 CAPACITIES: dict[str, tuple[int, ...]] = {
     t.id: tuple(b.capacity for b in t.beaches) for t in ISLANDS
 }
@@ -281,11 +282,11 @@ class GameState:
 
     def islands_left(self) -> int:
         """Island tiles still in the pile (public: the pile's make-up is known)."""
-        return PILE_ISLANDS - sum(1 for t in self.drawn if is_island(t))
+        return PILE_ISLANDS - sum(1 for t in self.drawn if t in ISLAND_IDS)
 
     def oceans_left(self) -> int:
         """Ocean tiles still in the pile."""
-        return PILE_OCEANS - sum(1 for t in self.drawn if not is_island(t))
+        return PILE_OCEANS - sum(1 for t in self.drawn if t not in ISLAND_IDS)
 
     def boats_on_board(self, colour: str, *, kings: bool = True) -> int:
         """Boats of ``colour`` on the table; kings count unless ``kings=False``."""
@@ -307,8 +308,9 @@ class GameState:
     def full_beaches(self) -> Iterator[tuple[IslandState, int]]:
         """Every full beach on the table, in island placement order (R9)."""
         for isl in self.islands.values():
-            for b in isl.full_beaches():
-                yield isl, b
+            if isl.full:
+                for b in isl.full_beaches():
+                    yield isl, b
 
     def has_full_beach(self) -> bool:
         """Whether some beach must still emigrate (R14)."""

@@ -116,3 +116,38 @@ def test_R5_the_two_colour_variant_needs_two_colours_and_two_players():
             ),
         )
     assert info.value.rule == "R5"
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_R4_the_offered_starting_beaches_are_exactly_those_that_avoid_a_dead_end(players):
+    """The quick check used below six players agrees with an exhaustive search."""
+    import random
+
+    from domain.setup import _feasible, _first_beaches, _remaining
+
+    colours = ["blue", "red", "green", "yellow", "orange", "purple"][:players]
+    rng = random.Random(players)
+    for _ in range(30):
+        state = new_game(*colours)
+        while isinstance(state.pending, SetupPlacement):
+            pending = state.pending
+            counts = tuple(len(b) for b in state.islands["tonga"].beaches)
+            firsts = _first_beaches(state)
+            remaining = _remaining(state)
+            brute = []
+            for beach in range(6):
+                if counts[beach] >= 2 or (
+                    pending.round == 2 and firsts.get(pending.colour) == beach
+                ):
+                    continue
+                after = (*counts[:beach], counts[beach] + 1, *counts[beach + 1 :])
+                own = {**firsts}
+                own.setdefault(pending.colour, beach)
+                forbidden = tuple(own.get(c, -1) for c, _ in remaining)
+                rounds = tuple(r for _, r in remaining)
+                if _feasible(after, rounds, forbidden, tuple(c for c, _ in remaining)):
+                    brute.append(beach)
+            offered = [c.beach for c in legal_commands(state)]
+            assert offered == brute
+            state = apply(state, cmd.PlaceStartingBoat(rng.choice(offered)))[1]
+        assert state.phase is Phase.PLAYING
