@@ -54,13 +54,6 @@ def _rule(tile: str, beaches: Beaches, fleet_size: int) -> LandingRule:
     return LandingRule(free, placed, fleet_size >= open_beaches)
 
 
-def returned_boats(fleet: Sequence[str], beaches: Sequence[Sequence[str]]) -> tuple[str, ...]:
-    """The fleet's boats not put on any beach."""
-    rest = Counter(fleet)
-    rest.subtract(c for b in beaches for c in b)
-    return tuple(sorted(rest.elements()))
-
-
 def validate_landing(
     isl: IslandState, fleet: Sequence[str], beaches: Sequence[Sequence[str]]
 ) -> tuple[str, ...]:
@@ -128,11 +121,6 @@ def _named_takes(
         (tuple(c for c, m in zip(colours, taken, strict=True) for _ in range(m)), left)
         for taken, left in _takes(counts, k)
     )
-
-
-def distributions(isl: IslandState, fleet: Sequence[str]) -> list[Beaches]:
-    """Every distinct legal distribution of ``fleet`` on ``isl`` (R13)."""
-    return list(distributions_on(isl.tile, isl.beaches, tuple(sorted(fleet))))
 
 
 @lru_cache(maxsize=8192)

@@ -8,7 +8,7 @@ changed fields replaced, and dict fields are copied by whoever changes them
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -323,8 +323,3 @@ class GameState:
     def tonga(self) -> IslandState | None:
         """Tonga, unless it was removed (R19)."""
         return self.islands.get(TONGA)
-
-
-def state_fields() -> tuple[str, ...]:
-    """Names of the state's fields, in declaration order."""
-    return tuple(f.name for f in fields(GameState))
