@@ -1,0 +1,246 @@
+"""The event store port: what command handling needs from persistence.
+
+Adapters (``sqlite.py``, ``postgres.py``) name their technology and pass one
+contract suite (``tests/contracts``). Library errors are translated here into a
+small vocabulary: ``ConcurrencyConflict``, ``StoreError``.
+
+Each game is a stream of events numbered 1, 2, … (primary key ``(game_id,
+version)``). Stored bytes are canonical JSON and never rewritten. Every event
+carries ``hash = sha256(prev_hash ‖ data ‖ metadata)`` (hex, with newline
+separators; the first event's ``prev_hash`` is 64 zeros), a per-game chain.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+GENESIS = "0" * 64
+
+
+class StoreError(Exception):
+    """Persistence failed for a reason that is not the client's."""
+
+
+class ConcurrencyConflict(StoreError):
+    """The stream moved on: the expected version is stale (HTTP 409)."""
+
+    def __init__(self, game_id: str, expected: int, actual: int) -> None:
+        super().__init__(f"game {game_id} is at version {actual}, not {expected}")
+        self.game_id = game_id
+        self.expected = expected
+        self.actual = actual
+
+
+def canonical(value: Any) -> str:
+    """Canonical JSON text: sorted keys, no spaces, UTF-8, no floats."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def chain_hash(prev_hash: str, data: str, metadata: str) -> str:
+    """The hash of one event in its game's chain."""
+    raw = "\n".join((prev_hash, data, metadata)).encode("utf-8")
+    return hashlib.sha256(raw).hexdigest()
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    """An event to append: its type, body and metadata (already JSON-safe)."""
+
+    type: str
+    data: dict[str, Any]
+    metadata: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """An event as recorded: canonical text, chain hash and version."""
+
+    game_id: str
+    version: int
+    type: str
+    data: str
+    metadata: str
+    prev_hash: str
+    hash: str
+
+    def body(self) -> dict[str, Any]:
+        """The event as a dict (``{"type": …, fields…}``)."""
+        return {"type": self.type, **json.loads(self.data)}
+
+    def meta(self) -> dict[str, Any]:
+        """The metadata as a dict."""
+        result: dict[str, Any] = json.loads(self.metadata)
+        return result
+
+
+@dataclass(frozen=True)
+class CommandRecord:
+    """A command as received, for the journal."""
+
+    game_id: str
+    command_id: str
+    actor: dict[str, Any]
+    received_at: str
+    payload: dict[str, Any]
+    expected_version: int | None
+
+
+@dataclass(frozen=True)
+class JournalEntry:
+    """A command and what became of it: accepted (event versions) or rejected (why)."""
+
+    game_id: str
+    command_id: str
+    actor: dict[str, Any]
+    received_at: str
+    payload: dict[str, Any]
+    judged_version: int
+    outcome: str  # "accepted" | "rejected"
+    first_version: int | None = None
+    last_version: int | None = None
+    rejection: dict[str, Any] | None = None
+    seq: int = 0
+
+
+@dataclass(frozen=True)
+class Appended:
+    """The result of an append: the stored events and the receipt, or a replay of one."""
+
+    events: tuple[StoredEvent, ...]
+    version: int
+    hash: str
+    duplicate: bool = False
+    entry: JournalEntry | None = None
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A cached fold of a game up to ``version`` (safe to delete)."""
+
+    game_id: str
+    version: int
+    fold_version: str
+    state: str
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """The store's index of games: head version and hash, status."""
+
+    game_id: str
+    version: int
+    hash: str
+    status: str
+    created_at: str
+    updated_at: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def chain_events(
+    game_id: str, start_version: int, prev_hash: str, events: Sequence[NewEvent]
+) -> list[StoredEvent]:
+    """Number and hash new events after ``start_version`` / ``prev_hash``."""
+    stored = []
+    for offset, e in enumerate(events, start=1):
+        data = canonical(e.data)
+        metadata = canonical(e.metadata)
+        h = chain_hash(prev_hash, data, metadata)
+        stored.append(
+            StoredEvent(game_id, start_version + offset, e.type, data, metadata, prev_hash, h)
+        )
+        prev_hash = h
+    return stored
+
+
+@dataclass(frozen=True)
+class ChainReport:
+    """Result of checking a game's hash chain."""
+
+    ok: bool
+    events: int
+    problems: tuple[str, ...]
+
+
+def check_chain(events: Sequence[StoredEvent]) -> ChainReport:
+    """Recompute every hash and link of a game's stored events."""
+    problems = []
+    prev = GENESIS
+    for expected_version, e in enumerate(events, start=1):
+        if e.version != expected_version:
+            problems.append(f"version {e.version} where {expected_version} was expected")
+        if e.prev_hash != prev:
+            problems.append(f"event {e.version}: prev_hash does not link to event {e.version - 1}")
+        if chain_hash(e.prev_hash, e.data, e.metadata) != e.hash:
+            problems.append(f"event {e.version}: hash does not match its bytes")
+        prev = e.hash
+    return ChainReport(not problems, len(events), tuple(problems))
+
+
+class EventStore(Protocol):
+    """Append-only event streams per game, with journal, secrets and snapshots."""
+
+    def upgrade(self) -> int:
+        """Create or migrate the schema (idempotent); the schema version."""
+        ...
+
+    def append(
+        self, record: CommandRecord, expected_version: int, events: Sequence[NewEvent], status: str
+    ) -> Appended:
+        """Append one command's events in one transaction, journal it, update the index.
+
+        Raises ``ConcurrencyConflict`` if the stream is not at ``expected_version``.
+        A command id already journalled returns its stored outcome, appending nothing.
+        """
+        ...
+
+    def reject(
+        self, record: CommandRecord, judged_version: int, rejection: dict[str, Any]
+    ) -> JournalEntry:
+        """Journal a rejected command (or return the outcome already stored for its id)."""
+        ...
+
+    def outcome(self, game_id: str, command_id: str) -> JournalEntry | None:
+        """The journalled outcome of a command id, if any."""
+        ...
+
+    def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[StoredEvent]:
+        """Events with version > ``after``, in order, at most ``limit``."""
+        ...
+
+    def head(self, game_id: str) -> GameRow | None:
+        """The game's index row (head version and hash), or None if unknown."""
+        ...
+
+    def games(self, status: str | None = None, limit: int = 100) -> list[GameRow]:
+        """Games, most recently updated first, optionally of one status."""
+        ...
+
+    def journal(self, game_id: str) -> list[JournalEntry]:
+        """Every command received for the game, in arrival order."""
+        ...
+
+    def put_secret(self, game_id: str, seed: bytes) -> None:
+        """Keep a game's deck seed (never in an event until the reveal)."""
+        ...
+
+    def get_secret(self, game_id: str) -> bytes | None:
+        """A game's deck seed."""
+        ...
+
+    def put_snapshot(self, snapshot: Snapshot) -> None:
+        """Cache a fold (replacing an older one for the same game and fold version)."""
+        ...
+
+    def get_snapshot(
+        self, game_id: str, fold_version: str, at_most: int | None = None
+    ) -> Snapshot | None:
+        """The newest snapshot at or below ``at_most`` for this fold version."""
+        ...
+
+    def close(self) -> None:
+        """Release connections."""
+        ...

@@ -1,0 +1,353 @@
+"""What the SQL adapters share: the schema, the queries, the append transaction.
+
+Queries are written with ``%s`` placeholders; the SQLite adapter rewrites them.
+Adapters supply a transaction (``_tx``) that yields a DB-API cursor, and say how
+to lock a game's index row for the length of an append.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from typing import Any
+
+from service.store.base import (
+    GENESIS,
+    Appended,
+    CommandRecord,
+    ConcurrencyConflict,
+    GameRow,
+    JournalEntry,
+    NewEvent,
+    Snapshot,
+    StoredEvent,
+    canonical,
+    chain_events,
+)
+
+SCHEMA_VERSION = 1
+
+TABLES = [
+    """CREATE TABLE IF NOT EXISTS games (
+        game_id TEXT PRIMARY KEY,
+        version INTEGER NOT NULL,
+        hash TEXT NOT NULL,
+        status TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS events (
+        game_id TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        data TEXT NOT NULL,
+        metadata TEXT NOT NULL,
+        prev_hash TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        PRIMARY KEY (game_id, version))""",
+    """CREATE TABLE IF NOT EXISTS journal (
+        game_id TEXT NOT NULL,
+        command_id TEXT NOT NULL,
+        seq {serial},
+        actor TEXT NOT NULL,
+        received_at TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        judged_version INTEGER NOT NULL,
+        outcome TEXT NOT NULL,
+        first_version INTEGER,
+        last_version INTEGER,
+        rejection TEXT,
+        PRIMARY KEY (game_id, command_id))""",
+    "CREATE INDEX IF NOT EXISTS journal_by_game ON journal (game_id, seq)",
+    "CREATE INDEX IF NOT EXISTS games_by_status ON games (status, updated_at)",
+    """CREATE TABLE IF NOT EXISTS secrets (
+        game_id TEXT PRIMARY KEY,
+        seed {blob} NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS snapshots (
+        game_id TEXT NOT NULL,
+        fold_version TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        state TEXT NOT NULL,
+        PRIMARY KEY (game_id, fold_version, version))""",
+]
+
+_JOURNAL_COLUMNS = (
+    "game_id, command_id, actor, received_at, payload, judged_version, outcome, "
+    "first_version, last_version, rejection, seq"
+)
+
+
+def _entry(row: Sequence[Any]) -> JournalEntry:
+    return JournalEntry(
+        game_id=row[0],
+        command_id=row[1],
+        actor=json.loads(row[2]),
+        received_at=row[3],
+        payload=json.loads(row[4]),
+        judged_version=row[5],
+        outcome=row[6],
+        first_version=row[7],
+        last_version=row[8],
+        rejection=json.loads(row[9]) if row[9] else None,
+        seq=row[10],
+    )
+
+
+def _event(row: Sequence[Any]) -> StoredEvent:
+    return StoredEvent(row[0], row[1], row[2], row[3], row[4], row[5], row[6])
+
+
+class SqlEventStore:
+    """The event store logic over a DB-API connection (see the adapters)."""
+
+    lock_suffix = ""  # "FOR UPDATE" where the database locks rows
+
+    def _tx(self) -> AbstractContextManager[Any]:  # pragma: no cover - adapters override
+        raise NotImplementedError
+
+    def _sql(self, query: str) -> str:
+        return query
+
+    def _exec(self, cur: Any, query: str, params: Sequence[Any] = ()) -> Any:
+        cur.execute(self._sql(query), tuple(params))
+        return cur
+
+    # --- journal ------------------------------------------------------------
+
+    def _find(self, cur: Any, game_id: str, command_id: str) -> JournalEntry | None:
+        row = self._exec(
+            cur,
+            f"SELECT {_JOURNAL_COLUMNS} FROM journal WHERE game_id = %s AND command_id = %s",
+            (game_id, command_id),
+        ).fetchone()
+        return _entry(row) if row else None
+
+    def _journal(self, cur: Any, entry: JournalEntry) -> JournalEntry:
+        """Insert a journal row; the entry as stored (with its arrival ``seq``)."""
+        self._insert_journal(cur, entry)
+        stored = self._find(cur, entry.game_id, entry.command_id)
+        assert stored is not None
+        return stored
+
+    def _insert_journal(self, cur: Any, entry: JournalEntry) -> None:
+        self._exec(
+            cur,
+            "INSERT INTO journal (game_id, command_id, actor, received_at, payload, judged_version,"
+            " outcome, first_version, last_version, rejection) VALUES"
+            " (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            (
+                entry.game_id,
+                entry.command_id,
+                canonical(entry.actor),
+                entry.received_at,
+                canonical(entry.payload),
+                entry.judged_version,
+                entry.outcome,
+                entry.first_version,
+                entry.last_version,
+                canonical(entry.rejection) if entry.rejection is not None else None,
+            ),
+        )
+
+    def outcome(self, game_id: str, command_id: str) -> JournalEntry | None:
+        """The journalled outcome of a command id, if any."""
+        with self._tx() as cur:
+            return self._find(cur, game_id, command_id)
+
+    def journal(self, game_id: str) -> list[JournalEntry]:
+        """Every command received for the game, in arrival order."""
+        with self._tx() as cur:
+            rows = self._exec(
+                cur,
+                f"SELECT {_JOURNAL_COLUMNS} FROM journal WHERE game_id = %s ORDER BY seq",
+                (game_id,),
+            ).fetchall()
+        return [_entry(r) for r in rows]
+
+    # --- append ---------------------------------------------------------------
+
+    def _duplicate(self, cur: Any, found: JournalEntry) -> Appended:
+        events: tuple[StoredEvent, ...] = ()
+        if found.outcome == "accepted" and found.first_version is not None:
+            rows = self._exec(
+                cur,
+                "SELECT game_id, version, type, data, metadata, prev_hash, hash FROM events"
+                " WHERE game_id = %s AND version BETWEEN %s AND %s ORDER BY version",
+                (found.game_id, found.first_version, found.last_version),
+            ).fetchall()
+            events = tuple(_event(r) for r in rows)
+        last = events[-1] if events else None
+        return Appended(
+            events,
+            last.version if last else found.judged_version,
+            last.hash if last else "",
+            duplicate=True,
+            entry=found,
+        )
+
+    def append(
+        self, record: CommandRecord, expected_version: int, events: Sequence[NewEvent], status: str
+    ) -> Appended:
+        """Append one command's events atomically (see ``EventStore.append``)."""
+        with self._tx() as cur:
+            # Claim the game's index row first (a placeholder at version 0 for a new
+            # game), then lock it: concurrent appends to one game queue up here, and
+            # the journal lookup below sees whatever the previous holder committed.
+            self._exec(
+                cur,
+                "INSERT INTO games (game_id, version, hash, status, created_at, updated_at)"
+                " VALUES (%s, 0, %s, %s, %s, %s) ON CONFLICT (game_id) DO NOTHING",
+                (record.game_id, GENESIS, status, record.received_at, record.received_at),
+            )
+            row = self._exec(
+                cur,
+                f"SELECT version, hash FROM games WHERE game_id = %s {self.lock_suffix}",
+                (record.game_id,),
+            ).fetchone()
+            found = self._find(cur, record.game_id, record.command_id)
+            if found is not None:
+                return self._duplicate(cur, found)
+            version, prev_hash = row[0], row[1]
+            if version != expected_version:
+                raise ConcurrencyConflict(record.game_id, expected_version, version)
+            stored = chain_events(record.game_id, version, prev_hash, events)
+            for e in stored:
+                self._exec(
+                    cur,
+                    "INSERT INTO events (game_id, version, type, data, metadata, prev_hash, hash)"
+                    " VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                    (e.game_id, e.version, e.type, e.data, e.metadata, e.prev_hash, e.hash),
+                )
+            head = stored[-1] if stored else None
+            new_version = head.version if head else version
+            new_hash = head.hash if head else prev_hash
+            self._exec(
+                cur,
+                "UPDATE games SET version = %s, hash = %s, status = %s, updated_at = %s"
+                " WHERE game_id = %s",
+                (new_version, new_hash, status, record.received_at, record.game_id),
+            )
+            entry = JournalEntry(
+                record.game_id,
+                record.command_id,
+                record.actor,
+                record.received_at,
+                record.payload,
+                version,
+                "accepted",
+                stored[0].version if stored else None,
+                new_version if stored else None,
+            )
+            entry = self._journal(cur, entry)
+        return Appended(tuple(stored), new_version, new_hash, entry=entry)
+
+    def reject(
+        self, record: CommandRecord, judged_version: int, rejection: dict[str, Any]
+    ) -> JournalEntry:
+        """Journal a rejected command, or return the outcome stored for its id."""
+        with self._tx() as cur:
+            found = self._find(cur, record.game_id, record.command_id)
+            if found is not None:
+                return found
+            entry = JournalEntry(
+                record.game_id,
+                record.command_id,
+                record.actor,
+                record.received_at,
+                record.payload,
+                judged_version,
+                "rejected",
+                rejection=rejection,
+            )
+            return self._journal(cur, entry)
+
+    # --- reading --------------------------------------------------------------
+
+    def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[StoredEvent]:
+        """Events with version > ``after``, in order, at most ``limit``."""
+        query = (
+            "SELECT game_id, version, type, data, metadata, prev_hash, hash FROM events"
+            " WHERE game_id = %s AND version > %s ORDER BY version"
+        )
+        params: list[Any] = [game_id, after]
+        if limit is not None:
+            query += " LIMIT %s"
+            params.append(limit)
+        with self._tx() as cur:
+            rows = self._exec(cur, query, params).fetchall()
+        return [_event(r) for r in rows]
+
+    def _game(self, row: Sequence[Any]) -> GameRow:
+        return GameRow(row[0], row[1], row[2], row[3], row[4], row[5])
+
+    def head(self, game_id: str) -> GameRow | None:
+        """The game's index row, or None."""
+        with self._tx() as cur:
+            row = self._exec(
+                cur,
+                "SELECT game_id, version, hash, status, created_at, updated_at FROM games"
+                " WHERE game_id = %s",
+                (game_id,),
+            ).fetchone()
+        return self._game(row) if row else None
+
+    def games(self, status: str | None = None, limit: int = 100) -> list[GameRow]:
+        """Games, most recently updated first, optionally of one status."""
+        query = "SELECT game_id, version, hash, status, created_at, updated_at FROM games"
+        params: list[Any] = []
+        if status is not None:
+            query += " WHERE status = %s"
+            params.append(status)
+        query += " ORDER BY updated_at DESC, game_id LIMIT %s"
+        params.append(limit)
+        with self._tx() as cur:
+            rows = self._exec(cur, query, params).fetchall()
+        return [self._game(r) for r in rows]
+
+    def game_ids(self) -> Iterator[str]:
+        """Every game id, in no particular order."""
+        with self._tx() as cur:
+            rows = self._exec(cur, "SELECT game_id FROM games").fetchall()
+        yield from (r[0] for r in rows)
+
+    # --- secrets and snapshots -------------------------------------------------
+
+    def put_secret(self, game_id: str, seed: bytes) -> None:
+        """Keep a game's deck seed."""
+        with self._tx() as cur:
+            self._exec(cur, "INSERT INTO secrets (game_id, seed) VALUES (%s, %s)", (game_id, seed))
+
+    def get_secret(self, game_id: str) -> bytes | None:
+        """A game's deck seed, or None."""
+        with self._tx() as cur:
+            row = self._exec(
+                cur, "SELECT seed FROM secrets WHERE game_id = %s", (game_id,)
+            ).fetchone()
+        return bytes(row[0]) if row else None
+
+    def put_snapshot(self, snapshot: Snapshot) -> None:
+        """Cache a fold; an existing snapshot at the same version is kept."""
+        with self._tx() as cur:
+            self._exec(
+                cur,
+                "INSERT INTO snapshots (game_id, fold_version, version, state) VALUES (%s, %s, %s, %s)"
+                " ON CONFLICT (game_id, fold_version, version) DO NOTHING",
+                (snapshot.game_id, snapshot.fold_version, snapshot.version, snapshot.state),
+            )
+
+    def get_snapshot(
+        self, game_id: str, fold_version: str, at_most: int | None = None
+    ) -> Snapshot | None:
+        """The newest snapshot of this fold version at or below ``at_most``."""
+        query = (
+            "SELECT game_id, version, fold_version, state FROM snapshots"
+            " WHERE game_id = %s AND fold_version = %s"
+        )
+        params: list[Any] = [game_id, fold_version]
+        if at_most is not None:
+            query += " AND version <= %s"
+            params.append(at_most)
+        query += " ORDER BY version DESC LIMIT 1"
+        with self._tx() as cur:
+            row = self._exec(cur, query, params).fetchone()
+        return Snapshot(row[0], row[1], row[2], row[3]) if row else None

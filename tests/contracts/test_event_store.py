@@ -1,0 +1,221 @@
+"""One contract for every event store adapter (design.md, Event store)."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+
+import psycopg
+import pytest
+
+from service.store.base import (
+    GENESIS,
+    CommandRecord,
+    ConcurrencyConflict,
+    NewEvent,
+    Snapshot,
+    canonical,
+    check_chain,
+)
+from service.store.postgres import PostgresEventStore
+from service.store.sqlite import SQLiteEventStore
+
+
+def record(game="g1", command="c1", expected=None):
+    return CommandRecord(
+        game,
+        command,
+        {"account": "a1", "seat": 1},
+        "2026-11-22T10:00:00+00:00",
+        {"type": "Expand", "island": "tonga"},
+        expected,
+    )
+
+
+def events(n, start=0):
+    return [
+        NewEvent("BoatsAdded", {"n": start + i, "z": [1, 2], "a": "é"}, {"actor": "a1"})
+        for i in range(n)
+    ]
+
+
+def test_upgrade_is_idempotent_and_records_the_schema_version(store):
+    assert store.upgrade() == store.upgrade() == 1
+
+
+def test_appended_events_are_numbered_from_1_and_chained(store):
+    first = store.append(record(command="c1"), 0, events(3), "open")
+    second = store.append(record(command="c2"), 3, events(2, 3), "running")
+    assert [e.version for e in first.events] == [1, 2, 3]
+    assert (second.version, second.hash) == (5, second.events[-1].hash)
+    stored = store.read("g1")
+    assert [e.version for e in stored] == [1, 2, 3, 4, 5]
+    assert stored[0].prev_hash == GENESIS and stored[1].prev_hash == stored[0].hash
+    assert check_chain(stored).ok
+    head = store.head("g1")
+    assert (head.version, head.hash, head.status) == (5, second.hash, "running")
+
+
+def test_stored_bytes_are_canonical_json(store):
+    store.append(record(), 0, [NewEvent("X", {"b": 1, "a": [True, None]}, {"z": "é"})], "open")
+    e = store.read("g1")[0]
+    assert e.data == '{"a":[true,null],"b":1}' == canonical({"b": 1, "a": [True, None]})
+    assert e.metadata == '{"z":"é"}'
+    assert e.body() == {"type": "X", "a": [True, None], "b": 1}
+
+
+def test_reading_after_a_version_with_a_limit(store):
+    store.append(record(), 0, events(6), "open")
+    assert [e.version for e in store.read("g1", after=2, limit=3)] == [3, 4, 5]
+    assert store.read("nope") == []
+    assert store.head("nope") is None
+
+
+def test_a_stale_expected_version_conflicts_and_appends_nothing(store):
+    store.append(record(command="c1"), 0, events(2), "open")
+    with pytest.raises(ConcurrencyConflict) as info:
+        store.append(record(command="c2"), 1, events(1), "open")
+    assert (info.value.expected, info.value.actual) == (1, 2)
+    assert len(store.read("g1")) == 2
+    assert store.outcome("g1", "c2") is None
+
+
+def test_a_repeated_command_id_returns_the_stored_outcome_and_appends_nothing(store):
+    first = store.append(record(command="c1"), 0, events(2), "open")
+    again = store.append(record(command="c1"), 2, events(5), "open")
+    assert again.duplicate and again.events == first.events and again.version == 2
+    assert len(store.read("g1")) == 2
+    entry = store.outcome("g1", "c1")
+    assert (entry.outcome, entry.first_version, entry.last_version) == ("accepted", 1, 2)
+
+
+def test_rejections_are_journalled_with_the_rule_and_the_version_judged(store):
+    store.append(record(command="c1"), 0, events(1), "open")
+    rejection = {"code": "beach_full", "rule": "R6", "message": "no slot"}
+    entry = store.reject(record(command="c2"), 1, rejection)
+    assert (entry.outcome, entry.judged_version, entry.rejection) == ("rejected", 1, rejection)
+    assert store.reject(record(command="c2"), 7, {"code": "other"}) == entry
+    dup = store.append(record(command="c2"), 1, events(1), "open")
+    assert dup.duplicate and dup.events == () and dup.entry.outcome == "rejected"
+    journal = store.journal("g1")
+    assert [(j.command_id, j.outcome) for j in journal] == [("c1", "accepted"), ("c2", "rejected")]
+    assert journal[0].actor == {"account": "a1", "seat": 1}
+    assert journal[0].payload == {"type": "Expand", "island": "tonga"}
+    assert journal[0].seq < journal[1].seq
+
+
+@pytest.mark.parametrize("existing", [0, 3])
+def test_eight_racing_writers_at_one_version_one_wins_no_gap_no_duplicate(store, existing):
+    if existing:
+        store.append(record(command="seed"), 0, events(existing), "open")
+    barrier = threading.Barrier(8)
+    results: list[str] = []
+
+    def write(i):
+        barrier.wait()
+        try:
+            store.append(record(command=f"w{i}"), existing, events(2, 100 * i), "open")
+            results.append("won")
+        except ConcurrencyConflict:
+            results.append("conflict")
+
+    threads = [threading.Thread(target=write, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(results) == ["conflict"] * 7 + ["won"]
+    stored = store.read("g1")
+    assert [e.version for e in stored] == list(range(1, existing + 3))
+    assert check_chain(stored).ok
+
+
+def test_racing_retries_of_one_command_append_it_once(store):
+    barrier = threading.Barrier(6)
+    outcomes = []
+
+    def write():
+        barrier.wait()
+        try:
+            outcomes.append(store.append(record(command="same"), 0, events(2), "open").duplicate)
+        except ConcurrencyConflict:
+            outcomes.append("conflict")
+
+    threads = [threading.Thread(target=write) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert outcomes.count(False) == 1
+    assert len(store.read("g1")) == 2
+
+
+def test_games_are_listed_by_status_newest_first(store):
+    store.append(record(game="a"), 0, events(1), "open")
+    store.append(
+        CommandRecord("b", "c", {}, "2026-11-22T11:00:00+00:00", {}, 0), 0, events(1), "running"
+    )
+    assert [g.game_id for g in store.games()] == ["b", "a"]
+    assert [g.game_id for g in store.games(status="open")] == ["a"]
+
+
+def test_secrets_and_snapshots(store):
+    store.put_secret("g1", b"\x00\x01secret")
+    assert store.get_secret("g1") == b"\x00\x01secret"
+    assert store.get_secret("g2") is None
+    store.put_snapshot(Snapshot("g1", 10, "f1", "{}"))
+    store.put_snapshot(Snapshot("g1", 20, "f1", '{"x":1}'))
+    store.put_snapshot(Snapshot("g1", 20, "f1", "ignored"))
+    assert store.get_snapshot("g1", "f1").version == 20
+    assert store.get_snapshot("g1", "f1", at_most=15).version == 10
+    assert store.get_snapshot("g1", "f2") is None
+    assert store.get_snapshot("g1", "f1").state == '{"x":1}'
+
+
+def _tamper(store, sql):
+    """Rewrite stored events behind the store's back, bypassing its guards."""
+    if isinstance(store, SQLiteEventStore):
+        conn = sqlite3.connect(store.path)
+        conn.execute("DROP TRIGGER events_no_update")
+        conn.execute(sql)
+        conn.commit()
+        conn.close()
+    else:
+        assert isinstance(store, PostgresEventStore)
+        with psycopg.connect(store.url, autocommit=True) as conn:
+            conn.execute("SET session_replication_role = replica")  # superuser: triggers off
+            conn.execute(sql)
+
+
+def test_rewriting_an_event_breaks_the_hash_chain(store):
+    store.append(record(), 0, events(4), "open")
+    assert check_chain(store.read("g1")).ok
+    _tamper(store, "UPDATE events SET data = '{\"n\":99}' WHERE game_id = 'g1' AND version = 2")
+    report = check_chain(store.read("g1"))
+    assert not report.ok and any("event 2" in p for p in report.problems)
+
+
+def test_rewriting_an_event_with_a_fresh_hash_breaks_the_next_link(store):
+    store.append(record(), 0, events(3), "open")
+    _tamper(
+        store,
+        "UPDATE events SET hash = 'f' || substr(hash, 2) WHERE game_id = 'g1' AND version = 2",
+    )
+    report = check_chain(store.read("g1"))
+    assert not report.ok
+
+
+def test_events_cannot_be_updated_or_deleted(store):
+    store.append(record(), 0, events(2), "open")
+    if isinstance(store, SQLiteEventStore):
+        conn = sqlite3.connect(store.path)
+        for sql in ("UPDATE events SET type = 'X'", "DELETE FROM events"):
+            with pytest.raises(sqlite3.DatabaseError, match="immutable"):
+                conn.execute(sql)
+        conn.close()
+    else:
+        with psycopg.connect(store.url, autocommit=True) as conn:
+            for sql in ("UPDATE events SET type = 'X'", "DELETE FROM events", "TRUNCATE events"):
+                with pytest.raises(psycopg.errors.RaiseException, match="immutable"):
+                    conn.execute(sql)
+    assert len(store.read("g1")) == 2
