@@ -330,8 +330,8 @@ class SqlEventStore:
         with self._tx() as cur:
             self._exec(
                 cur,
-                "INSERT INTO snapshots (game_id, fold_version, version, state) VALUES (%s, %s, %s, %s)"
-                " ON CONFLICT (game_id, fold_version, version) DO NOTHING",
+                "INSERT INTO snapshots (game_id, fold_version, version, state)"
+                " VALUES (%s, %s, %s, %s) ON CONFLICT (game_id, fold_version, version) DO NOTHING",
                 (snapshot.game_id, snapshot.fold_version, snapshot.version, snapshot.state),
             )
 

@@ -78,7 +78,8 @@ class SQLiteEventStore(SqlEventStore):
         """Create the schema if needed; record its version (idempotent)."""
         with self._tx() as cur:
             cur.execute(
-                "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at TEXT)"
+                "CREATE TABLE IF NOT EXISTS schema_version"
+                " (version INTEGER PRIMARY KEY, applied_at TEXT)"
             )
             for statement in TABLES:
                 cur.execute(statement.format(serial="INTEGER", blob="BLOB"))
