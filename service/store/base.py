@@ -157,6 +157,17 @@ def chain_events(
 
 
 @dataclass(frozen=True)
+class Account:
+    """A player or auditor; the bearer token is kept only as its SHA-256."""
+
+    account_id: str
+    name: str
+    kind: str  # "player" | "auditor"
+    token_hash: str
+    created_at: str
+
+
+@dataclass(frozen=True)
 class ChainReport:
     """Result of checking a game's hash chain."""
 
@@ -239,6 +250,18 @@ class EventStore(Protocol):
         self, game_id: str, fold_version: str, at_most: int | None = None
     ) -> Snapshot | None:
         """The newest snapshot at or below ``at_most`` for this fold version."""
+        ...
+
+    def add_account(self, account: Account) -> None:
+        """Record an account."""
+        ...
+
+    def account_by_token_hash(self, token_hash: str) -> Account | None:
+        """The account holding this token."""
+        ...
+
+    def account(self, account_id: str) -> Account | None:
+        """The account with this id."""
         ...
 
     def close(self) -> None:

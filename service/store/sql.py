@@ -14,6 +14,7 @@ from typing import Any
 
 from service.store.base import (
     GENESIS,
+    Account,
     Appended,
     CommandRecord,
     ConcurrencyConflict,
@@ -63,6 +64,12 @@ TABLES = [
     """CREATE TABLE IF NOT EXISTS secrets (
         game_id TEXT PRIMARY KEY,
         seed {blob} NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS accounts (
+        account_id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        token_hash TEXT NOT NULL UNIQUE,
+        created_at TEXT NOT NULL)""",
     """CREATE TABLE IF NOT EXISTS snapshots (
         game_id TEXT NOT NULL,
         fold_version TEXT NOT NULL,
@@ -309,6 +316,46 @@ class SqlEventStore:
         with self._tx() as cur:
             rows = self._exec(cur, "SELECT game_id FROM games").fetchall()
         yield from (r[0] for r in rows)
+
+    # --- accounts ---------------------------------------------------------------
+
+    def add_account(self, account: Account) -> None:
+        """Record an account (its token only as a hash)."""
+        with self._tx() as cur:
+            self._exec(
+                cur,
+                "INSERT INTO accounts (account_id, name, kind, token_hash, created_at)"
+                " VALUES (%s, %s, %s, %s, %s)",
+                (
+                    account.account_id,
+                    account.name,
+                    account.kind,
+                    account.token_hash,
+                    account.created_at,
+                ),
+            )
+
+    def account_by_token_hash(self, token_hash: str) -> Account | None:
+        """The account whose token hashes to ``token_hash``."""
+        with self._tx() as cur:
+            row = self._exec(
+                cur,
+                "SELECT account_id, name, kind, token_hash, created_at FROM accounts"
+                " WHERE token_hash = %s",
+                (token_hash,),
+            ).fetchone()
+        return Account(*row) if row else None
+
+    def account(self, account_id: str) -> Account | None:
+        """The account with this id."""
+        with self._tx() as cur:
+            row = self._exec(
+                cur,
+                "SELECT account_id, name, kind, token_hash, created_at FROM accounts"
+                " WHERE account_id = %s",
+                (account_id,),
+            ).fetchone()
+        return Account(*row) if row else None
 
     # --- secrets and snapshots -------------------------------------------------
 

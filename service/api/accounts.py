@@ -1,0 +1,32 @@
+"""``/accounts``: sign up and get a bearer token."""
+
+from __future__ import annotations
+
+from flask import Blueprint, jsonify
+from flask.typing import ResponseReturnValue
+
+from service.accounts import create_account
+from service.api import body, game_service
+from service.api.openapi import Operation, documented
+from service.api.schemas import AccountCreate, AccountCreated
+
+bp = Blueprint("accounts", __name__)
+
+
+@bp.post("/accounts")
+@documented(
+    Operation(
+        "/accounts",
+        "post",
+        "Create an account; returns its token once",
+        AccountCreated,
+        201,
+        AccountCreate,
+        errors=(422,),
+    )
+)
+def create() -> ResponseReturnValue:
+    data = body(AccountCreate)
+    service = game_service()
+    account, token = create_account(service.store, data["name"], service.clock())
+    return jsonify(account_id=account.account_id, name=account.name, token=token), 201

@@ -1,0 +1,360 @@
+"""``/games``: create, list, join, start, play, read events, stream, journal, verify."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+from flask import Blueprint, Response, json, jsonify, request, stream_with_context
+from flask.typing import ResponseReturnValue
+
+from domain import commands as cmd
+from domain import position
+from domain.legal import legal_commands
+from domain.serialization import encode
+from service.api import account, body, event_json, game_service, int_arg
+from service.api.openapi import Operation, documented, header, query
+from service.api.schemas import (
+    CommandAccepted,
+    CommandEnvelope,
+    EventPage,
+    GameCreate,
+    GameList,
+    GameView,
+    Journal,
+    LegalCommands,
+    SeatCreate,
+    VerificationSchema,
+)
+from service.errors import BadRequest, Forbidden
+from service.games import CommandResult
+from service.verify import verify_game
+
+bp = Blueprint("games", __name__)
+STATUSES = ("open", "setup", "playing", "ended")
+STREAM_POLL = 0.25
+STREAM_HEARTBEAT = 15.0
+
+
+def accepted(result: CommandResult, status: int = 200) -> ResponseReturnValue:
+    """The response to an accepted command: new version, events, receipt."""
+    payload = {
+        "game_id": result.game_id,
+        "version": result.version,
+        "events": [event_json(e) for e in result.events],
+        "receipt": {"version": result.version, "hash": result.hash},
+        "replayed": result.duplicate,
+    }
+    response = jsonify(payload)
+    response.headers["ETag"] = f'"{result.version}"'
+    return response, status
+
+
+@bp.post("/games")
+@documented(
+    Operation(
+        "/games",
+        "post",
+        "Create a game",
+        CommandAccepted,
+        201,
+        GameCreate,
+        auth=True,
+        errors=(401, 403, 422),
+    )
+)
+def create() -> ResponseReturnValue:
+    who = account()
+    data = body(GameCreate)
+    order = data.pop("tile_order")
+    result = game_service().create_game(who, cmd.GameOptions(**data), order)
+    return accepted(result, 201)
+
+
+@bp.get("/games")
+@documented(
+    Operation(
+        "/games",
+        "get",
+        "List games, newest activity first",
+        GameList,
+        params=[query("status", "string", "open, setup, playing or ended")],
+        errors=(422,),
+    )
+)
+def index() -> ResponseReturnValue:
+    status = request.args.get("status")
+    if status is not None and status not in STATUSES:
+        raise BadRequest("bad_query", f"status is one of {', '.join(STATUSES)}")
+    limit = int_arg("limit", 100, 1, 500)
+    rows = game_service().store.games(status, limit or 100)
+    return jsonify(
+        games=[
+            {
+                "game_id": g.game_id,
+                "status": g.status,
+                "version": g.version,
+                "created_at": g.created_at,
+                "updated_at": g.updated_at,
+            }
+            for g in rows
+        ]
+    )
+
+
+def _view(game_id: str, at: int | None) -> ResponseReturnValue:
+    version, state = game_service().load(game_id, at)
+    response = jsonify(
+        game_id=game_id, version=version, status=state.phase.value, position=position.dump(state)
+    )
+    response.headers["ETag"] = f'"{version}"'
+    return response
+
+
+@bp.get("/games/<game_id>")
+@documented(Operation("/games/{game_id}", "get", "A game's public state", GameView, errors=(404,)))
+def show(game_id: str) -> ResponseReturnValue:
+    return _view(game_id, None)
+
+
+@bp.get("/games/<game_id>/state")
+@documented(
+    Operation(
+        "/games/{game_id}/state",
+        "get",
+        "The state at any version (snapshot + fold)",
+        GameView,
+        params=[query("at", "integer", "version (default: latest)")],
+        errors=(404, 422),
+    )
+)
+def state_at(game_id: str) -> ResponseReturnValue:
+    return _view(game_id, int_arg("at", None, 1))
+
+
+@bp.post("/games/<game_id>/seats")
+@documented(
+    Operation(
+        "/games/{game_id}/seats",
+        "post",
+        "Take a seat with a colour (two in the "
+        "two-colour variant) and optional entropy for the deck",
+        CommandAccepted,
+        201,
+        SeatCreate,
+        auth=True,
+        errors=(401, 403, 404, 409, 422),
+    )
+)
+def join(game_id: str) -> ResponseReturnValue:
+    who = account()
+    data = body(SeatCreate)
+    colours = data.get("colours") or [data["colour"]]
+    return accepted(game_service().join(game_id, who, colours, data["entropy"]), 201)
+
+
+@bp.post("/games/<game_id>/start")
+@documented(
+    Operation(
+        "/games/{game_id}/start",
+        "post",
+        "Start the game (a seated player)",
+        CommandAccepted,
+        auth=True,
+        errors=(401, 403, 404, 409),
+    )
+)
+def start(game_id: str) -> ResponseReturnValue:
+    who = account()
+    return accepted(
+        game_service().execute(
+            game_id, who, {"type": "StartGame"}, command_id=request.headers.get("Idempotency-Key")
+        )
+    )
+
+
+@bp.get("/games/<game_id>/legal")
+@documented(
+    Operation(
+        "/games/{game_id}/legal",
+        "get",
+        "Legal commands of the active seat; any item can be POSTed unchanged to /commands",
+        LegalCommands,
+        errors=(404,),
+    )
+)
+def legal(game_id: str) -> ResponseReturnValue:
+    version, state = game_service().load(game_id)
+    colour = state.active_colour
+    return jsonify(
+        game_id=game_id,
+        version=version,
+        decision=state.pending.kind if state.pending else None,
+        colour=colour,
+        player_id=state.owner(colour).player_id if colour else None,
+        commands=[encode(c) for c in legal_commands(state)],
+    )
+
+
+def _expected_version(envelope: dict[str, object]) -> int | None:
+    match = request.headers.get("If-Match")
+    if match is None:
+        value = envelope.get("expected_version")
+        return value if isinstance(value, int) else None
+    try:
+        return int(match.strip().removeprefix("W/").strip('"'))
+    except ValueError as exc:
+        raise BadRequest("bad_if_match", 'If-Match is the quoted version, e.g. "12"') from exc
+
+
+@bp.post("/games/<game_id>/commands")
+@documented(
+    Operation(
+        "/games/{game_id}/commands",
+        "post",
+        "Play a command",
+        CommandAccepted,
+        request=CommandEnvelope,
+        auth=True,
+        errors=(401, 403, 404, 409, 422),
+        params=[
+            header("If-Match", 'expected version, e.g. "12"'),
+            header("Idempotency-Key", "a command id; a retry returns the stored outcome"),
+        ],
+    )
+)
+def command(game_id: str) -> ResponseReturnValue:
+    who = account()
+    envelope = body(CommandEnvelope)
+    expected = _expected_version(envelope)
+    envelope.pop("expected_version", None)
+    key = request.headers.get("Idempotency-Key")
+    if key is not None and not 1 <= len(key) <= 128:
+        raise BadRequest("bad_idempotency_key", "Idempotency-Key has 1 to 128 characters")
+    return accepted(game_service().execute(game_id, who, envelope, expected, key))
+
+
+@bp.get("/games/<game_id>/events")
+@documented(
+    Operation(
+        "/games/{game_id}/events",
+        "get",
+        "Events after a version (JSON, or NDJSON with Accept: application/x-ndjson)",
+        EventPage,
+        params=[
+            query("after", "integer", "version to start after"),
+            query("limit", "integer", "at most this many (≤ 1000)"),
+        ],
+        errors=(404, 422),
+    )
+)
+def events(game_id: str) -> ResponseReturnValue:
+    version, _ = game_service().load(game_id)
+    after = int_arg("after", 0) or 0
+    limit = int_arg("limit", 500, 1, 1000) or 500
+    rows = game_service().store.read(game_id, after, limit)
+    if request.accept_mimetypes.best == "application/x-ndjson":
+        text = "".join(json.dumps(event_json(e)) + "\n" for e in rows)
+        return Response(text, mimetype="application/x-ndjson")
+    next_after = rows[-1].version if rows else after
+    return jsonify(
+        game_id=game_id, head=version, events=[event_json(e) for e in rows], next_after=next_after
+    )
+
+
+@bp.get("/games/<game_id>/stream")
+@documented(
+    Operation(
+        "/games/{game_id}/stream",
+        "get",
+        "Live events as server-sent events; resumes after Last-Event-ID",
+        None,
+        content="text/event-stream",
+        params=[
+            header("Last-Event-ID", "the last version received"),
+            query("timeout", "integer", "close after this many seconds"),
+        ],
+        errors=(404, 422),
+    )
+)
+def stream(game_id: str) -> ResponseReturnValue:
+    game_service().load(game_id)
+    last = request.headers.get("Last-Event-ID") or request.args.get("after") or "0"
+    try:
+        after = int(last)
+    except ValueError as exc:
+        raise BadRequest("bad_last_event_id", "Last-Event-ID is a version number") from exc
+    timeout = int_arg("timeout", 300, 1, 3600) or 300
+    store = game_service().store
+
+    def generate() -> Iterator[str]:
+        nonlocal after
+        deadline = time.monotonic() + timeout
+        beat = time.monotonic()
+        yield "retry: 2000\n\n"
+        while time.monotonic() < deadline:
+            rows = store.read(game_id, after, 200)
+            for e in rows:
+                yield f"id: {e.version}\nevent: {e.type}\ndata: {json.dumps(event_json(e))}\n\n"
+                after = e.version
+            if not rows:
+                if time.monotonic() - beat > STREAM_HEARTBEAT:
+                    beat = time.monotonic()
+                    yield ": keep-alive\n\n"
+                time.sleep(STREAM_POLL)
+
+    response = Response(stream_with_context(generate()), mimetype="text/event-stream")
+    response.headers["Cache-Control"] = "no-cache"
+    response.headers["X-Accel-Buffering"] = "no"
+    return response
+
+
+@bp.get("/games/<game_id>/journal")
+@documented(
+    Operation(
+        "/games/{game_id}/journal",
+        "get",
+        "Every command received, accepted or rejected (the game's players and auditors)",
+        Journal,
+        auth=True,
+        errors=(401, 403, 404),
+    )
+)
+def journal(game_id: str) -> ResponseReturnValue:
+    who = account()
+    _, state = game_service().load(game_id)
+    if who.kind != "auditor" and all(p.player_id != who.account_id for p in state.players):
+        raise Forbidden("not_allowed", "the journal is for this game's players and auditors")
+    entries = game_service().store.journal(game_id)
+    return jsonify(
+        game_id=game_id,
+        commands=[
+            {
+                "command_id": e.command_id,
+                "seq": e.seq,
+                "actor": e.actor,
+                "received_at": e.received_at,
+                "payload": e.payload,
+                "judged_version": e.judged_version,
+                "outcome": e.outcome,
+                "first_version": e.first_version,
+                "last_version": e.last_version,
+                "rejection": e.rejection,
+            }
+            for e in entries
+        ],
+    )
+
+
+@bp.get("/games/<game_id>/verify")
+@documented(
+    Operation(
+        "/games/{game_id}/verify",
+        "get",
+        "Check the hash chain, the revealed seed against every draw, and re-run every command",
+        VerificationSchema,
+        errors=(404,),
+    )
+)
+def verify(game_id: str) -> ResponseReturnValue:
+    return jsonify(verify_game(game_service(), game_id).as_dict())

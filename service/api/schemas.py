@@ -1,0 +1,157 @@
+"""Marshmallow schemas: request validation at the edge and the OpenAPI document."""
+
+from __future__ import annotations
+
+from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
+
+from domain.state import COLOURS
+
+
+class Strict(Schema):
+    """Unknown fields are an error, never silently ignored."""
+
+    class Meta:
+        unknown = RAISE
+
+
+class AccountCreate(Strict):
+    name = fields.String(required=True, validate=validate.Length(1, 64))
+
+
+class AccountCreated(Strict):
+    account_id = fields.String(required=True)
+    name = fields.String(required=True)
+    token = fields.String(required=True, metadata={"description": "shown once; send as Bearer"})
+
+
+class GameCreate(Strict):
+    max_players = fields.Integer(load_default=6, validate=validate.Range(2, 6))
+    two_colours_each = fields.Boolean(load_default=False)
+    free_orientation_after_first = fields.Boolean(load_default=False)
+    first_seat = fields.Integer(load_default=1, validate=validate.Range(1, 6))
+    tile_order = fields.List(
+        fields.String(),
+        load_default=None,
+        metadata={"description": "testing mode only: tiles drawn first, in order"},
+    )
+
+
+class SeatCreate(Strict):
+    colour = fields.String(validate=validate.OneOf(COLOURS))
+    colours = fields.List(
+        fields.String(validate=validate.OneOf(COLOURS)), validate=validate.Length(1, 2)
+    )
+    entropy = fields.String(load_default="", validate=validate.Length(0, 256))
+
+    @validates_schema
+    def one_of_colour_or_colours(self, data: dict[str, object], **_: object) -> None:
+        if ("colour" in data) == ("colours" in data):
+            raise ValidationError("give either colour or colours (two-colour variant)")
+
+
+class CommandEnvelope(Schema):
+    """A command as in ``domain.serialization``, plus an optional expected version."""
+
+    class Meta:
+        unknown = "include"
+
+    type = fields.String(required=True, metadata={"description": "command type, e.g. Expand"})
+    expected_version = fields.Integer(validate=validate.Range(0), load_default=None)
+
+
+class Receipt(Strict):
+    version = fields.Integer(required=True)
+    hash = fields.String(required=True)
+
+
+class StoredEventSchema(Strict):
+    version = fields.Integer(required=True)
+    type = fields.String(required=True)
+    data = fields.Dict(required=True)
+    metadata = fields.Dict(required=True)
+    prev_hash = fields.String(required=True)
+    hash = fields.String(required=True)
+
+
+class CommandAccepted(Strict):
+    game_id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    events = fields.List(fields.Nested(StoredEventSchema), required=True)
+    receipt = fields.Nested(Receipt, required=True)
+    replayed = fields.Boolean(required=True, metadata={"description": "a repeated command id"})
+
+
+class EventPage(Strict):
+    game_id = fields.String(required=True)
+    head = fields.Integer(required=True)
+    events = fields.List(fields.Nested(StoredEventSchema), required=True)
+    next_after = fields.Integer(required=True)
+
+
+class GameSummary(Strict):
+    game_id = fields.String(required=True)
+    status = fields.String(required=True)
+    version = fields.Integer(required=True)
+    created_at = fields.String(required=True)
+    updated_at = fields.String(required=True)
+
+
+class GameList(Strict):
+    games = fields.List(fields.Nested(GameSummary), required=True)
+
+
+class GameView(Strict):
+    game_id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    status = fields.String(required=True)
+    position = fields.Dict(required=True, metadata={"description": "domain.position.dump"})
+
+
+class LegalCommands(Strict):
+    game_id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    decision = fields.String(allow_none=True, required=True)
+    colour = fields.String(allow_none=True, required=True)
+    player_id = fields.String(allow_none=True, required=True)
+    commands = fields.List(fields.Dict(), required=True)
+
+
+class JournalItem(Strict):
+    command_id = fields.String(required=True)
+    seq = fields.Integer(required=True)
+    actor = fields.Dict(required=True)
+    received_at = fields.String(required=True)
+    payload = fields.Dict(required=True)
+    judged_version = fields.Integer(required=True)
+    outcome = fields.String(required=True)
+    first_version = fields.Integer(allow_none=True)
+    last_version = fields.Integer(allow_none=True)
+    rejection = fields.Dict(allow_none=True)
+
+
+class Journal(Strict):
+    game_id = fields.String(required=True)
+    commands = fields.List(fields.Nested(JournalItem), required=True)
+
+
+class VerificationSchema(Strict):
+    game_id = fields.String(required=True)
+    ok = fields.Boolean(required=True)
+    events = fields.Integer(required=True)
+    chain_ok = fields.Boolean(required=True)
+    chain_problems = fields.List(fields.String(), required=True)
+    deck_revealed = fields.Boolean(required=True)
+    deck_ok = fields.Boolean(allow_none=True, required=True)
+    deck_problems = fields.List(fields.String(), required=True)
+    draws_checked = fields.Integer(required=True)
+    commands_rerun = fields.Integer(required=True)
+    rerun_problems = fields.List(fields.String(), required=True)
+
+
+class Problem(Strict):
+    type = fields.String(required=True)
+    title = fields.String(required=True)
+    status = fields.Integer(required=True)
+    detail = fields.String(required=True)
+    code = fields.String(required=True)
+    rule = fields.String(metadata={"description": "the rule id (rules.md) a command broke"})

@@ -1,0 +1,60 @@
+"""Composition root: ``create_app(settings)`` wires store, services and blueprints."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from flask import Flask, redirect
+from flask.typing import ResponseReturnValue
+
+from service.api import register_errors
+from service.api.accounts import bp as accounts_bp
+from service.api.games import bp as games_bp
+from service.api.meta import bp as meta_bp
+from service.games import GameService
+from service.settings import Settings
+from service.store.base import EventStore
+
+
+def open_store(settings: Settings) -> EventStore:
+    """The event store the settings name: PostgreSQL, or the embedded SQLite file."""
+    if settings.uses_postgres:
+        from service.store.postgres import PostgresEventStore
+
+        return PostgresEventStore(settings.database_url)
+    from service.store.sqlite import SQLiteEventStore
+
+    return SQLiteEventStore(settings.sqlite_path)
+
+
+def create_app(
+    settings: Settings | None = None,
+    *,
+    store: EventStore | None = None,
+    clock: Callable[[], datetime] | None = None,
+) -> Flask:
+    """The Flask app. Nothing connects at import time; the schema is upgraded here."""
+    settings = settings or Settings.from_env()
+    store = store or open_store(settings)
+    store.upgrade()
+    app = Flask(__name__)
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.extensions["tongiaki.settings"] = settings
+    app.extensions["tongiaki.games"] = GameService(
+        store,
+        clock=clock or (lambda: datetime.now(UTC)),
+        testing=settings.testing,
+        snapshot_every=settings.snapshot_every,
+    )
+    register_errors(app)
+    for bp in (accounts_bp, games_bp, meta_bp):
+        app.register_blueprint(bp, url_prefix="/api/v1")
+
+    @app.get("/")
+    def home() -> ResponseReturnValue:
+        return redirect("/api/v1/docs")
+
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
+    return app
