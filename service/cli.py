@@ -80,3 +80,193 @@ def simulate(
     click.echo("end reasons    " + ", ".join(f"{k} {v}" for k, v in sorted(reasons.items())))
     click.echo("tie-breaks     " + ", ".join(f"{k} {v}" for k, v in sorted(ties.items())))
     click.echo(f"speed          {games / elapsed:.1f} games/s ({elapsed:.2f} s)")
+
+
+# --- the service ---------------------------------------------------------------
+
+
+def _settings():  # type: ignore[no-untyped-def]
+    from service.settings import Settings
+
+    return Settings.from_env()
+
+
+def _service():  # type: ignore[no-untyped-def]
+    from service.app import open_store
+    from service.games import GameService
+
+    settings = _settings()
+    store = open_store(settings)
+    store.upgrade()
+    return GameService(store, testing=settings.testing)
+
+
+@main.command()
+@click.option("--host", default=None, help="Default: TONGIAKI_HOST or 127.0.0.1.")
+@click.option("--port", default=None, type=int, help="Default: TONGIAKI_PORT or 8000.")
+@click.option("--workers", default=0, type=int, help="gunicorn workers (0: one threaded process).")
+@click.option(
+    "--threads", default=8, type=int, show_default=True, help="Threads per gunicorn worker."
+)
+def serve(host: str | None, port: int | None, workers: int, threads: int) -> None:
+    """Run the HTTP service (SQLite under ./var unless DATABASE_URL is set)."""
+    from service.app import create_app
+
+    settings = _settings()
+    host = host or settings.host
+    port = port or settings.port
+    where = "PostgreSQL" if settings.uses_postgres else f"SQLite at {settings.sqlite_path}"
+    click.echo(f"tongiaki: serving on http://{host}:{port}/ ({where})", err=True)
+    if workers <= 0:
+        create_app(settings).run(host=host, port=port, threaded=True)
+        return
+    from gunicorn.app.base import BaseApplication
+
+    class Gunicorn(BaseApplication):  # type: ignore[misc]
+        def load_config(self) -> None:
+            self.cfg.set("bind", f"{host}:{port}")
+            self.cfg.set("workers", workers)
+            self.cfg.set("threads", threads)
+            self.cfg.set("worker_class", "gthread")
+            self.cfg.set("timeout", 120)
+
+        def load(self):  # type: ignore[no-untyped-def]
+            return create_app(settings)
+
+    Gunicorn().run()
+
+
+@main.group()
+def db() -> None:
+    """Database schema."""
+
+
+@db.command()
+def upgrade() -> None:
+    """Create or migrate the schema (idempotent; also done on start)."""
+    from service.app import open_store
+
+    store = open_store(_settings())
+    version = store.upgrade()
+    store.close()
+    click.echo(f"schema at version {version}")
+
+
+@main.command()
+@click.argument("game_id")
+def verify(game_id: str) -> None:
+    """Check a game's hash chain, fair draws and every command; exit 1 if anything is off."""
+    from service.errors import ServiceError
+    from service.verify import verify_game
+
+    try:
+        report = verify_game(_service(), game_id)
+    except ServiceError as exc:
+        raise click.ClickException(exc.detail) from exc
+    click.echo(f"game {game_id}: {report.events} events")
+    click.echo(f"  hash chain       {'ok' if report.chain_ok else 'BROKEN'}")
+    for p in report.chain_problems:
+        click.echo(f"    - {p}")
+    if report.deck_revealed:
+        click.echo(
+            f"  fair draws       {'ok' if report.deck_ok else 'MISMATCH'} "
+            f"({report.draws_checked} draws against the revealed seed)"
+        )
+        for p in report.deck_problems:
+            click.echo(f"    - {p}")
+    else:
+        click.echo("  fair draws       not yet revealed (the game is not over)")
+    click.echo(
+        f"  commands re-run  {report.commands_rerun}, "
+        f"{'all match' if not report.rerun_problems else 'MISMATCH'}"
+    )
+    for p in report.rerun_problems:
+        click.echo(f"    - {p}")
+    if not report.ok:
+        sys.exit(1)
+
+
+@main.command(name="export")
+@click.argument("game_id")
+@click.option("--output", "-o", type=click.File("w"), default="-", help="Default: stdout.")
+def export_game(game_id: str, output) -> None:  # type: ignore[no-untyped-def]
+    """Write a game's events with metadata and hashes as NDJSON."""
+    import json
+
+    service = _service()
+    service.load(game_id)
+    for e in service.store.read(game_id):
+        output.write(
+            json.dumps(
+                {
+                    "game_id": e.game_id,
+                    "version": e.version,
+                    "type": e.type,
+                    "data": e.data,
+                    "metadata": e.metadata,
+                    "prev_hash": e.prev_hash,
+                    "hash": e.hash,
+                },
+                sort_keys=True,
+            )
+            + "\n"
+        )
+
+
+@main.command(name="import")
+@click.argument("source", type=click.File("r"))
+def import_game(source) -> None:  # type: ignore[no-untyped-def]
+    """Load a game exported as NDJSON, after checking its hash chain."""
+    import json
+    from datetime import UTC, datetime
+
+    from domain.evolve import replay
+    from service.games import decode_events
+    from service.store.base import StoredEvent, check_chain
+
+    rows = [json.loads(line) for line in source if line.strip()]
+    if not rows:
+        raise click.ClickException("no events in the file")
+    events = [
+        StoredEvent(
+            r["game_id"],
+            r["version"],
+            r["type"],
+            r["data"],
+            r["metadata"],
+            r["prev_hash"],
+            r["hash"],
+        )
+        for r in rows
+    ]
+    if len({e.game_id for e in events}) != 1:
+        raise click.ClickException("the file holds more than one game")
+    report = check_chain(events)
+    if not report.ok:
+        raise click.ClickException("hash chain broken: " + "; ".join(report.problems[:3]))
+    state = replay(decode_events(events))
+    service = _service()
+    service.store.import_stream(events, state.phase.value, datetime.now(UTC).isoformat())
+    click.echo(f"imported game {events[0].game_id}: {len(events)} events, {state.phase.value}")
+
+
+@main.group()
+def auditor() -> None:
+    """Auditor accounts (read every game's journal)."""
+
+
+@auditor.command(name="create")
+@click.argument("name")
+def auditor_create(name: str) -> None:
+    """Create an auditor account and print its token (shown once)."""
+    from datetime import UTC, datetime
+
+    from service.accounts import create_account
+
+    account, token = create_account(_service().store, name, datetime.now(UTC), kind="auditor")
+    click.echo(f"auditor {account.name} ({account.account_id})")
+    click.echo(f"token: {token}")
+
+
+if __name__ == "__main__":
+    main()

@@ -8,12 +8,13 @@ from typing import Any
 from domain import commands as cmd
 from domain.decide import apply
 from domain.deck import verify_draws
-from domain.errors import DomainError
+from domain.errors import DomainError, MalformedPayload
 from domain.evolve import replay
 from domain.forced import apply_forced
-from domain.serialization import decode_command, encode
+from domain.serialization import decode_command, decode_event, encode
 from domain.state import GameState, Phase
-from service.games import GameService, decode_events
+from service.errors import NotFound
+from service.games import GameService
 from service.store.base import check_chain
 
 
@@ -40,10 +41,20 @@ class Verification:
 
 def verify_game(service: GameService, game_id: str) -> Verification:
     """Check the chain, the revealed seed against every draw, and re-run every command."""
-    service.load(game_id)  # 404 for an unknown game
+    head = service.store.head(game_id)
+    if head is None or head.version == 0:
+        raise NotFound("unknown_game", f"there is no game {game_id!r}")
     stored = service.store.read(game_id)
     chain = check_chain(stored)
-    events = decode_events(stored)
+    events = []
+    for e in stored:
+        try:
+            events.append(decode_event(e.body()))
+        except (MalformedPayload, ValueError) as exc:
+            problems = (*chain.problems, f"event {e.version} cannot be read: {exc}")
+            return Verification(
+                game_id, False, len(stored), False, problems, False, None, (), 0, 0, ()
+            )
     final = replay(events)
     deck_ok: bool | None = None
     deck_problems: tuple[str, ...] = ()

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import os
 import socket
+import uuid
 
+import psycopg
 import pytest
 
 POSTGRES_URL = os.environ.get(
@@ -45,3 +47,15 @@ def postgres_url() -> str:
 def redis_url() -> str:
     _need("Redis", "127.0.0.1", 6379)
     return REDIS_URL
+
+
+@pytest.fixture
+def pg_schema(postgres_url):
+    """A fresh PostgreSQL schema for one test, dropped afterwards."""
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {name}")
+    sep = "&" if "?" in postgres_url else "?"
+    yield name, f"{postgres_url}{sep}options=-csearch_path%3D{name}"
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute(f"DROP SCHEMA {name} CASCADE")

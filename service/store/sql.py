@@ -248,6 +248,30 @@ class SqlEventStore:
             entry = self._journal(cur, entry)
         return Appended(tuple(stored), new_version, new_hash, entry=entry)
 
+    def import_stream(self, events: Sequence[StoredEvent], status: str, at: str) -> None:
+        """Store an exported game's events as they are (hashes kept); the game must be new."""
+        game_id = events[0].game_id
+        with self._tx() as cur:
+            exists = self._exec(
+                cur, "SELECT 1 FROM games WHERE game_id = %s", (game_id,)
+            ).fetchone()
+            if exists:
+                raise ConcurrencyConflict(game_id, 0, -1)
+            for e in events:
+                self._exec(
+                    cur,
+                    "INSERT INTO events (game_id, version, type, data, metadata, prev_hash, hash)"
+                    " VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                    (e.game_id, e.version, e.type, e.data, e.metadata, e.prev_hash, e.hash),
+                )
+            head = events[-1]
+            self._exec(
+                cur,
+                "INSERT INTO games (game_id, version, hash, status, created_at, updated_at)"
+                " VALUES (%s, %s, %s, %s, %s, %s)",
+                (game_id, head.version, head.hash, status, at, at),
+            )
+
     def reject(
         self, record: CommandRecord, judged_version: int, rejection: dict[str, Any]
     ) -> JournalEntry:
