@@ -28,6 +28,7 @@ from domain.serialization import decode_command, decode_event, encode
 from domain.state import GameState, Phase
 from service.errors import BadRequest, Conflict, Forbidden, NotFound
 from service.store.base import (
+    GENESIS,
     Account,
     Appended,
     CommandRecord,
@@ -98,20 +99,34 @@ class GameService:
         self.snapshot_every = snapshot_every
         self._cache: dict[str, tuple[int, GameState]] = {}
         self._decks: dict[str, Deck] = {}
+        self._accounts: dict[str, Account] = {}
+        self._heads: dict[str, tuple[int, str]] = {}  # last version and hash seen per game
         self._lock = threading.Lock()
 
     # --- loading ---------------------------------------------------------------
 
     def load(self, game_id: str, at: int | None = None) -> tuple[int, GameState]:
-        """The game's version and state, now or ``at`` a version (snapshot + fold)."""
+        """The game's version and state, now or ``at`` a version (snapshot + fold).
+
+        The in-process cache is only a starting point: the events recorded since
+        its version are always read and folded, so it is never stale.
+        """
+        with self._lock:
+            cached = self._cache.get(game_id)
+        if at is None and cached is not None:
+            newer = self.store.read(game_id, after=cached[0])
+            if not newer:
+                return cached
+            state = replay(decode_events(newer), cached[1])
+            self._heads[game_id] = (newer[-1].version, newer[-1].hash)
+            self._remember(game_id, newer[-1].version, state, cached[0])
+            return newer[-1].version, state
         head = self.store.head(game_id)
         if head is None or head.version == 0:
             raise NotFound("unknown_game", f"there is no game {game_id!r}")
         target = head.version if at is None else at
         if not 0 < target <= head.version:
             raise BadRequest("bad_version", f"versions of this game run from 1 to {head.version}")
-        with self._lock:
-            cached = self._cache.get(game_id)
         if cached is not None and cached[0] == target:
             return cached
         base_version, state = 0, GameState()
@@ -124,8 +139,21 @@ class GameService:
         events = self.store.read(game_id, after=base_version, limit=target - base_version)
         state = replay(decode_events(events), state)
         if at is None:
+            self._heads[game_id] = (head.version, head.hash)
             self._remember(game_id, target, state, base_version)
         return target, state
+
+    def authenticate(self, header: str | None) -> Account:
+        """The account named by a bearer header (accounts never change: cached by token hash)."""
+        from service.accounts import authenticate, token_hash
+
+        if header and header.startswith("Bearer "):
+            known = self._accounts.get(token_hash(header[len("Bearer ") :].strip()))
+            if known is not None:
+                return known
+        account = authenticate(self.store, header)
+        self._accounts[account.token_hash] = account
+        return account
 
     def _remember(self, game_id: str, version: int, state: GameState, since: int) -> None:
         with self._lock:
@@ -179,10 +207,11 @@ class GameService:
         command_id: str | None = None,
     ) -> CommandResult:
         """Run a command a client sent (a dict as in ``domain.serialization``)."""
+        if command_id is not None:
+            prior = self.store.outcome(game_id, command_id)
+            if prior is not None:
+                return self._replayed(prior)
         command_id = command_id or uuid.uuid4().hex
-        prior = self.store.outcome(game_id, command_id)
-        if prior is not None:
-            return self._replayed(prior)
         version, state = self.load(game_id)
         try:
             command = decode_command(payload)
@@ -266,14 +295,19 @@ class GameService:
             events += reveal
         record = self._record(game_id, account, command_id, payload, expected_version)
         new = self._new_events(record, events)
+        known = self._heads.get(game_id)
+        prev_hash = known[1] if known is not None and known[0] == version else None
+        if version == 0:
+            prev_hash = GENESIS
         try:
-            appended = self.store.append(record, version, new, after.phase.value)
+            appended = self.store.append(record, version, new, after.phase.value, prev_hash)
         except ConcurrencyConflict as exc:
             raise Conflict(
                 "stale_version", f"the game moved on to version {exc.actual}", version=exc.actual
             ) from exc
         if appended.duplicate:
             return self._from_appended(game_id, appended)
+        self._heads[game_id] = (appended.version, appended.hash)
         self._remember(game_id, appended.version, after, version)
         self.doorbell.ring(game_id)
         return self._from_appended(game_id, appended)

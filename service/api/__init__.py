@@ -9,7 +9,6 @@ from flask import Flask, Response, current_app, json, request
 from marshmallow import Schema, ValidationError
 from werkzeug.exceptions import HTTPException
 
-from service.accounts import authenticate
 from service.errors import BadRequest, MalformedRequest, ServiceError
 from service.games import GameService
 from service.store.base import Account, StoredEvent
@@ -26,7 +25,7 @@ def game_service() -> GameService:
 
 def account() -> Account:
     """The caller's account, from the bearer token (401 otherwise)."""
-    return authenticate(game_service().store, request.headers.get("Authorization"))
+    return game_service().authenticate(request.headers.get("Authorization"))
 
 
 def body(schema: type[Schema]) -> dict[str, Any]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from functools import lru_cache
 
 from flask import Blueprint, Response, json, jsonify, request, stream_with_context
 from flask.typing import ResponseReturnValue
@@ -31,6 +32,17 @@ from service.games import CommandResult
 from service.verify import verify_game
 
 bp = Blueprint("games", __name__)
+
+
+@lru_cache(maxsize=65536)
+def encode_command(command: cmd.Command) -> dict[str, object]:
+    """A legal command as JSON data; commands are immutable values, so this is cached.
+
+    The dicts are shared: callers serialise them and never change them.
+    """
+    return encode(command)
+
+
 STATUSES = ("open", "setup", "playing", "ended")
 STREAM_POLL = 0.25
 STREAM_HEARTBEAT = 15.0
@@ -192,7 +204,7 @@ def legal(game_id: str) -> ResponseReturnValue:
         decision=state.pending.kind if state.pending else None,
         colour=colour,
         player_id=state.owner(colour).player_id if colour else None,
-        commands=[encode(c) for c in legal_commands(state)],
+        commands=[encode_command(c) for c in legal_commands(state)],
     )
 
 

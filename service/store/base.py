@@ -199,12 +199,18 @@ class EventStore(Protocol):
         ...
 
     def append(
-        self, record: CommandRecord, expected_version: int, events: Sequence[NewEvent], status: str
+        self,
+        record: CommandRecord,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        status: str,
+        prev_hash: str | None = None,
     ) -> Appended:
         """Append one command's events in one transaction, journal it, update the index.
 
-        Raises ``ConcurrencyConflict`` if the stream is not at ``expected_version``.
-        A command id already journalled returns its stored outcome, appending nothing.
+        Raises ``ConcurrencyConflict`` if the stream is not at ``expected_version``
+        (or its head hash is not ``prev_hash``, when the caller knows it). A command
+        id already journalled returns its stored outcome, appending nothing.
         """
         ...
 

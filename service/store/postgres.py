@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 import psycopg
 from psycopg_pool import ConnectionPool
 
-from service.store.base import StoreError
+from service.store.base import (
+    GENESIS,
+    Appended,
+    CommandRecord,
+    ConcurrencyConflict,
+    JournalEntry,
+    NewEvent,
+    StoreError,
+    canonical,
+    chain_events,
+)
 from service.store.sql import SCHEMA_VERSION, TABLES, SqlEventStore
 
 IMMUTABLE = [
@@ -21,6 +31,53 @@ IMMUTABLE = [
     """CREATE OR REPLACE TRIGGER events_no_truncate BEFORE TRUNCATE ON events
        FOR EACH STATEMENT EXECUTE FUNCTION tongiaki_events_immutable()""",
 ]
+
+# One round trip per command: the whole append runs server-side, atomically.
+APPEND_FUNCTION = """
+CREATE OR REPLACE FUNCTION tongiaki_append(
+    p_game text, p_expected integer, p_prev text, p_new_version integer, p_new_hash text,
+    p_status text, p_at text, p_command text, p_actor text, p_payload text,
+    p_types text[], p_data text[], p_meta text[], p_prevs text[], p_hashes text[])
+RETURNS TABLE (outcome text, head integer, journal_seq bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v integer;
+    h text;
+    s bigint;
+BEGIN
+    IF p_expected = 0 THEN
+        INSERT INTO games (game_id, version, hash, status, created_at, updated_at)
+        VALUES (p_game, 0, repeat('0', 64), p_status, p_at, p_at)
+        ON CONFLICT (game_id) DO NOTHING;
+    END IF;
+    SELECT g.version, g.hash INTO v, h FROM games g WHERE g.game_id = p_game FOR UPDATE;
+    IF v IS NULL THEN
+        RETURN QUERY SELECT 'conflict'::text, 0, NULL::bigint;
+        RETURN;
+    END IF;
+    IF EXISTS (SELECT 1 FROM journal j WHERE j.game_id = p_game AND j.command_id = p_command) THEN
+        RETURN QUERY SELECT 'duplicate'::text, v, NULL::bigint;
+        RETURN;
+    END IF;
+    IF v <> p_expected OR h <> p_prev THEN
+        RETURN QUERY SELECT 'conflict'::text, v, NULL::bigint;
+        RETURN;
+    END IF;
+    INSERT INTO journal (game_id, command_id, actor, received_at, payload, judged_version,
+                         outcome, first_version, last_version)
+    VALUES (p_game, p_command, p_actor, p_at, p_payload, p_expected, 'accepted',
+            p_expected + 1, p_new_version)
+    RETURNING journal.seq INTO s;
+    INSERT INTO events (game_id, version, type, data, metadata, prev_hash, hash)
+    SELECT p_game, p_expected + x.i::integer, x.t, x.d, x.m, x.pr, x.hs
+    FROM unnest(p_types, p_data, p_meta, p_prevs, p_hashes)
+         WITH ORDINALITY AS x(t, d, m, pr, hs, i);
+    UPDATE games SET version = p_new_version, hash = p_new_hash, status = p_status,
+                     updated_at = p_at
+    WHERE game_id = p_game;
+    RETURN QUERY SELECT 'accepted'::text, p_new_version, s;
+END $$
+"""
 
 # Any constant will do: it only has to be the same for every process.
 UPGRADE_LOCK = 0x70D61A4
@@ -34,7 +91,7 @@ class PostgresEventStore(SqlEventStore):
     def __init__(self, url: str, min_size: int = 1, max_size: int = 10) -> None:
         self.url = url
         self.pool = ConnectionPool(
-            url, min_size=min_size, max_size=max_size, open=True, kwargs={"autocommit": False}
+            url, min_size=min_size, max_size=max_size, open=True, kwargs={"autocommit": True}
         )
 
     @contextmanager
@@ -46,6 +103,82 @@ class PostgresEventStore(SqlEventStore):
             raise StoreError(f"integrity: {exc}") from exc
         except psycopg.OperationalError as exc:
             raise StoreError(f"postgresql: {exc}") from exc
+
+    @contextmanager
+    def _read(self) -> Iterator[Any]:
+        # Autocommit: a single SELECT is its own snapshot, one round trip.
+        try:
+            with self.pool.connection() as conn, conn.cursor() as cur:
+                yield cur
+        except psycopg.errors.UniqueViolation as exc:
+            raise StoreError(f"integrity: {exc}") from exc
+        except psycopg.OperationalError as exc:
+            raise StoreError(f"postgresql: {exc}") from exc
+
+    def append(
+        self,
+        record: CommandRecord,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        status: str,
+        prev_hash: str | None = None,
+    ) -> Appended:
+        """Append in one round trip (``tongiaki_append``); see ``EventStore.append``."""
+        if not events:
+            return super().append(record, expected_version, events, status, prev_hash)
+        if prev_hash is None:
+            head = self.head(record.game_id)
+            prev_hash = (
+                head.hash if head is not None and head.version == expected_version else GENESIS
+            )
+        stored = chain_events(record.game_id, expected_version, prev_hash, events)
+        last = stored[-1]
+        try:
+            with self.pool.connection() as conn:
+                row = conn.execute(
+                    "SELECT outcome, head, journal_seq FROM tongiaki_append("
+                    "%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                    (
+                        record.game_id,
+                        expected_version,
+                        prev_hash,
+                        last.version,
+                        last.hash,
+                        status,
+                        record.received_at,
+                        record.command_id,
+                        canonical(record.actor),
+                        canonical(record.payload),
+                        [e.type for e in stored],
+                        [e.data for e in stored],
+                        [e.metadata for e in stored],
+                        [e.prev_hash for e in stored],
+                        [e.hash for e in stored],
+                    ),
+                ).fetchone()
+        except psycopg.OperationalError as exc:
+            raise StoreError(f"postgresql: {exc}") from exc
+        assert row is not None
+        outcome, head_version, seq = row
+        if outcome == "accepted":
+            entry = JournalEntry(
+                record.game_id,
+                record.command_id,
+                record.actor,
+                record.received_at,
+                record.payload,
+                expected_version,
+                "accepted",
+                stored[0].version,
+                last.version,
+                seq=int(seq),
+            )
+            return Appended(tuple(stored), last.version, last.hash, entry=entry)
+        found = self.outcome(record.game_id, record.command_id)
+        if found is not None:
+            with self._read() as cur:
+                return self._duplicate(cur, found)
+        raise ConcurrencyConflict(record.game_id, expected_version, int(head_version))
 
     def upgrade(self) -> int:
         """Create or migrate the schema under an advisory lock (idempotent)."""
@@ -59,6 +192,7 @@ class PostgresEventStore(SqlEventStore):
                 cur.execute(statement.format(serial="BIGSERIAL", blob="BYTEA"))
             for statement in IMMUTABLE:
                 cur.execute(statement)
+            cur.execute(APPEND_FUNCTION)
             cur.execute(
                 "INSERT INTO schema_version (version) VALUES (%s) ON CONFLICT DO NOTHING",
                 (SCHEMA_VERSION,),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import replace
 from typing import Any
 
 from service.store.base import (
@@ -110,7 +111,12 @@ class SqlEventStore:
     lock_suffix = ""  # "FOR UPDATE" where the database locks rows
 
     def _tx(self) -> AbstractContextManager[Any]:  # pragma: no cover - adapters override
+        """A write transaction yielding a cursor."""
         raise NotImplementedError
+
+    def _read(self) -> AbstractContextManager[Any]:
+        """A cursor for reads that need no transaction of their own."""
+        return self._tx()
 
     def _sql(self, query: str) -> str:
         return query
@@ -129,19 +135,18 @@ class SqlEventStore:
         ).fetchone()
         return _entry(row) if row else None
 
-    def _journal(self, cur: Any, entry: JournalEntry) -> JournalEntry:
-        """Insert a journal row; the entry as stored (with its arrival ``seq``)."""
-        self._insert_journal(cur, entry)
-        stored = self._find(cur, entry.game_id, entry.command_id)
-        assert stored is not None
-        return stored
+    def _journal(self, cur: Any, entry: JournalEntry) -> JournalEntry | None:
+        """Insert a journal row; the entry as stored, or None if the command id is taken."""
+        seq = self._insert_journal(cur, entry)
+        return None if seq is None else replace(entry, seq=seq)
 
-    def _insert_journal(self, cur: Any, entry: JournalEntry) -> None:
-        self._exec(
+    def _insert_journal(self, cur: Any, entry: JournalEntry) -> int | None:
+        row = self._exec(
             cur,
             "INSERT INTO journal (game_id, command_id, actor, received_at, payload, judged_version,"
             " outcome, first_version, last_version, rejection) VALUES"
-            " (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            " (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+            " ON CONFLICT (game_id, command_id) DO NOTHING RETURNING seq",
             (
                 entry.game_id,
                 entry.command_id,
@@ -154,16 +159,17 @@ class SqlEventStore:
                 entry.last_version,
                 canonical(entry.rejection) if entry.rejection is not None else None,
             ),
-        )
+        ).fetchone()
+        return None if row is None else int(row[0] or 0)
 
     def outcome(self, game_id: str, command_id: str) -> JournalEntry | None:
         """The journalled outcome of a command id, if any."""
-        with self._tx() as cur:
+        with self._read() as cur:
             return self._find(cur, game_id, command_id)
 
     def journal(self, game_id: str) -> list[JournalEntry]:
         """Every command received for the game, in arrival order."""
-        with self._tx() as cur:
+        with self._read() as cur:
             rows = self._exec(
                 cur,
                 f"SELECT {_JOURNAL_COLUMNS} FROM journal WHERE game_id = %s ORDER BY seq",
@@ -193,60 +199,74 @@ class SqlEventStore:
         )
 
     def append(
-        self, record: CommandRecord, expected_version: int, events: Sequence[NewEvent], status: str
+        self,
+        record: CommandRecord,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        status: str,
+        prev_hash: str | None = None,
     ) -> Appended:
         """Append one command's events atomically (see ``EventStore.append``)."""
         with self._tx() as cur:
-            # Claim the game's index row first (a placeholder at version 0 for a new
-            # game), then lock it: concurrent appends to one game queue up here, and
-            # the journal lookup below sees whatever the previous holder committed.
-            self._exec(
+            # Claim and lock the game's index row in one statement (a placeholder at
+            # version 0 for a new game): appends to one game queue up here.
+            version, prev_hash = self._exec(
                 cur,
                 "INSERT INTO games (game_id, version, hash, status, created_at, updated_at)"
-                " VALUES (%s, 0, %s, %s, %s, %s) ON CONFLICT (game_id) DO NOTHING",
+                " VALUES (%s, 0, %s, %s, %s, %s) ON CONFLICT (game_id)"
+                " DO UPDATE SET game_id = games.game_id RETURNING version, hash",
                 (record.game_id, GENESIS, status, record.received_at, record.received_at),
-            )
-            row = self._exec(
-                cur,
-                f"SELECT version, hash FROM games WHERE game_id = %s {self.lock_suffix}",
-                (record.game_id,),
             ).fetchone()
-            found = self._find(cur, record.game_id, record.command_id)
-            if found is not None:
-                return self._duplicate(cur, found)
-            version, prev_hash = row[0], row[1]
             if version != expected_version:
+                found = self._find(cur, record.game_id, record.command_id)
+                if found is not None:  # a retry of a command that was already applied
+                    return self._duplicate(cur, found)
                 raise ConcurrencyConflict(record.game_id, expected_version, version)
             stored = chain_events(record.game_id, version, prev_hash, events)
-            for e in stored:
-                self._exec(
-                    cur,
-                    "INSERT INTO events (game_id, version, type, data, metadata, prev_hash, hash)"
-                    " VALUES (%s, %s, %s, %s, %s, %s, %s)",
-                    (e.game_id, e.version, e.type, e.data, e.metadata, e.prev_hash, e.hash),
-                )
             head = stored[-1] if stored else None
             new_version = head.version if head else version
             new_hash = head.hash if head else prev_hash
+            entry = self._journal(
+                cur,
+                JournalEntry(
+                    record.game_id,
+                    record.command_id,
+                    record.actor,
+                    record.received_at,
+                    record.payload,
+                    version,
+                    "accepted",
+                    stored[0].version if stored else None,
+                    new_version if stored else None,
+                ),
+            )
+            if entry is None:  # the id was journalled before (e.g. rejected)
+                found = self._find(cur, record.game_id, record.command_id)
+                assert found is not None
+                return self._duplicate(cur, found)
+            self._insert_events(cur, stored)
             self._exec(
                 cur,
                 "UPDATE games SET version = %s, hash = %s, status = %s, updated_at = %s"
                 " WHERE game_id = %s",
                 (new_version, new_hash, status, record.received_at, record.game_id),
             )
-            entry = JournalEntry(
-                record.game_id,
-                record.command_id,
-                record.actor,
-                record.received_at,
-                record.payload,
-                version,
-                "accepted",
-                stored[0].version if stored else None,
-                new_version if stored else None,
-            )
-            entry = self._journal(cur, entry)
         return Appended(tuple(stored), new_version, new_hash, entry=entry)
+
+    def _insert_events(self, cur: Any, stored: Sequence[StoredEvent]) -> None:
+        """All of a command's events in one statement."""
+        if not stored:
+            return
+        values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * len(stored))
+        params: list[Any] = []
+        for e in stored:
+            params += [e.game_id, e.version, e.type, e.data, e.metadata, e.prev_hash, e.hash]
+        self._exec(
+            cur,
+            "INSERT INTO events (game_id, version, type, data, metadata, prev_hash, hash)"
+            f" VALUES {values}",
+            params,
+        )
 
     def import_stream(self, events: Sequence[StoredEvent], status: str, at: str) -> None:
         """Store an exported game's events as they are (hashes kept); the game must be new."""
@@ -257,13 +277,8 @@ class SqlEventStore:
             ).fetchone()
             if exists:
                 raise ConcurrencyConflict(game_id, 0, -1)
-            for e in events:
-                self._exec(
-                    cur,
-                    "INSERT INTO events (game_id, version, type, data, metadata, prev_hash, hash)"
-                    " VALUES (%s, %s, %s, %s, %s, %s, %s)",
-                    (e.game_id, e.version, e.type, e.data, e.metadata, e.prev_hash, e.hash),
-                )
+            for start in range(0, len(events), 100):
+                self._insert_events(cur, events[start : start + 100])
             head = events[-1]
             self._exec(
                 cur,
@@ -290,7 +305,12 @@ class SqlEventStore:
                 "rejected",
                 rejection=rejection,
             )
-            return self._journal(cur, entry)
+            stored = self._journal(cur, entry)
+            if stored is None:
+                found = self._find(cur, record.game_id, record.command_id)
+                assert found is not None
+                return found
+            return stored
 
     # --- reading --------------------------------------------------------------
 
@@ -304,7 +324,7 @@ class SqlEventStore:
         if limit is not None:
             query += " LIMIT %s"
             params.append(limit)
-        with self._tx() as cur:
+        with self._read() as cur:
             rows = self._exec(cur, query, params).fetchall()
         return [_event(r) for r in rows]
 
@@ -313,7 +333,7 @@ class SqlEventStore:
 
     def head(self, game_id: str) -> GameRow | None:
         """The game's index row, or None."""
-        with self._tx() as cur:
+        with self._read() as cur:
             row = self._exec(
                 cur,
                 "SELECT game_id, version, hash, status, created_at, updated_at FROM games"
@@ -331,13 +351,13 @@ class SqlEventStore:
             params.append(status)
         query += " ORDER BY updated_at DESC, game_id LIMIT %s"
         params.append(limit)
-        with self._tx() as cur:
+        with self._read() as cur:
             rows = self._exec(cur, query, params).fetchall()
         return [self._game(r) for r in rows]
 
     def game_ids(self) -> Iterator[str]:
         """Every game id, in no particular order."""
-        with self._tx() as cur:
+        with self._read() as cur:
             rows = self._exec(cur, "SELECT game_id FROM games").fetchall()
         yield from (r[0] for r in rows)
 
@@ -361,7 +381,7 @@ class SqlEventStore:
 
     def account_by_token_hash(self, token_hash: str) -> Account | None:
         """The account whose token hashes to ``token_hash``."""
-        with self._tx() as cur:
+        with self._read() as cur:
             row = self._exec(
                 cur,
                 "SELECT account_id, name, kind, token_hash, created_at FROM accounts"
@@ -372,7 +392,7 @@ class SqlEventStore:
 
     def account(self, account_id: str) -> Account | None:
         """The account with this id."""
-        with self._tx() as cur:
+        with self._read() as cur:
             row = self._exec(
                 cur,
                 "SELECT account_id, name, kind, token_hash, created_at FROM accounts"
@@ -390,7 +410,7 @@ class SqlEventStore:
 
     def get_secret(self, game_id: str) -> bytes | None:
         """A game's deck seed, or None."""
-        with self._tx() as cur:
+        with self._read() as cur:
             row = self._exec(
                 cur, "SELECT seed FROM secrets WHERE game_id = %s", (game_id,)
             ).fetchone()
@@ -419,6 +439,6 @@ class SqlEventStore:
             query += " AND version <= %s"
             params.append(at_most)
         query += " ORDER BY version DESC LIMIT 1"
-        with self._tx() as cur:
+        with self._read() as cur:
             row = self._exec(cur, query, params).fetchone()
         return Snapshot(row[0], row[1], row[2], row[3]) if row else None

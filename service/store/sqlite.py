@@ -92,13 +92,26 @@ class SQLiteEventStore(SqlEventStore):
             row = cur.execute("SELECT MAX(version) FROM schema_version").fetchone()
         return int(row[0])
 
-    def _insert_journal(self, cur: Any, entry: Any) -> None:
-        # SQLite has no sequences: the journal's arrival order is its rowid order.
-        super()._insert_journal(cur, entry)
-        cur.execute(
-            "UPDATE journal SET seq = rowid WHERE game_id = ? AND command_id = ?",
+    def _insert_journal(self, cur: Any, entry: Any) -> int | None:
+        # SQLite has no sequences: a row's arrival order is its rowid.
+        seq = super()._insert_journal(cur, entry)
+        if seq is None:
+            return None
+        rowid = cur.execute(
+            "SELECT rowid FROM journal WHERE game_id = ? AND command_id = ?",
             (entry.game_id, entry.command_id),
-        )
+        ).fetchone()[0]
+        cur.execute("UPDATE journal SET seq = ? WHERE rowid = ?", (rowid, rowid))
+        return int(rowid)
+
+    @contextmanager
+    def _read(self) -> Iterator[Any]:
+        # In WAL mode a plain statement reads a consistent snapshot: no lock needed.
+        cur = self._connection().cursor()
+        try:
+            yield cur
+        finally:
+            cur.close()
 
     def close(self) -> None:
         """Close every connection this store opened."""

@@ -1,0 +1,253 @@
+"""Event store and HTTP benchmark on the local PostgreSQL (figures, not a test).
+
+    python bench/store.py [--url postgresql://postgres@127.0.0.1:5432/test] [--seconds 5]
+
+1. appends of one command's events per transaction: 1 writer, then 4 writer
+   processes across many games;
+2. load of a 500-event game (cold: snapshot + fold), median and p99;
+3. HTTP commands through gunicorn (2 workers) with 8 concurrent bot players.
+
+Everything runs in a throw-away schema that is dropped at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import multiprocessing
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import psycopg
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from service.store.base import CommandRecord, NewEvent  # noqa: E402
+from service.store.postgres import PostgresEventStore  # noqa: E402
+
+EVENT = {
+    "colour": "blue",
+    "island": "tahiti",
+    "beaches": [0, 2],
+    "taken_from": None,
+    "automatic": False,
+    "rule": "R6",
+}
+
+
+def schema_url(url: str, schema: str) -> str:
+    sep = "&" if "?" in url else "?"
+    return f"{url}{sep}options=-csearch_path%3D{schema}"
+
+
+def writer(url: str, seconds: float, games: int, events_per_command: int, out) -> None:  # type: ignore[no-untyped-def]
+    store = PostgresEventStore(url, min_size=1, max_size=1)
+    versions = {f"g{os.getpid()}-{i}": 0 for i in range(games)}
+    hashes = dict.fromkeys(versions, "0" * 64)
+    ids = list(versions)
+    count = 0
+    deadline = time.perf_counter() + seconds
+    while time.perf_counter() < deadline:
+        game = ids[count % len(ids)]
+        record = CommandRecord(
+            game,
+            uuid.uuid4().hex,
+            {"account": "bench"},
+            "2026-11-22T00:00:00",
+            {"type": "Expand"},
+            versions[game],
+        )
+        new = [
+            NewEvent("BoatsAdded", EVENT, {"actor": "bench", "i": i})
+            for i in range(events_per_command)
+        ]
+        appended = store.append(record, versions[game], new, "playing", hashes[game])
+        versions[game], hashes[game] = appended.version, appended.hash
+        count += 1
+    store.close()
+    out.put(count)
+
+
+def append_rate(url: str, writers: int, seconds: float) -> float:
+    queue: multiprocessing.Queue[int] = multiprocessing.Queue()
+    procs = [
+        multiprocessing.Process(target=writer, args=(url, seconds, 50, 3, queue))
+        for _ in range(writers)
+    ]
+    for p in procs:
+        p.start()
+    total = sum(queue.get() for _ in procs)
+    for p in procs:
+        p.join()
+    return total / seconds
+
+
+def load_times(url: str, rounds: int) -> list[float]:
+    from domain.simulation import play
+    from service.games import GameService
+
+    store = PostgresEventStore(url)
+    service = GameService(store, snapshot_every=100)
+    game = play(2024, 6)
+    while len(game.events) < 500:  # a long game: pad with a second game's tail
+        game = play(random.randrange(10**6), 6)
+    from domain.serialization import encode
+
+    events = [encode(e) for e in game.events[:500]]
+    versions = 0
+    for start in range(0, 500, 10):
+        chunk = [
+            NewEvent(e["type"], {k: v for k, v in e.items() if k != "type"}, {"i": i})
+            for i, e in enumerate(events[start : start + 10])
+        ]
+        record = CommandRecord("long", f"c{start}", {}, "2026-11-22T00:00:00", {}, versions)
+        versions = store.append(record, versions, chunk, "playing").version
+    service.load("long")  # writes the snapshots
+    times = []
+    for _ in range(rounds):
+        service._cache.clear()
+        started = time.perf_counter()
+        service.load("long")
+        times.append((time.perf_counter() - started) * 1000)
+    store.close()
+    return times
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def http_bench(url: str, seconds: float, players: int) -> tuple[int, list[float]]:
+    port = free_port()
+    env = {**os.environ, "DATABASE_URL": url, "TONGIAKI_PORT": str(port)}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "serve", "--workers", "2"],
+        cwd=ROOT,
+        env=env,
+        stderr=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        latencies: list[float] = []
+        lock = threading.Lock()
+        deadline = time.perf_counter() + seconds
+        threads = [
+            threading.Thread(target=bot_client, args=(port, deadline, latencies, lock, i))
+            for i in range(players)
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        return len(latencies), latencies
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+
+
+def call(
+    conn: http.client.HTTPConnection, method: str, path: str, body=None, token=None, headers=None
+):  # type: ignore[no-untyped-def]
+    h = {"Content-Type": "application/json", **(headers or {})}
+    if token:
+        h["Authorization"] = f"Bearer {token}"
+    conn.request(method, "/api/v1" + path, json.dumps(body) if body is not None else None, h)
+    r = conn.getresponse()
+    return r.status, json.loads(r.read() or b"null")
+
+
+def bot_client(
+    port: int, deadline: float, latencies: list[float], lock: threading.Lock, seed: int
+) -> None:
+    """One concurrent bot client: plays 2-player games, moving for whichever seat is due."""
+    rng = random.Random(seed)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    tokens = {}
+    for c in ("blue", "red"):
+        _, a = call(conn, "POST", "/accounts", {"name": c})
+        tokens[a["account_id"]] = a["token"]
+    first = next(iter(tokens.values()))
+    while time.perf_counter() < deadline:
+        _, g = call(conn, "POST", "/games", {"max_players": 2}, first)
+        gid = g["game_id"]
+        for (account, token), colour in zip(tokens.items(), ("blue", "red"), strict=True):
+            call(conn, "POST", f"/games/{gid}/seats", {"colour": colour}, token)
+        call(conn, "POST", f"/games/{gid}/start", None, first)
+        while time.perf_counter() < deadline:
+            _, legal = call(conn, "GET", f"/games/{gid}/legal")
+            if legal["decision"] is None:
+                break
+            started = time.perf_counter()
+            status, _ = call(
+                conn,
+                "POST",
+                f"/games/{gid}/commands",
+                rng.choice(legal["commands"]),
+                tokens[legal["player_id"]],
+                {"If-Match": f'"{legal["version"]}"'},
+            )
+            elapsed = (time.perf_counter() - started) * 1000
+            assert status == 200, status
+            with lock:
+                latencies.append(elapsed)
+
+
+def pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(p * len(ordered)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--url", default="postgresql://postgres@127.0.0.1:5432/test")
+    parser.add_argument("--seconds", type=float, default=5.0)
+    args = parser.parse_args()
+    schema = f"bench_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(args.url, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    url = schema_url(args.url, schema)
+    try:
+        store = PostgresEventStore(url)
+        store.upgrade()
+        store.close()
+        print(f"PostgreSQL at {args.url}, {os.cpu_count()} cores")
+        one = append_rate(url, 1, args.seconds)
+        print(f"appends, 1 writer:   {one:,.0f} commands/s (3 events each, one transaction each)")
+        four = append_rate(url, 4, args.seconds)
+        print(f"appends, 4 writers:  {four:,.0f} commands/s (200 games)")
+        times = load_times(url, 200)
+        print(
+            f"load of a 500-event game (cold, snapshot + fold): median {statistics.median(times):.2f} ms, "
+            f"p99 {pct(times, 0.99):.2f} ms"
+        )
+        count, latencies = http_bench(url, args.seconds * 2, 8)
+        rate = count / (args.seconds * 2)
+        print(
+            f"HTTP commands, gunicorn 2 workers, 8 concurrent bot clients: {rate:,.0f} commands/s, "
+            f"p50 {pct(latencies, 0.5):.1f} ms, p99 {pct(latencies, 0.99):.1f} ms"
+        )
+    finally:
+        with psycopg.connect(args.url, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+if __name__ == "__main__":
+    main()
