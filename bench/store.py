@@ -188,7 +188,7 @@ def bot_client(
     while time.perf_counter() < deadline:
         _, g = call(conn, "POST", "/games", {"max_players": 2}, first)
         gid = g["game_id"]
-        for (account, token), colour in zip(tokens.items(), ("blue", "red"), strict=True):
+        for token, colour in zip(tokens.values(), ("blue", "red"), strict=True):
             call(conn, "POST", f"/games/{gid}/seats", {"colour": colour}, token)
         call(conn, "POST", f"/games/{gid}/start", None, first)
         while time.perf_counter() < deadline:
@@ -235,7 +235,8 @@ def main() -> None:
         print(f"appends, 4 writers:  {four:,.0f} commands/s (200 games)")
         times = load_times(url, 200)
         print(
-            f"load of a 500-event game (cold, snapshot + fold): median {statistics.median(times):.2f} ms, "
+            "load of a 500-event game (cold, snapshot + fold): "
+            f"median {statistics.median(times):.2f} ms, "
             f"p99 {pct(times, 0.99):.2f} ms"
         )
         count, latencies = http_bench(url, args.seconds * 2, 8)
