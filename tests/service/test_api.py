@@ -41,6 +41,10 @@ def test_a_whole_game_played_by_bots_through_the_api_ends_and_verifies(client, c
         for i in range(len(undrawn) - 2):
             assert json.dumps(undrawn[i : i + 3]) not in text
     assert all(seed not in record.getMessage() for record in caplog.records)
+    reveal = next(e["version"] for e in events if e["type"] == "DeckRevealed")
+    stream = client.get(f"/api/v1/games/{game_id}/stream?timeout=1").get_data(as_text=True)
+    before_reveal = stream.split(f"id: {reveal}\n")[0]
+    assert f"id: {reveal - 1}\n" in before_reveal and seed not in before_reveal
     assert all(p.token not in record.getMessage() for record in caplog.records for p in players)
 
 
