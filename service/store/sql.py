@@ -28,7 +28,8 @@ from service.store.base import (
     chain_events,
 )
 
-SCHEMA_VERSION = 1
+# 1: first schema; 2: PostgreSQL's tongiaki_append takes the events as one JSON argument
+SCHEMA_VERSION = 2
 
 TABLES = [
     """CREATE TABLE IF NOT EXISTS games (

@@ -18,6 +18,7 @@ from service.store.base import (
     check_chain,
 )
 from service.store.postgres import PostgresEventStore
+from service.store.sql import SCHEMA_VERSION
 from service.store.sqlite import SQLiteEventStore
 
 
@@ -40,7 +41,31 @@ def events(n, start=0):
 
 
 def test_upgrade_is_idempotent_and_records_the_schema_version(store):
-    assert store.upgrade() == store.upgrade() == 1
+    assert store.upgrade() == store.upgrade() == SCHEMA_VERSION == 2
+
+
+def test_upgrade_from_schema_1_replaces_the_array_append_function(pg_schema):
+    # schema 1's tongiaki_append took five text arrays; an upgraded database keeps one function
+    _, url = pg_schema
+    old = PostgresEventStore(url, max_size=1)
+    old.upgrade()
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(
+            "CREATE FUNCTION tongiaki_append(text, integer, text, integer, text, text, text, text,"
+            " text, text, text[], text[], text[], text[], text[]) RETURNS integer"
+            " LANGUAGE sql AS 'SELECT 1'"
+        )
+        conn.execute("DELETE FROM schema_version WHERE version = 2")
+    assert old.upgrade() == 2
+    with psycopg.connect(url, autocommit=True) as conn:
+        (count,) = conn.execute(
+            "SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
+            " WHERE proname = 'tongiaki_append' AND nspname = current_schema()"
+        ).fetchone()
+    assert count == 1
+    appended = old.append(record(command="c1"), 0, events(2), "open")
+    assert appended.version == 2
+    old.close()
 
 
 def test_appended_events_are_numbered_from_1_and_chained(store):
