@@ -212,10 +212,10 @@ class GameService:
             if prior is not None:
                 return self._replayed(prior)
         command_id = command_id or uuid.uuid4().hex
-        version, state = self.load(game_id)
         try:
             command = decode_command(payload)
         except MalformedPayload as exc:
+            version, _ = self.load(game_id)
             self._reject(
                 game_id, account, command_id, payload, version, "malformed", None, str(exc)
             )
@@ -224,7 +224,18 @@ class GameService:
             raise BadRequest(
                 "not_a_player_command", f"{type(command).__name__} is not sent by players"
             )
-        return self._run(game_id, account, command, expected_version, command_id, (version, state))
+        with self._lock:
+            cached = self._cache.get(game_id)
+        if cached is None:
+            return self._run(
+                game_id, account, command, expected_version, command_id, self.load(game_id)
+            )
+        # Optimistic: judge against the cached state without reading first. The
+        # append checks version and hash, and any refusal is re-judged on a fresh
+        # load before it is recorded, so a stale cache never decides anything.
+        return self._run(
+            game_id, account, command, expected_version, command_id, cached, verified=False
+        )
 
     def join(
         self, game_id: str, account: Account, colours: Sequence[str], entropy: str
@@ -261,7 +272,17 @@ class GameService:
         expected_version: int | None,
         command_id: str | None,
         state: tuple[int, GameState],
+        *,
+        verified: bool = True,
     ) -> CommandResult:
+        """Judge, append, cache, ring. ``verified=False``: ``state`` came from the
+        cache unchecked, so a refusal or a lost race is retried once on a fresh load."""
+
+        def again() -> CommandResult:
+            return self._run(
+                game_id, account, command, expected_version, command_id, self.load(game_id)
+            )
+
         version, current = state
         command_id = command_id or uuid.uuid4().hex
         payload = encode(command)
@@ -274,6 +295,8 @@ class GameService:
                     version=version,
                 )
         except (Forbidden, Conflict) as exc:
+            if not verified:
+                return again()
             self._reject(game_id, account, command_id, payload, version, exc.code, None, exc.detail)
             raise
         deck = (
@@ -284,6 +307,8 @@ class GameService:
         try:
             events, after = apply(current, command, deck)
         except RuleViolation as v:
+            if not verified:
+                return again()
             self._reject(game_id, account, command_id, payload, version, v.code, v.rule, v.message)
             raise Conflict(v.code, v.message, rule=v.rule) from v
         forced, after = apply_forced(after, deck)
@@ -302,6 +327,8 @@ class GameService:
         try:
             appended = self.store.append(record, version, new, after.phase.value, prev_hash)
         except ConcurrencyConflict as exc:
+            if not verified:
+                return again()
             raise Conflict(
                 "stale_version", f"the game moved on to version {exc.actual}", version=exc.actual
             ) from exc

@@ -5,11 +5,14 @@ from __future__ import annotations
 import random
 from datetime import UTC, datetime
 
+import pytest
+
 from domain import commands as cmd
 from domain import legal_commands
 from domain.serialization import encode
 from domain.state import Phase
 from service.accounts import create_account
+from service.errors import Conflict, Forbidden
 from service.games import FOLD_VERSION, GameService
 from service.store.sqlite import SQLiteEventStore
 
@@ -64,6 +67,48 @@ def test_the_cache_never_serves_a_stale_state(tmp_path):
     other = GameService(store)
     version, state = other.load(game_id)
     assert (version, state) == service.load(game_id)
+
+
+def two_services_one_game(tmp_path):
+    """Two processes' services on one store, both with the started game cached."""
+    store = SQLiteEventStore(tmp_path / "g.db")
+    store.upgrade()
+    first, second = GameService(store), GameService(store)
+    now = datetime.now(UTC)
+    accounts = [create_account(store, n, now)[0] for n in ("ann", "bob")]
+    game_id = first.create_game(accounts[0], cmd.GameOptions(max_players=2)).game_id
+    for a, c in zip(accounts, ("blue", "red"), strict=True):
+        first.join(game_id, a, [c], "")
+    first.execute(game_id, accounts[0], {"type": "StartGame"})
+    second.load(game_id)
+    by_id = {a.account_id: a for a in accounts}
+    return store, first, second, game_id, by_id
+
+
+def test_a_stale_cache_never_refuses_a_move_that_is_legal_now(tmp_path):
+    store, first, second, game_id, by_id = two_services_one_game(tmp_path)
+    version, state = first.load(game_id)
+    mover = by_id[state.owner(state.active_colour).player_id]
+    first.execute(game_id, mover, encode(legal_commands(state)[0]), version)
+    assert second._cache[game_id][0] == version  # second has not seen that move
+    now_version, now_state = first.load(game_id)
+    mover = by_id[now_state.owner(now_state.active_colour).player_id]
+    result = second.execute(game_id, mover, encode(legal_commands(now_state)[0]), now_version)
+    assert result.version > now_version
+    assert all(j.outcome == "accepted" for j in store.journal(game_id))
+
+
+def test_a_stale_cache_judges_a_refusal_against_the_fresh_version(tmp_path):
+    store, first, second, game_id, by_id = two_services_one_game(tmp_path)
+    version, state = first.load(game_id)
+    mover = by_id[state.owner(state.active_colour).player_id]
+    stale_choice = encode(legal_commands(state)[0])
+    first.execute(game_id, mover, stale_choice, version)
+    fresh_version = store.head(game_id).version
+    with pytest.raises((Conflict, Forbidden)):  # stale version (409) or not your turn (403)
+        second.execute(game_id, mover, stale_choice, version)
+    rejected = [j for j in store.journal(game_id) if j.outcome == "rejected"]
+    assert [j.judged_version for j in rejected] == [fresh_version]
 
 
 def test_forced_choices_are_applied_in_the_same_command_and_marked_automatic(tmp_path):
