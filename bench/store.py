@@ -129,6 +129,19 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def wait_until_serving(port: int) -> None:
+    for _ in range(300):
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
+            conn.request("GET", "/api/v1/openapi.json")
+            if conn.getresponse().status == 200:
+                return
+        except OSError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError("the server did not start")
+
+
 def http_bench(url: str, seconds: float, players: int) -> tuple[int, list[float]]:
     port = free_port()
     env = {**os.environ, "DATABASE_URL": url, "TONGIAKI_PORT": str(port)}
@@ -140,12 +153,10 @@ def http_bench(url: str, seconds: float, players: int) -> tuple[int, list[float]
         stdout=subprocess.DEVNULL,
     )
     try:
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
+        wait_until_serving(port)
+        # gunicorn listens before its workers are up: connect the bots only once
+        # both have booted, or the first one ready takes every kept-alive connection
+        time.sleep(3)
         latencies: list[float] = []
         lock = threading.Lock()
         deadline = time.perf_counter() + seconds

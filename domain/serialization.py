@@ -23,14 +23,28 @@ EVENTS: dict[str, type] = {t.__name__: t for t in EVENT_TYPES}
 _RECORDS: tuple[type, ...] = (GameOptions, PlayerScore)
 
 
+@cache
+def _field_names(cls: type) -> tuple[str, ...] | None:
+    """The field names of a dataclass type, or None for any other type."""
+    if dataclasses.is_dataclass(cls):
+        return tuple(f.name for f in dataclasses.fields(cls))
+    return None
+
+
 def to_data(value: Any) -> Any:
     """A JSON-safe form of a dataclass value (tuples become lists)."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_data(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, tuple | list):
+    kind: type = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
+    if kind is tuple or kind is list:
         return [to_data(v) for v in value]
+    names = _field_names(kind)
+    if names is not None:
+        return {name: to_data(getattr(value, name)) for name in names}
     if isinstance(value, float):
         raise TypeError("floats are not allowed in events or commands")
+    if isinstance(value, tuple | list):
+        return [to_data(v) for v in value]
     return value
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from functools import cache
 from typing import Any
 
 from flask import Flask, Response, current_app, json, request
@@ -28,6 +29,12 @@ def account() -> Account:
     return game_service().authenticate(request.headers.get("Authorization"))
 
 
+@cache
+def _schema(cls: type[Schema]) -> Schema:
+    """One instance per schema class: ``load`` keeps no state, and building one is slow."""
+    return cls()
+
+
 def body(schema: type[Schema]) -> dict[str, Any]:
     """The JSON body, validated by ``schema`` (422 with the field errors otherwise)."""
     data = request.get_json(silent=True)
@@ -38,7 +45,7 @@ def body(schema: type[Schema]) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise MalformedRequest("malformed_body", "the body must be a JSON object")
     try:
-        loaded: dict[str, Any] = schema().load(data)
+        loaded: dict[str, Any] = _schema(schema).load(data)
     except ValidationError as exc:
         raise BadRequest("invalid_fields", "some fields are invalid", errors=exc.messages) from exc
     return loaded
