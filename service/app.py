@@ -13,9 +13,12 @@ from service.api import register_errors
 from service.api.accounts import bp as accounts_bp
 from service.api.games import bp as games_bp
 from service.api.meta import bp as meta_bp
-from service.games import GameService
+from service.api.views import bp as views_bp
+from service.games import Doorbell, GameService
 from service.settings import Settings
 from service.store.base import EventStore
+from workers.jobs import InlineDoorbell, RqDoorbell
+from workers.readmodels import ReadModels
 
 
 def open_store(settings: Settings) -> EventStore:
@@ -39,17 +42,27 @@ def create_app(
     settings = settings or Settings.from_env()
     store = store or open_store(settings)
     store.upgrade()
+    readmodels = ReadModels(store)  # type: ignore[arg-type]
+    readmodels.upgrade()
+    doorbell: Doorbell = (
+        RqDoorbell(settings.redis_url, settings.queue)
+        if settings.redis_url
+        else InlineDoorbell(readmodels)
+    )
     app = Flask(__name__)
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.extensions["tongiaki.settings"] = settings
+    app.extensions["tongiaki.readmodels"] = readmodels
     app.extensions["tongiaki.games"] = GameService(
         store,
         clock=clock or (lambda: datetime.now(UTC)),
+        doorbell=doorbell,
         testing=settings.testing,
         snapshot_every=settings.snapshot_every,
     )
+    app.extensions["tongiaki.games"].keyframes = readmodels.keyframe
     register_errors(app)
-    for bp in (accounts_bp, games_bp, meta_bp):
+    for bp in (accounts_bp, games_bp, views_bp, meta_bp):
         app.register_blueprint(bp, url_prefix="/api/v1")
 
     @app.get("/")

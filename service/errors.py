@@ -58,3 +58,10 @@ class Conflict(ServiceError):
 
     status = 409
     title = "Conflict"
+
+
+class Unavailable(ServiceError):
+    """503: a read model is halted for this game, or did not reach the version asked."""
+
+    status = 503
+    title = "Service unavailable"

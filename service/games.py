@@ -102,6 +102,8 @@ class GameService:
         self._accounts: dict[str, Account] = {}
         self._heads: dict[str, tuple[int, str]] = {}  # last version and hash seen per game
         self._lock = threading.Lock()
+        # replay keyframes (the timeline projection), denser than snapshots
+        self.keyframes: Callable[[str, int], tuple[int, str] | None] | None = None
 
     # --- loading ---------------------------------------------------------------
 
@@ -134,7 +136,10 @@ class GameService:
             base_version, state = cached
         else:
             snap = self.store.get_snapshot(game_id, FOLD_VERSION, at_most=target)
-            if snap is not None:
+            frame = self.keyframes(game_id, target) if self.keyframes is not None else None
+            if frame is not None and (snap is None or frame[0] > snap.version):
+                base_version, state = frame[0], position.load(json.loads(frame[1]))
+            elif snap is not None:
                 base_version, state = snap.version, position.load(json.loads(snap.state))
         events = self.store.read(game_id, after=base_version, limit=target - base_version)
         state = replay(decode_events(events), state)

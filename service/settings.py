@@ -14,6 +14,8 @@ class Settings:
 
     database_url: str = ""  # empty: SQLite file under data_dir
     redis_url: str = ""  # empty: projections run inline
+    queue: str = "tongiaki"  # the rq queue of projection jobs
+    sweep_every: float = 30.0  # seconds between a worker's sweeps for lagging games
     data_dir: Path = Path("var")
     testing: bool = False  # allows fixed tile orders (never in production)
     snapshot_every: int = 100
@@ -27,6 +29,8 @@ class Settings:
         return cls(
             database_url=e.get("DATABASE_URL", ""),
             redis_url=e.get("REDIS_URL", ""),
+            queue=e.get("TONGIAKI_QUEUE", "tongiaki"),
+            sweep_every=float(e.get("TONGIAKI_SWEEP_EVERY", "30")),
             data_dir=Path(e.get("TONGIAKI_DATA_DIR", "var")),
             testing=e.get("TONGIAKI_TESTING", "") == "1",
             snapshot_every=int(e.get("TONGIAKI_SNAPSHOT_EVERY", "100")),

@@ -155,3 +155,101 @@ class Problem(Strict):
     detail = fields.String(required=True)
     code = fields.String(required=True)
     rule = fields.String(metadata={"description": "the rule id (rules.md) a command broke"})
+
+
+class ReadModel(Strict):
+    version = fields.Integer(
+        required=True, metadata={"description": "the last event version this read model applied"}
+    )
+
+
+class Scoreboard(ReadModel):
+    game_id = fields.String(required=True)
+    status = fields.String(required=True)
+    turn = fields.Integer(required=True)
+    seats = fields.List(fields.Dict(), required=True)
+    final = fields.Dict(allow_none=True, required=True)
+
+
+class LeaderboardRow(Strict):
+    account_id = fields.String(required=True)
+    name = fields.String(allow_none=True, required=True)
+    games = fields.Integer(required=True)
+    wins = fields.Integer(required=True, metadata={"description": "shared wins count as wins"})
+    points = fields.Integer(required=True)
+    average_rank = fields.Float(required=True)
+
+
+class Leaderboard(Strict):
+    players = fields.List(fields.Nested(LeaderboardRow), required=True)
+
+
+class LobbyGame(Strict):
+    game_id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    status = fields.String(required=True)
+    max_players = fields.Integer(required=True)
+    two_colours_each = fields.Boolean(required=True)
+    free_orientation_after_first = fields.Boolean(required=True)
+    seats = fields.List(fields.Dict(), required=True)
+    turn = fields.Integer(required=True)
+    active_colour = fields.String(allow_none=True, required=True)
+    active_player = fields.String(allow_none=True, required=True)
+    decision = fields.String(allow_none=True, required=True)
+    last_activity = fields.String(required=True)
+    my_move = fields.Boolean(metadata={"description": "my games only: waiting for my move"})
+
+
+class Lobby(Strict):
+    games = fields.List(fields.Nested(LobbyGame), required=True)
+
+
+class TimelineStep(Strict):
+    version = fields.Integer(required=True)
+    turn = fields.Integer(required=True)
+    step = fields.Integer(required=True)
+    colour = fields.String(allow_none=True, required=True)
+    actor = fields.String(allow_none=True, required=True)
+    type = fields.String(required=True)
+    rule = fields.String(allow_none=True, required=True)
+    automatic = fields.Boolean(required=True)
+    description = fields.String(required=True)
+
+
+class TurnStart(Strict):
+    turn = fields.Integer(required=True)
+    first_version = fields.Integer(required=True)
+
+
+class Timeline(ReadModel):
+    game_id = fields.String(required=True)
+    steps = fields.List(fields.Nested(TimelineStep), required=True)
+    turns = fields.List(fields.Nested(TurnStart), required=True)
+    next_after = fields.Integer(required=True)
+
+
+class AuditCommand(JournalItem):
+    turn = fields.Integer(required=True)
+    events = fields.List(fields.Nested(TimelineStep), required=True)
+
+
+class AuditTurn(Strict):
+    turn = fields.Integer(required=True)
+    commands = fields.List(fields.Nested(AuditCommand), required=True)
+
+
+class Audit(ReadModel):
+    game_id = fields.String(required=True)
+    turns = fields.List(fields.Nested(AuditTurn), required=True)
+
+
+class ProjectionLag(Strict):
+    projection = fields.String(required=True)
+    games = fields.Integer(required=True)
+    behind = fields.Integer(required=True)
+    events_behind = fields.Integer(required=True)
+    halted = fields.List(fields.Dict(), required=True)
+
+
+class ProjectionStatus(Strict):
+    projections = fields.List(fields.Nested(ProjectionLag), required=True)

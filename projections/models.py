@@ -1,0 +1,177 @@
+"""The read models as pure functions of the game state and its events.
+
+Every read model is a fold over a game's events. These functions compute one
+game's rows from the state (``scoreboard``, ``lobby_entry``, ``results``) or
+from one event and the states around it (``step``); ``workers.readmodels``
+stores them with their checkpoint. Nothing here does input or output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from domain import events as ev
+from domain.scoring import current_scores
+from domain.state import GameState, Phase
+from domain.tiles import display_name, island
+from projections.describe import describe
+
+PHASE_STATUS = {
+    Phase.NEW: "open",
+    Phase.SETUP: "setup",
+    Phase.PLAYING: "playing",
+    Phase.ENDED: "ended",
+}
+
+
+def status(state: GameState) -> str:
+    """The lobby status of a game: open, setup, playing or ended."""
+    return PHASE_STATUS[state.phase]
+
+
+def _active_player(state: GameState) -> str | None:
+    colour = state.active_colour
+    if colour is None or state.phase not in (Phase.SETUP, Phase.PLAYING):
+        return None
+    return state.owner(colour).player_id
+
+
+def scoreboard(state: GameState) -> dict[str, Any]:
+    """Per seat and colour: points now, islands present on, boats, supply, out, kings;
+    the final ranking and the tie-break once the game is over (R22, R23)."""
+    by_player = {s.player_id: s for s in current_scores(state)}
+    seats = []
+    for p in state.players:
+        score = by_player[p.player_id]
+        colours = []
+        for c in p.colours:
+            present = sorted(
+                i.tile
+                for i in state.islands.values()
+                if i.king == c or any(c in beach for beach in i.beaches)
+            )
+            colours.append(
+                {
+                    "colour": c,
+                    "islands": [display_name(t) for t in present],
+                    "points": sum(island(t).value for t in present),
+                    "on_board": state.boats_on_board(c, kings=False),
+                    "kings": state.kings(c),
+                    "in_supply": state.supply.get(c, 0),
+                    "out_of_game": state.out.get(c, 0),
+                }
+            )
+        seats.append(
+            {
+                "seat": p.seat,
+                "player_id": p.player_id,
+                "colours": colours,
+                "points": score.points,
+                "islands": score.islands,
+                "boats": score.boats,
+                "rank": score.rank,
+            }
+        )
+    final = None
+    result = state.result
+    if isinstance(result, ev.GameEnded):
+        final = {
+            "reason": result.reason,
+            "winners": list(result.winners),
+            "tie_break": result.tie_break,
+            "ranking": [
+                {"player_id": s.player_id, "rank": s.rank, "points": s.points}
+                for s in result.scores
+            ],
+        }
+    return {"status": status(state), "turn": state.turn, "seats": seats, "final": final}
+
+
+def lobby_entry(state: GameState, last_activity: str) -> dict[str, Any]:
+    """A game as the lobby lists it: status, seats, whose turn, last activity."""
+    return {
+        "game_id": state.game_id,
+        "status": status(state),
+        "max_players": state.options.max_players,
+        "two_colours_each": state.options.two_colours_each,
+        "free_orientation_after_first": state.options.free_orientation_after_first,
+        "seats": [
+            {"seat": p.seat, "player_id": p.player_id, "colours": list(p.colours)}
+            for p in state.players
+        ],
+        "turn": state.turn,
+        "active_colour": state.active_colour if _active_player(state) else None,
+        "active_player": _active_player(state),
+        "decision": state.pending.kind if state.pending and _active_player(state) else None,
+        "last_activity": last_activity,
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """One player's finished game, for the leaderboard."""
+
+    player_id: str
+    rank: int
+    points: int
+    won: bool
+
+
+def results(state: GameState) -> list[Result]:
+    """Each player's rank and points once the game is over (shared wins are wins)."""
+    result = state.result
+    if not isinstance(result, ev.GameEnded):
+        return []
+    return [
+        Result(s.player_id, s.rank, s.points, s.player_id in result.winners) for s in result.scores
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One event as a replay step."""
+
+    version: int
+    turn: int
+    step: int
+    colour: str | None
+    actor: str | None
+    type: str
+    rule: str | None
+    automatic: bool
+    description: str
+
+
+def step(
+    version: int,
+    event: ev.Event,
+    before: GameState,
+    meta: Mapping[str, Any],
+    previous: tuple[int, int] | None,
+) -> Step:
+    """The replay step of ``event`` (at ``version``), given the state before it.
+
+    ``previous`` is the (turn, step) of the step before, so steps count from 1
+    within each turn. The turn is the one the event happened in (0 before the
+    first turn); the colour is the event's own, else the seat whose move it was.
+    """
+    turn = before.turn
+    number = previous[1] + 1 if previous is not None and previous[0] == turn else 1
+    own = getattr(event, "colour", None)
+    acting = own if isinstance(own, str) else before.active_colour
+    actor = meta.get("actor")
+    name = actor.get("account") if isinstance(actor, Mapping) else None
+    rule = getattr(event, "rule", None)
+    return Step(
+        version=version,
+        turn=turn,
+        step=number,
+        colour=acting,
+        actor=name if isinstance(name, str) else None,
+        type=type(event).__name__,
+        rule=rule if isinstance(rule, str) else None,
+        automatic=bool(getattr(event, "automatic", False)),
+        description=describe(event, before),
+    )
