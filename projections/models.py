@@ -18,17 +18,10 @@ from domain.state import GameState, Phase
 from domain.tiles import display_name, island
 from projections.describe import describe
 
-PHASE_STATUS = {
-    Phase.NEW: "open",
-    Phase.SETUP: "setup",
-    Phase.PLAYING: "playing",
-    Phase.ENDED: "ended",
-}
-
 
 def status(state: GameState) -> str:
-    """The lobby status of a game: open, setup, playing or ended."""
-    return PHASE_STATUS[state.phase]
+    """The lobby status of a game: open, setup, playing or ended (as the event store's)."""
+    return "open" if state.phase is Phase.NEW else state.phase.value
 
 
 def _active_player(state: GameState) -> str | None:

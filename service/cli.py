@@ -268,5 +268,103 @@ def auditor_create(name: str) -> None:
     click.echo(f"token: {token}")
 
 
+# --- projections and workers -----------------------------------------------------
+
+
+def _readmodels():  # type: ignore[no-untyped-def]
+    from service.app import open_store
+    from workers.readmodels import ReadModels
+
+    store = open_store(_settings())
+    store.upgrade()
+    rm = ReadModels(store)
+    rm.upgrade()
+    return rm
+
+
+@main.command()
+@click.option("--burst", is_flag=True, help="Work until the queue is empty, then stop.")
+def worker(burst: bool) -> None:
+    """Run an rq worker on the projection queue (needs REDIS_URL), with the sweeper."""
+    import logging
+
+    from workers.jobs import run_worker
+
+    settings = _settings()
+    if not settings.redis_url:
+        raise click.UsageError(
+            "REDIS_URL is not set: without Redis the projections run inline in the service"
+        )
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    click.echo(f"tongiaki worker on queue {settings.queue!r}", err=True)
+    run_worker(settings, burst=burst)
+
+
+@main.group()
+def projections() -> None:
+    """Read models: rebuild them, or see how far behind they are."""
+
+
+@projections.command()
+@click.argument("name", required=False)
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def rebuild(name: str | None, quiet: bool) -> None:
+    """Rebuild NAME (or every projection) from the event store, one game at a time.
+
+    Each game's rows are replaced in one transaction, so readers see the old rows
+    or the new ones, never a half-built game.
+    """
+    from workers.readmodels import PROJECTIONS
+
+    if name is not None and name not in PROJECTIONS:
+        raise click.BadParameter(f"one of {', '.join(PROJECTIONS)}", param_hint="NAME")
+    rm = _readmodels()
+    games = rm.all_games()
+    names = (name,) if name else PROJECTIONS
+    started = time.perf_counter()
+    with click.progressbar(
+        length=len(games),
+        label=f"rebuilding {', '.join(names)}",
+        file=sys.stderr,
+        hidden=quiet,
+        show_pos=True,
+        show_eta=True,
+    ) as bar:
+        applied = rm.rebuild(names, progress=bar.update)
+    elapsed = time.perf_counter() - started
+    click.echo(
+        f"rebuilt {', '.join(names)}: {len(games)} games, {applied} items in {elapsed:.2f} s"
+    )
+
+
+@projections.command()
+def status() -> None:
+    """Lag per projection: games behind, events behind, halted games and their errors."""
+    rm = _readmodels()
+    click.echo(f"{'projection':<12} {'games':>6} {'behind':>7} {'events behind':>14}  halted")
+    worst = 0
+    for lag in rm.status():
+        click.echo(
+            f"{lag.projection:<12} {lag.games:>6} {lag.behind:>7} {lag.events_behind:>14}"
+            f"  {len(lag.halted)}"
+        )
+        for game_id, error in lag.halted:
+            click.echo(f"  halted on {game_id}: {error}")
+        worst = max(worst, len(lag.halted))
+    if worst:
+        sys.exit(1)
+
+
+@projections.command()
+@click.argument("name")
+@click.argument("game")
+def resume(name: str, game: str) -> None:
+    """Clear a halted projection's error for GAME and catch it up again."""
+    rm = _readmodels()
+    rm.resume(name, game)
+    applied = rm.catch_up(name, game)
+    click.echo(f"{name} of {game}: {applied} items applied")
+
+
 if __name__ == "__main__":
     main()

@@ -90,8 +90,13 @@ def sweep(rm: ReadModels, queue: Queue | None = None) -> list[str]:
 
 
 def run_worker(settings: Settings, *, burst: bool = False) -> None:
-    """An rq worker on the service's queue, with the sweeper beside it."""
-    from rq import Worker
+    """An rq worker on the service's queue, with the sweeper beside it.
+
+    A ``SimpleWorker``: jobs run in this process, on its connection pool (a forked
+    work horse would share the parent's database sockets), and the pool and the
+    folds cached by ``ReadModels`` serve every job.
+    """
+    from rq import SimpleWorker
 
     redis = Redis.from_url(settings.redis_url)
     queue = Queue(settings.queue, connection=redis)
@@ -109,6 +114,6 @@ def run_worker(settings: Settings, *, burst: bool = False) -> None:
     if not burst:
         threading.Thread(target=sweeper, name="sweeper", daemon=True).start()
     try:
-        Worker([queue], connection=redis).work(burst=burst, with_scheduler=True)
+        SimpleWorker([queue], connection=redis).work(burst=burst, with_scheduler=True)
     finally:
         stop.set()
