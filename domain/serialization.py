@@ -73,7 +73,96 @@ def _decode(data: Any, registry: dict[str, type], what: str) -> Any:
     if cls is None:
         raise MalformedPayload(f"unknown {what} type {name!r}; one of: {', '.join(registry)}")
     body = {k: v for k, v in data.items() if k != "type"}
-    return _record(cls, body, name or what)
+    try:
+        return _fast_record(cls)(body)
+    except _Mismatch:
+        # the slow path finds the field at fault and says which
+        return _record(cls, body, name or what)
+
+
+class _Mismatch(Exception):
+    """Raised by the compiled decoders; the slow path then explains the problem."""
+
+
+Converter = typing.Callable[[Any], Any]
+
+
+def _mismatch() -> Any:
+    raise _Mismatch
+
+
+@cache
+def _fast_record(cls: type) -> Converter:
+    """A decoder compiled once per record type: no messages, ``_Mismatch`` on any error."""
+    fields = dataclasses.fields(cls)
+    names = frozenset(f.name for f in fields)
+    required = frozenset(
+        f.name
+        for f in fields
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+    )
+    hints = _hints(cls)
+    converters = {f.name: _converter(hints[f.name]) for f in fields}
+
+    def decode(data: Any) -> Any:
+        if type(data) is not dict:
+            raise _Mismatch
+        keys = data.keys()
+        if not (keys <= names and required <= keys):
+            raise _Mismatch
+        return cls(**{k: converters[k](v) for k, v in data.items()})
+
+    return decode
+
+
+@cache
+def _converter(hint: Any) -> Converter:
+    origin = typing.get_origin(hint)
+    if origin in (Union, types.UnionType):
+        options = [o for o in typing.get_args(hint) if o is not type(None)]
+        nullable = len(options) < len(typing.get_args(hint))
+        inner = [_converter(o) for o in options]
+
+        def union(v: Any) -> Any:
+            if v is None and nullable:
+                return None
+            for convert in inner:
+                try:
+                    return convert(v)
+                except _Mismatch:
+                    continue
+            raise _Mismatch
+
+        return union
+    if origin is tuple:
+        args = typing.get_args(hint)
+        if len(args) == 2 and args[1] is Ellipsis:
+            item = _converter(args[0])
+
+            def many(v: Any) -> Any:
+                if type(v) is not list and type(v) is not tuple:
+                    raise _Mismatch
+                return tuple([item(x) for x in v])
+
+            return many
+        items = [_converter(a) for a in args]
+
+        def fixed(v: Any) -> Any:
+            if (type(v) is not list and type(v) is not tuple) or len(v) != len(items):
+                raise _Mismatch
+            return tuple([c(x) for c, x in zip(items, v, strict=True)])
+
+        return fixed
+    if hint in _RECORDS:
+        return _fast_record(hint)
+    if hint in (bool, int, str):
+        exact = hint
+
+        def scalar(v: Any) -> Any:
+            return v if type(v) is exact else _mismatch()
+
+        return scalar
+    raise TypeError(f"unsupported type {hint!r}")  # pragma: no cover
 
 
 @cache

@@ -15,7 +15,7 @@ from functools import cache
 
 from redis import Redis
 from redis.exceptions import RedisError
-from rq import Queue, Retry
+from rq import Queue, Retry, get_current_job
 
 from service.settings import Settings
 from workers.readmodels import MAX_ATTEMPTS, ReadModels
@@ -35,8 +35,24 @@ def readmodels() -> ReadModels:
     return rm
 
 
+PENDING_TTL = 60  # seconds a "job already queued" mark lives if its job is lost
+
+
+def pending_key(queue: str, game_id: str) -> str:
+    """Marks a game whose catch-up job is queued and not started yet."""
+    return f"tongiaki:pending:{queue}:{game_id}"
+
+
 def catch_up(game_id: str) -> dict[str, int]:
-    """The job: bring every projection of ``game_id`` level with its events."""
+    """The job: bring every projection of ``game_id`` level with its events.
+
+    It first clears the game's "queued" mark, *before* reading any event, so a
+    command committed from now on rings a new job, and one committed earlier is
+    read by this one: coalescing doorbells never loses an event.
+    """
+    job = get_current_job()
+    if job is not None:
+        job.connection.delete(pending_key(job.origin, game_id))
     return readmodels().catch_up_game(game_id)
 
 
@@ -67,8 +83,15 @@ class RqDoorbell:
         self.queue = Queue(queue, connection=self.redis)
 
     def ring(self, game_id: str) -> None:
+        """Enqueue a catch-up unless one is already queued and not started (coalescing)."""
+        key = pending_key(self.queue.name, game_id)
         try:
-            self.queue.enqueue(catch_up, game_id, retry=retry())
+            if self.redis.set(key, 1, nx=True, ex=PENDING_TTL):
+                try:
+                    self.queue.enqueue(catch_up, game_id, retry=retry())
+                except RedisError:
+                    self.redis.delete(key)
+                    raise
         except RedisError as exc:
             log.warning("doorbell for %s not rung (%s); the sweeper will catch up", game_id, exc)
 

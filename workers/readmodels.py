@@ -152,6 +152,7 @@ class Batch:
     before: GameState
     events: list[tuple[StoredEvent, Any]]
     journal: list[JournalEntry]
+    base_version: int = 0
     _after: GameState | None = None
 
     @property
@@ -166,6 +167,61 @@ class Batch:
 
 
 Hook = Callable[[str, str, Batch], None]
+
+
+class Writes:
+    """Writes collected while the projections compute, sent together at the end."""
+
+    def __init__(self, store: SqlEventStore) -> None:
+        self.store = store
+        self.postgres = bool(store.lock_suffix)
+        self.ops: list[tuple[str, Any, bool]] = []  # (sql, params, many)
+
+    def execute(self, sql: str, params: Sequence[Any]) -> None:
+        self.ops.append((sql, tuple(params), False))
+
+    def many(self, table: str, columns: Sequence[str], rows: list[tuple[Any, ...]]) -> None:
+        """Insert many rows: one JSON argument on PostgreSQL, ``executemany`` on SQLite."""
+        if not rows:
+            return
+        names = ", ".join(columns)
+        if self.postgres:
+            records = [dict(zip(columns, row, strict=True)) for row in rows]
+            self.execute(
+                f"INSERT INTO {table} ({names}) SELECT {names}"
+                f" FROM json_populate_recordset(NULL::{table}, %s)",
+                (json.dumps(records),),
+            )
+        else:
+            marks = ", ".join(["%s"] * len(columns))
+            self.ops.append((f"INSERT INTO {table} ({names}) VALUES ({marks})", rows, True))
+
+    def save(self, point: Checkpoint, version: int, seq: int, now: str) -> None:
+        self.execute(
+            "UPDATE projection_checkpoints SET version = %s, seq = %s, failures = 0,"
+            " error = NULL, updated_at = %s WHERE projection = %s AND game_id = %s",
+            (version, seq, now, point.projection, point.game_id),
+        )
+
+    def mark(self) -> int:
+        return len(self.ops)
+
+    def rollback(self, mark: int) -> None:
+        del self.ops[mark:]
+
+    def flush(self, cur: Any) -> None:
+        """Send every write (PostgreSQL: in one pipeline, a single round trip)."""
+        if self.postgres and self.ops:
+            with cur.connection.pipeline():
+                for sql, params, _ in self.ops:
+                    cur.execute(sql, params)
+        else:
+            for sql, params, many in self.ops:
+                if many:
+                    cur.executemany(self.store._sql(sql), params)
+                else:
+                    self.store._exec(cur, sql, params)
+        self.ops.clear()
 
 
 class ReadModels:
@@ -188,83 +244,98 @@ class ReadModels:
     # --- catching up ----------------------------------------------------------
 
     def catch_up_game(self, game_id: str) -> dict[str, int]:
-        """Bring every projection of one game level; events (or commands) applied each.
+        """Bring every projection of one game level; items applied by each.
 
-        One transaction, a savepoint per projection: a failing projection is
-        rolled back to its savepoint and counted, the others commit; the first
-        failure is raised at the end so the job is retried.
+        One transaction: the checkpoints are locked and the events read once, each
+        projection computes its rows, and every write goes out together (one
+        pipeline on PostgreSQL). A projection whose code fails on the events writes
+        nothing and has the failure counted (it halts after ``MAX_ATTEMPTS``); the
+        others commit, and the first failure is raised so the job is retried.
+        Database errors are not counted: the job fails and is retried as it is.
         """
-        applied: dict[str, int] = {}
-        failure: Exception | None = None
         with self.store._tx() as cur:
-            for name in PROJECTIONS:
-                self.store._exec(cur, f"SAVEPOINT {name}")
-                try:
-                    applied[name] = self._catch_up(cur, name, game_id, False)
-                except ProjectionHalted:
-                    applied[name] = 0
-                except Exception as exc:
-                    self.store._exec(cur, f"ROLLBACK TO SAVEPOINT {name}")
-                    self._count_failure(cur, name, game_id, exc)
-                    failure = failure or exc
-                self.store._exec(cur, f"RELEASE SAVEPOINT {name}")
-        if failure is not None:
-            raise failure
-        return applied
+            applied, failures = self._run(cur, game_id, PROJECTIONS, reset=False)
+        if failures:
+            raise next(iter(failures.values()))
+        return {name: applied.get(name, 0) for name in PROJECTIONS}  # halted ones: 0
 
     def catch_up(self, name: str, game_id: str, *, reset: bool = False) -> int:
-        """Apply what one projection has not seen yet; the number of items applied."""
-        try:
-            with self.store._tx() as cur:
-                return self._catch_up(cur, name, game_id, reset)
-        except ProjectionHalted:
-            raise
-        except Exception as exc:
-            with self.store._tx() as cur:
-                self._count_failure(cur, name, game_id, exc)
-            raise
+        """Apply what one projection has not seen yet (``ProjectionHalted`` if halted)."""
+        with self.store._tx() as cur:
+            applied, failures = self._run(cur, game_id, (name,), reset=reset)
+        if name in failures:
+            raise failures[name]
+        if name not in applied:
+            point = self.checkpoint(name, game_id)
+            raise ProjectionHalted(name, game_id, (point.error if point else None) or "halted")
+        return applied[name]
 
-    def _catch_up(self, cur: Any, name: str, game_id: str, reset: bool) -> int:
-        point = self._lock(cur, name, game_id)
+    def _run(
+        self, cur: Any, game_id: str, names: Sequence[str], reset: bool
+    ) -> tuple[dict[str, int], dict[str, Exception]]:
+        points = self._lock_all(cur, names, game_id)
+        writes = Writes(self.store)
         if reset:
-            for table in OWNED[name]:
-                self.store._exec(cur, f"DELETE FROM {table} WHERE game_id = %s", (game_id,))
-            point = Checkpoint(name, game_id, 0, 0, 0, None, None)
-        elif point.error is not None:
-            raise ProjectionHalted(name, game_id, point.error)
-        rows = self.store._exec(
-            cur,
-            "SELECT game_id, version, type, data, metadata, prev_hash, hash FROM events"
-            " WHERE game_id = %s AND version > %s ORDER BY version",
-            (game_id, point.version),
-        ).fetchall()
+            for name in names:
+                for table in OWNED[name]:
+                    writes.execute(f"DELETE FROM {table} WHERE game_id = %s", (game_id,))
+                points[name] = Checkpoint(name, game_id, 0, 0, 0, None, None)
+        active = [n for n in names if points[n].error is None]
+        applied: dict[str, int] = {}
+        failures: dict[str, Exception] = {}
+        if not active:
+            return applied, failures
+        low = min(points[n].version for n in active)
+        stored = [
+            _event(r)
+            for r in self.store._exec(
+                cur,
+                "SELECT game_id, version, type, data, metadata, prev_hash, hash FROM events"
+                " WHERE game_id = %s AND version > %s ORDER BY version",
+                (game_id, low),
+            ).fetchall()
+        ]
+        decoded = [(e, decode_event({"type": e.type, **e.body()})) for e in stored]
         journal: list[JournalEntry] = []
-        if name == "audit":
+        if "audit" in active:
             journal = [
                 _entry(r)
                 for r in self.store._exec(
                     cur,
                     f"SELECT {_JOURNAL_COLUMNS} FROM journal WHERE game_id = %s AND seq > %s"
                     " ORDER BY seq",
-                    (game_id, point.seq),
+                    (game_id, points["audit"].seq),
                 ).fetchall()
             ]
-        if not rows and not journal:
-            if reset:
-                self._save(cur, point, point.version, point.seq)
-            return 0
-        stored = [_event(r) for r in rows]
-        batch = Batch(self._state_at(game_id, point.version), [], journal)
-        batch.events = [(e, decode_event({"type": e.type, **e.body()})) for e in stored]
-        if self.before_apply is not None:
-            self.before_apply(name, game_id, batch)
-        APPLY[name](self, cur, game_id, batch)
-        version = stored[-1].version if stored else point.version
-        if stored:
-            self._remember(game_id, {point.version: batch.before, version: batch.after})
-        seq = journal[-1].seq if journal else point.seq
-        self._save(cur, point, version, seq)
-        return len(stored) if name != "audit" else len(journal)
+        for name in active:
+            point = points[name]
+            events = [(s, e) for s, e in decoded if s.version > point.version]
+            entries = journal if name == "audit" else []
+            if not events and not entries:
+                if reset:
+                    writes.save(point, point.version, point.seq, self.clock())
+                applied[name] = 0
+                continue
+            batch = Batch(self._state_at(game_id, point.version), events, entries, point.version)
+            mark = writes.mark()
+            try:
+                if self.before_apply is not None:
+                    self.before_apply(name, game_id, batch)
+                APPLY[name](self, cur, writes, game_id, batch)
+            except Exception as exc:
+                writes.rollback(mark)
+                failures[name] = exc
+                continue
+            version = events[-1][0].version if events else point.version
+            if events:
+                self._remember(game_id, {point.version: batch.before, version: batch.after})
+            seq = entries[-1].seq if entries else point.seq
+            writes.save(point, version, seq, self.clock())
+            applied[name] = len(events) if name != "audit" else len(entries)
+        for name, failure in failures.items():
+            self._count_failure(writes, points[name], failure)
+        writes.flush(cur)
+        return applied, failures
 
     def _state_at(self, game_id: str, version: int) -> GameState:
         if version == 0:
@@ -282,49 +353,46 @@ class ReadModels:
             while len(self._states) > STATE_CACHE:
                 self._states.pop(next(iter(self._states)))
 
-    def _lock(self, cur: Any, name: str, game_id: str) -> Checkpoint:
+    def _lock_all(self, cur: Any, names: Sequence[str], game_id: str) -> dict[str, Checkpoint]:
+        """The game's checkpoints of ``names``, created if new, locked until commit."""
+        values = ", ".join(["(%s, %s)"] * len(names))
         self.store._exec(
             cur,
-            "INSERT INTO projection_checkpoints (projection, game_id) VALUES (%s, %s)"
+            f"INSERT INTO projection_checkpoints (projection, game_id) VALUES {values}"
             " ON CONFLICT (projection, game_id) DO NOTHING",
-            (name, game_id),
+            [x for name in names for x in (name, game_id)],
         )
-        row = self.store._exec(
+        marks = ", ".join(["%s"] * len(names))
+        rows = self.store._exec(
             cur,
-            "SELECT version, seq, failures, error, updated_at FROM projection_checkpoints"
-            f" WHERE projection = %s AND game_id = %s {self.store.lock_suffix}",
-            (name, game_id),
-        ).fetchone()
-        return Checkpoint(name, game_id, int(row[0]), int(row[1]), int(row[2]), row[3], row[4])
+            "SELECT projection, version, seq, failures, error, updated_at"
+            f" FROM projection_checkpoints WHERE game_id = %s AND projection IN ({marks})"
+            f" ORDER BY projection {self.store.lock_suffix}",
+            (game_id, *names),
+        ).fetchall()
+        return {
+            r[0]: Checkpoint(r[0], game_id, int(r[1]), int(r[2]), int(r[3]), r[4], r[5])
+            for r in rows
+        }
 
-    def _save(self, cur: Any, point: Checkpoint, version: int, seq: int) -> None:
-        self.store._exec(
-            cur,
-            "UPDATE projection_checkpoints SET version = %s, seq = %s, failures = 0,"
-            " error = NULL, updated_at = %s WHERE projection = %s AND game_id = %s",
-            (version, seq, self.clock(), point.projection, point.game_id),
-        )
-
-    def _count_failure(self, cur: Any, name: str, game_id: str, exc: Exception) -> None:
+    def _count_failure(self, writes: Writes, point: Checkpoint, exc: Exception) -> None:
         """Count a failure; the last allowed one halts the projection for the game."""
         error = f"{type(exc).__name__}: {exc}"
-        log.warning("projection %s failed on game %s: %s", name, game_id, error)
-        point = self._lock(cur, name, game_id)
         failures = point.failures + 1
+        log.warning("projection %s failed on game %s: %s", point.projection, point.game_id, error)
         halted = error if failures >= MAX_ATTEMPTS else None
         if halted:
             log.error(
                 "projection %s halted for game %s after %d failures:\n%s",
-                name,
-                game_id,
+                point.projection,
+                point.game_id,
                 failures,
                 "".join(traceback.format_exception(exc)),
             )
-        self.store._exec(
-            cur,
+        writes.execute(
             "UPDATE projection_checkpoints SET failures = %s, error = %s, updated_at = %s"
             " WHERE projection = %s AND game_id = %s",
-            (failures, halted, self.clock(), name, game_id),
+            (failures, halted, self.clock(), point.projection, point.game_id),
         )
 
     def keyframe(self, game_id: str, at_most: int) -> tuple[int, str] | None:
@@ -373,9 +441,11 @@ class ReadModels:
         """Rebuild from the event store, one game per transaction (never half-built)."""
         total = 0
         for game_id in self.all_games():
-            for name in names:
-                with self.store._tx() as cur:
-                    total += self._catch_up(cur, name, game_id, reset=True)
+            with self.store._tx() as cur:
+                applied, failures = self._run(cur, game_id, names, reset=True)
+            total += sum(applied.values())
+            if failures:
+                log.error("rebuild of %s failed: %s", game_id, failures)
             if progress is not None:
                 progress(1)
         return total
@@ -442,36 +512,29 @@ def _last_activity(batch: Batch) -> str:
     return recorded if isinstance(recorded, str) else ""
 
 
-def _upsert(
-    cur: Any, store: SqlEventStore, table: str, columns: Sequence[str], row: Sequence[Any]
-) -> None:
+def _upsert(w: Writes, table: str, columns: Sequence[str], row: Sequence[Any]) -> None:
     names = ", ".join(columns)
     marks = ", ".join(["%s"] * len(columns))
     updates = ", ".join(f"{c} = excluded.{c}" for c in columns[1:])
-    store._exec(
-        cur,
+    w.execute(
         f"INSERT INTO {table} ({names}) VALUES ({marks})"
         f" ON CONFLICT ({columns[0]}) DO UPDATE SET {updates}",
         tuple(row),
     )
 
 
-def _apply_scoreboard(rm: ReadModels, cur: Any, game_id: str, batch: Batch) -> None:
-    state = batch.after
+def _apply_scoreboard(rm: ReadModels, cur: Any, w: Writes, game_id: str, batch: Batch) -> None:
     version = batch.events[-1][0].version
-    data = json.dumps(scoreboard(state), sort_keys=True)
-    _upsert(
-        cur, rm.store, "rm_scoreboard", ("game_id", "version", "data"), (game_id, version, data)
-    )
+    data = json.dumps(scoreboard(batch.after), sort_keys=True)
+    _upsert(w, "rm_scoreboard", ("game_id", "version", "data"), (game_id, version, data))
 
 
-def _apply_lobby(rm: ReadModels, cur: Any, game_id: str, batch: Batch) -> None:
+def _apply_lobby(rm: ReadModels, cur: Any, w: Writes, game_id: str, batch: Batch) -> None:
     state = batch.after
     version = batch.events[-1][0].version
     entry = lobby_entry(state, _last_activity(batch))
     _upsert(
-        cur,
-        rm.store,
+        w,
         "rm_lobby",
         ("game_id", "version", "status", "active_player", "last_activity", "data"),
         (
@@ -483,43 +546,48 @@ def _apply_lobby(rm: ReadModels, cur: Any, game_id: str, batch: Batch) -> None:
             json.dumps(entry, sort_keys=True),
         ),
     )
-    rm.store._exec(cur, "DELETE FROM rm_lobby_seats WHERE game_id = %s", (game_id,))
-    for p in state.players:
-        rm.store._exec(
+    w.execute("DELETE FROM rm_lobby_seats WHERE game_id = %s", (game_id,))
+    w.many(
+        "rm_lobby_seats", ("game_id", "account_id"), [(game_id, p.player_id) for p in state.players]
+    )
+
+
+def _apply_leaderboard(rm: ReadModels, cur: Any, w: Writes, game_id: str, batch: Batch) -> None:
+    w.execute("DELETE FROM rm_results WHERE game_id = %s", (game_id,))
+    w.many(
+        "rm_results",
+        ("game_id", "account_id", "rank", "points", "won"),
+        [(game_id, r.player_id, r.rank, r.points, int(r.won)) for r in results(batch.after)],
+    )
+
+
+STEP_COLUMNS = (
+    "game_id", "version", "turn", "step", "colour", "actor", "type", "rule", "automatic",
+    "description",
+)  # fmt: skip
+AUDIT_COLUMNS = (
+    "game_id", "seq", "turn", "command_id", "actor", "received_at", "payload", "judged_version",
+    "outcome", "first_version", "last_version", "rejection",
+)  # fmt: skip
+
+
+def _apply_timeline(rm: ReadModels, cur: Any, w: Writes, game_id: str, batch: Batch) -> None:
+    previous = None
+    if batch.base_version > 0:  # (a rebuild starts at 0: its deletes are not sent yet)
+        last = rm.store._exec(
             cur,
-            "INSERT INTO rm_lobby_seats (game_id, account_id) VALUES (%s, %s)"
-            " ON CONFLICT DO NOTHING",
-            (game_id, p.player_id),
-        )
-
-
-def _apply_leaderboard(rm: ReadModels, cur: Any, game_id: str, batch: Batch) -> None:
-    rm.store._exec(cur, "DELETE FROM rm_results WHERE game_id = %s", (game_id,))
-    for r in results(batch.after):
-        rm.store._exec(
-            cur,
-            "INSERT INTO rm_results (game_id, account_id, rank, points, won)"
-            " VALUES (%s, %s, %s, %s, %s)",
-            (game_id, r.player_id, r.rank, r.points, int(r.won)),
-        )
-
-
-def _apply_timeline(rm: ReadModels, cur: Any, game_id: str, batch: Batch) -> None:
-    last = rm.store._exec(
-        cur,
-        "SELECT turn, step FROM rm_steps WHERE game_id = %s ORDER BY version DESC LIMIT 1",
-        (game_id,),
-    ).fetchone()
-    previous = (int(last[0]), int(last[1])) if last else None
+            "SELECT turn, step FROM rm_steps WHERE game_id = %s AND version = %s",
+            (game_id, batch.base_version),
+        ).fetchone()
+        previous = (int(last[0]), int(last[1])) if last else None
     state = batch.before
+    steps: list[tuple[Any, ...]] = []
+    frames: list[tuple[Any, ...]] = []
     for stored, event in batch.events:
         s = step(stored.version, event, state, stored.meta(), previous)
         previous = (s.turn, s.step)
         state = evolve(state, event)
-        rm.store._exec(
-            cur,
-            "INSERT INTO rm_steps (game_id, version, turn, step, colour, actor, type, rule,"
-            " automatic, description) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+        steps.append(
             (
                 game_id,
                 s.version,
@@ -531,45 +599,36 @@ def _apply_timeline(rm: ReadModels, cur: Any, game_id: str, batch: Batch) -> Non
                 s.rule,
                 int(s.automatic),
                 s.description,
-            ),
+            )
         )
         if stored.version % KEYFRAME_EVERY == 0:
-            rm.store._exec(
-                cur,
-                "INSERT INTO rm_keyframes (game_id, version, fold_version, position)"
-                " VALUES (%s, %s, %s, %s)",
-                (game_id, stored.version, FOLD_VERSION, position.text(state)),
-            )
+            frames.append((game_id, stored.version, FOLD_VERSION, position.text(state)))
+    batch._after = state
+    w.many("rm_steps", STEP_COLUMNS, steps)
+    w.many("rm_keyframes", ("game_id", "version", "fold_version", "position"), frames)
 
 
-def _apply_audit(rm: ReadModels, cur: Any, game_id: str, batch: Batch) -> None:
+def _apply_audit(rm: ReadModels, cur: Any, w: Writes, game_id: str, batch: Batch) -> None:
     if not batch.journal:
         return
-    wanted = {j.judged_version for j in batch.journal}
-    turns: dict[int, int] = {}
-    low = min(wanted)
-    state = rm._state_at(game_id, low)
-    turns[low] = state.turn
-    if max(wanted) > low:
-        for stored in rm.store._exec(
-            cur,
-            "SELECT game_id, version, type, data, metadata, prev_hash, hash FROM events"
-            " WHERE game_id = %s AND version > %s AND version <= %s ORDER BY version",
-            (game_id, low, max(wanted)),
-        ).fetchall():
-            e = _event(stored)
-            state = evolve(state, decode_event({"type": e.type, **e.body()}))
-            turns[e.version] = state.turn
+    # the turn at every version this batch covers; older ones (a command judged
+    # before the last catch-up but journalled after it) are loaded
+    state = batch.before
+    turns = {batch.base_version: state.turn}
+    for stored, event in batch.events:
+        state = evolve(state, event)
+        turns[stored.version] = state.turn
+    batch._after = state
+    rows = []
     for j in batch.journal:
-        rm.store._exec(
-            cur,
-            "INSERT INTO rm_audit (game_id, seq, turn, command_id, actor, received_at, payload,"
-            " judged_version, outcome, first_version, last_version, rejection)"
-            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+        turn = turns.get(j.judged_version)
+        if turn is None:
+            turn = rm._state_at(game_id, j.judged_version).turn
+        rows.append(
             (
                 game_id,
                 j.seq,
-                turns[j.judged_version],
+                turn,
                 j.command_id,
                 json.dumps(j.actor, sort_keys=True),
                 j.received_at,
@@ -579,11 +638,12 @@ def _apply_audit(rm: ReadModels, cur: Any, game_id: str, batch: Batch) -> None:
                 j.first_version,
                 j.last_version,
                 json.dumps(j.rejection, sort_keys=True) if j.rejection is not None else None,
-            ),
+            )
         )
+    w.many("rm_audit", AUDIT_COLUMNS, rows)
 
 
-APPLY: dict[str, Callable[[ReadModels, Any, str, Batch], None]] = {
+APPLY: dict[str, Callable[[ReadModels, Any, Writes, str, Batch], None]] = {
     "scoreboard": _apply_scoreboard,
     "lobby": _apply_lobby,
     "leaderboard": _apply_leaderboard,

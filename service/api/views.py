@@ -60,6 +60,7 @@ def ready(name: str, game_id: str) -> Checkpoint:
     if wanted > head.version:
         raise BadRequest("bad_version", f"the game is at version {head.version}")
     deadline = time.monotonic() + WAIT_SECONDS
+    pause = 0.005
     while True:
         point = readmodels().checkpoint(name, game_id)
         if point is not None and point.error is not None:
@@ -77,7 +78,8 @@ def ready(name: str, game_id: str) -> Checkpoint:
                 f"the {name} has applied version {version}, not yet {wanted}; retry shortly",
                 projection=name,
             )
-        time.sleep(0.02)
+        time.sleep(pause)
+        pause = min(pause * 1.5, 0.05)
 
 
 @bp.get("/games/<game_id>/scoreboard")

@@ -1,0 +1,242 @@
+"""Projection benchmark on the local PostgreSQL and Redis (figures, not a test).
+
+    python bench/projections.py [--games 40] [--seconds 10]
+
+1. catch-up of cold projections: N simulated 4-player games in the store, then
+   every projection rebuilt from scratch (events/s, all five and each one);
+2. command → scoreboard visible: gunicorn (2 workers) with REDIS_URL and one
+   ``tongiaki worker``; 8 concurrent bot clients as in bench/store.py; after a
+   command returns version V, the client asks ``/scoreboard?min_version=V`` and
+   records the time from the command's response to the scoreboard showing V;
+3. state at a random version of a 500-event game (keyframes + fold), cold cache.
+
+Everything runs in a throw-away schema and Redis queue, removed at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import os
+import random
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import psycopg
+from redis import Redis
+from rq import Queue
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.store import call, free_port, pct, schema_url, wait_until_serving  # noqa: E402
+from domain.serialization import encode  # noqa: E402
+from domain.simulation import play  # noqa: E402
+from service.games import GameService  # noqa: E402
+from service.store.base import CommandRecord, NewEvent  # noqa: E402
+from service.store.postgres import PostgresEventStore  # noqa: E402
+from workers.readmodels import PROJECTIONS, ReadModels  # noqa: E402
+
+
+def load_games(store: PostgresEventStore, games: int) -> int:
+    """Simulated 4-player games appended a few events per command; the event count."""
+    total = 0
+    for seed in range(games):
+        events = play(10_000 + seed, 4).events
+        version = 0
+        for start in range(0, len(events), 3):
+            new = []
+            for e in events[start : start + 3]:
+                body = encode(e)
+                kind = body.pop("type")
+                new.append(NewEvent(kind, body, {"actor": {"account": "bench"}}))
+            record = CommandRecord(
+                f"sim-{seed}", f"c{start}", {"account": "bench"}, "2026-11-22T00:00:00", {}, version
+            )
+            version = store.append(record, version, new, "playing").version
+        total += len(events)
+    return total
+
+
+def catch_up(url: str, games: int) -> None:
+    store = PostgresEventStore(url)
+    rm = ReadModels(store)
+    rm.upgrade()
+    events = load_games(store, games)
+    print(f"catch-up: {games} games, {events:,} events in the store")
+    started = time.perf_counter()
+    rm.rebuild()
+    elapsed = time.perf_counter() - started
+    print(
+        f"  all {len(PROJECTIONS)} projections cold: {events / elapsed:,.0f} events/s "
+        f"({elapsed:.2f} s; every event folded by each projection)"
+    )
+    for name in PROJECTIONS:
+        rm._states.clear()
+        started = time.perf_counter()
+        rm.rebuild((name,))
+        elapsed = time.perf_counter() - started
+        print(f"  {name:<12} alone: {events / elapsed:,.0f} events/s")
+    store.close()
+
+
+def state_at(url: str, rounds: int) -> list[float]:
+    store = PostgresEventStore(url)
+    rm = ReadModels(store)
+    game = play(2024, 6)
+    while len(game.events) < 500:
+        game = play(random.randrange(10**6), 6)
+    version = 0
+    for start in range(0, 500, 5):
+        new = []
+        for e in game.events[start : start + 5]:
+            body = encode(e)
+            kind = body.pop("type")
+            new.append(NewEvent(kind, body, {"actor": {"account": "bench"}}))
+        record = CommandRecord("long", f"c{start}", {}, "2026-11-22T00:00:00", {}, version)
+        version = store.append(record, version, new, "playing").version
+    rm.catch_up_game("long")
+    times = []
+    rng = random.Random(5)
+    for _ in range(rounds):
+        service = GameService(store)  # cold: no cached state
+        service.keyframes = rm.keyframe
+        at = rng.randint(1, 500)
+        started = time.perf_counter()
+        service.load("long", at=at)
+        times.append((time.perf_counter() - started) * 1000)
+    store.close()
+    return times
+
+
+def bot(port: int, deadline: float, seen: list[float], done: list[int], seed: int) -> None:
+    rng = random.Random(seed)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    tokens = {}
+    for c in ("blue", "red"):
+        _, a = call(conn, "POST", "/accounts", {"name": c})
+        tokens[a["account_id"]] = a["token"]
+    first = next(iter(tokens.values()))
+    while time.perf_counter() < deadline:
+        _, g = call(conn, "POST", "/games", {"max_players": 2}, first)
+        gid = g["game_id"]
+        for token, colour in zip(tokens.values(), ("blue", "red"), strict=True):
+            call(conn, "POST", f"/games/{gid}/seats", {"colour": colour}, token)
+        call(conn, "POST", f"/games/{gid}/start", None, first)
+        while time.perf_counter() < deadline:
+            _, legal = call(conn, "GET", f"/games/{gid}/legal")
+            if legal["decision"] is None:
+                break
+            status, body = call(
+                conn,
+                "POST",
+                f"/games/{gid}/commands",
+                rng.choice(legal["commands"]),
+                tokens[legal["player_id"]],
+                {"If-Match": f'"{legal["version"]}"'},
+            )
+            answered = time.perf_counter()
+            assert status == 200, status
+            done.append(1)
+            if rng.random() < 0.25:
+                status, board = call(
+                    conn, "GET", f"/games/{gid}/scoreboard?min_version={body['version']}"
+                )
+                if status == 503:  # not visible within the server's wait (5 s)
+                    seen.append(float("inf"))
+                    continue
+                assert status == 200 and board["version"] >= body["version"], board
+                seen.append((time.perf_counter() - answered) * 1000)
+
+
+def visibility(
+    url: str, redis_url: str, seconds: float, rq_workers: int
+) -> tuple[float, list[float], int]:
+    port = free_port()
+    queue = f"bench-{uuid.uuid4().hex[:8]}"
+    env = {
+        **os.environ,
+        "DATABASE_URL": url,
+        "REDIS_URL": redis_url,
+        "TONGIAKI_QUEUE": queue,
+        "TONGIAKI_PORT": str(port),
+    }
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "serve", "--workers", "2"], cwd=ROOT, env=env, **quiet
+    )
+    log = open(os.environ.get("TONGIAKI_BENCH_WORKER_LOG", os.devnull), "w")  # noqa: SIM115
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "-m", "service.cli", "worker"],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=log,
+        )
+        for _ in range(rq_workers)
+    ]
+    try:
+        wait_until_serving(port)
+        time.sleep(3)  # both gunicorn workers up (see bench/store.py)
+        seen: list[float] = []
+        done: list[int] = []
+        deadline = time.perf_counter() + seconds
+        threads = [
+            threading.Thread(target=bot, args=(port, deadline, seen, done, i)) for i in range(8)
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        left = Queue(queue, connection=Redis.from_url(redis_url)).count
+        return len(done) / seconds, seen, left
+    finally:
+        for p in (server, *workers):
+            p.terminate()
+            p.wait(timeout=20)
+        Queue(queue, connection=Redis.from_url(redis_url)).empty()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--url", default="postgresql://postgres@127.0.0.1:5432/test")
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/14")
+    parser.add_argument("--games", type=int, default=40)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--workers", type=int, default=1, help="tongiaki worker processes")
+    args = parser.parse_args()
+    schema = f"bench_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(args.url, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    url = schema_url(args.url, schema)
+    try:
+        store = PostgresEventStore(url)
+        store.upgrade()
+        store.close()
+        print(f"PostgreSQL at {args.url}, Redis at {args.redis}, {os.cpu_count()} cores")
+        catch_up(url, args.games)
+        times = state_at(url, 300)
+        print(
+            "state at a random version of a 500-event game (keyframes + fold, cold): "
+            f"median {statistics.median(times):.2f} ms, p99 {pct(times, 0.99):.2f} ms"
+        )
+        rate, seen, left = visibility(url, args.redis, args.seconds, args.workers)
+        print(
+            f"command → scoreboard visible at {rate:,.0f} commands/s (gunicorn 2 workers, "
+            f"{args.workers} rq worker(s), 8 bot clients): "
+            f"median {statistics.median(seen):.0f} ms, "
+            f"p99 {pct(seen, 0.99):.0f} ms over {len(seen)} samples; {left} jobs queued at the end"
+        )
+    finally:
+        with psycopg.connect(args.url, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+if __name__ == "__main__":
+    main()
