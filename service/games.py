@@ -135,8 +135,10 @@ class GameService:
         if cached is not None and cached[0] < target:
             base_version, state = cached
         else:
-            snap = self.store.get_snapshot(game_id, FOLD_VERSION, at_most=target)
             frame = self.keyframes(game_id, target) if self.keyframes is not None else None
+            # a keyframe close by needs no snapshot lookup (keyframes are denser)
+            close = frame is not None and target - frame[0] < self.snapshot_every // 4
+            snap = None if close else self.store.get_snapshot(game_id, FOLD_VERSION, target)
             if frame is not None and (snap is None or frame[0] > snap.version):
                 base_version, state = frame[0], position.load(json.loads(frame[1]))
             elif snap is not None:

@@ -88,7 +88,7 @@ class RqDoorbell:
         try:
             if self.redis.set(key, 1, nx=True, ex=PENDING_TTL):
                 try:
-                    self.queue.enqueue(catch_up, game_id, retry=retry())
+                    self.queue.enqueue(catch_up, game_id, retry=retry(), result_ttl=0)
                 except RedisError:
                     self.redis.delete(key)
                     raise
@@ -106,7 +106,7 @@ def sweep(rm: ReadModels, queue: Queue | None = None) -> list[str]:
             except Exception:  # counted; the next sweep tries again
                 log.exception("sweep of %s failed", game_id)
         else:
-            queue.enqueue(catch_up, game_id, retry=retry())
+            queue.enqueue(catch_up, game_id, retry=retry(), result_ttl=0)
     if lagging:
         log.info("sweeper: %d games behind", len(lagging))
     return lagging

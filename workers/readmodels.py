@@ -33,7 +33,7 @@ log = logging.getLogger("tongiaki.projections")
 
 PROJECTIONS = ("scoreboard", "lobby", "leaderboard", "timeline", "audit")
 MAX_ATTEMPTS = 3
-KEYFRAME_EVERY = 25
+KEYFRAME_EVERY = 10
 STATE_CACHE = 256  # games whose latest folds are kept in memory
 
 TABLES = [

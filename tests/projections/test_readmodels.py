@@ -9,7 +9,7 @@ import pytest
 from domain import position
 from domain.evolve import replay
 from tests.projections.conftest import GOLDEN, append_game, golden_events, simulated
-from workers.readmodels import MAX_ATTEMPTS, PROJECTIONS, ProjectionHalted
+from workers.readmodels import KEYFRAME_EVERY, MAX_ATTEMPTS, PROJECTIONS, ProjectionHalted
 
 TABLES = {
     "rm_scoreboard": "game_id",
@@ -90,10 +90,10 @@ def test_keyframes_hold_the_state_at_their_version(readmodels, store):
     frames = readmodels.query(
         "SELECT version, position FROM rm_keyframes WHERE game_id = %s", (game_id,)
     )
-    assert len(frames) == len(events) // 25
+    assert len(frames) == len(events) // KEYFRAME_EVERY
     for version, text in frames:
         assert position.load(json.loads(text)) == replay(events[:version])
-    assert readmodels.keyframe(game_id, 60)[0] == 50
+    assert readmodels.keyframe(game_id, 65)[0] == 65 - 65 % KEYFRAME_EVERY
 
 
 def test_a_poison_event_halts_only_that_projection_for_that_game_with_a_visible_error(

@@ -6,6 +6,7 @@ from domain.evolve import replay
 from domain.scoring import outcome
 from service.api.views import WAIT_SECONDS
 from tests.service.api import Player, open_game, play_to_the_end
+from workers.readmodels import KEYFRAME_EVERY
 
 
 def finished_game(client, seed=5):
@@ -95,7 +96,7 @@ def test_state_at_a_version_comes_from_keyframes_and_equals_a_fold(client, app):
         cold = type(service)(store)  # no cache: a keyframe or snapshot, then the fold
         assert cold.load(game_id, at=at)[1] == replay(events[:at])
     rm = app.extensions["tongiaki.readmodels"]
-    assert rm.keyframe(game_id, 60)[0] == 50
+    assert rm.keyframe(game_id, 65)[0] == 65 - 65 % KEYFRAME_EVERY
 
 
 def test_the_audit_shows_a_rejected_command_beside_the_accepted_ones(client):
