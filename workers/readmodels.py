@@ -185,16 +185,19 @@ class Writes:
         if not rows:
             return
         names = ", ".join(columns)
+        # a row already there is the same row (folds are deterministic): applying an
+        # event twice, should a checkpoint ever fall behind its rows, changes nothing
         if self.postgres:
             records = [dict(zip(columns, row, strict=True)) for row in rows]
             self.execute(
                 f"INSERT INTO {table} ({names}) SELECT {names}"
-                f" FROM json_populate_recordset(NULL::{table}, %s)",
+                f" FROM json_populate_recordset(NULL::{table}, %s) ON CONFLICT DO NOTHING",
                 (json.dumps(records),),
             )
         else:
             marks = ", ".join(["%s"] * len(columns))
-            self.ops.append((f"INSERT INTO {table} ({names}) VALUES ({marks})", rows, True))
+            sql = f"INSERT INTO {table} ({names}) VALUES ({marks}) ON CONFLICT DO NOTHING"
+            self.ops.append((sql, rows, True))
 
     def save(self, point: Checkpoint, version: int, seq: int, now: str) -> None:
         self.execute(
