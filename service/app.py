@@ -6,8 +6,7 @@ import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from flask import Flask, redirect
-from flask.typing import ResponseReturnValue
+from flask import Flask
 
 from service.api import register_errors
 from service.api.accounts import bp as accounts_bp
@@ -17,6 +16,7 @@ from service.api.views import bp as views_bp
 from service.games import Doorbell, GameService
 from service.settings import Settings
 from service.store.base import EventStore
+from service.web import bp as web_bp
 from workers.jobs import InlineDoorbell, RqDoorbell
 from workers.readmodels import ReadModels
 
@@ -49,7 +49,7 @@ def create_app(
         if settings.redis_url
         else InlineDoorbell(readmodels)
     )
-    app = Flask(__name__)
+    app = Flask(__name__, static_folder=None)  # the pages serve their own (service/web)
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.extensions["tongiaki.settings"] = settings
     app.extensions["tongiaki.readmodels"] = readmodels
@@ -65,9 +65,6 @@ def create_app(
     for bp in (accounts_bp, games_bp, views_bp, meta_bp):
         app.register_blueprint(bp, url_prefix="/api/v1")
 
-    @app.get("/")
-    def home() -> ResponseReturnValue:
-        return redirect("/api/v1/docs")
-
+    app.register_blueprint(web_bp)
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     return app

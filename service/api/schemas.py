@@ -253,3 +253,8 @@ class ProjectionLag(Strict):
 
 class ProjectionStatus(Strict):
     projections = fields.List(fields.Nested(ProjectionLag), required=True)
+
+
+class TileData(Strict):
+    tiles = fields.Dict(required=True, metadata={"description": "by tile id"})
+    colours = fields.Dict(required=True, metadata={"description": "colour → letter"})

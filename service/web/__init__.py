@@ -1,0 +1,55 @@
+"""The browser pages: lobby, game, replay and audit — plain HTML, CSS and JS modules.
+
+No build step: the pages are static files that talk to the JSON API under
+``/api/v1`` and follow live games through its server-sent events.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from flask import Blueprint, Response, abort, send_from_directory
+from flask.typing import ResponseReturnValue
+
+STATIC = Path(__file__).parent / "static"
+PAGES = {"lobby": "lobby", "game": "game", "replay": "replay", "audit": "audit"}
+
+bp = Blueprint("web", __name__, static_folder=str(STATIC), static_url_path="/static")
+
+
+def page(name: str, title: str, game_id: str = "") -> Response:
+    """The HTML shell of a page: its module script does the rest."""
+    html = (STATIC / "page.html").read_text(encoding="utf-8")
+    html = html.replace("{{title}}", title).replace("{{page}}", name).replace("{{game}}", game_id)
+    return Response(html, mimetype="text/html")
+
+
+def _game_id(game_id: str) -> str:
+    if not (1 <= len(game_id) <= 64 and all(c.isalnum() or c in "-_" for c in game_id)):
+        abort(404)
+    return game_id
+
+
+@bp.get("/")
+def lobby() -> ResponseReturnValue:
+    return page("lobby", "Tongiaki — lobby")
+
+
+@bp.get("/games/<game_id>")
+def game(game_id: str) -> ResponseReturnValue:
+    return page("game", "Tongiaki — game", _game_id(game_id))
+
+
+@bp.get("/games/<game_id>/replay")
+def replay(game_id: str) -> ResponseReturnValue:
+    return page("replay", "Tongiaki — replay", _game_id(game_id))
+
+
+@bp.get("/games/<game_id>/audit")
+def audit(game_id: str) -> ResponseReturnValue:
+    return page("audit", "Tongiaki — audit", _game_id(game_id))
+
+
+@bp.get("/favicon.ico")
+def favicon() -> ResponseReturnValue:
+    return send_from_directory(STATIC, "favicon.svg", mimetype="image/svg+xml")

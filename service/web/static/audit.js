@@ -1,0 +1,65 @@
+// The audit: per turn, every command received (accepted or rejected) with actor,
+// time, outcome and rule, beside the events it caused; the hash-chain check; once
+// the game is over, the revealed seed and the check of every draw against it.
+
+import { api, el, me, nav, problemText } from "./api.js";
+
+const gameId = document.body.dataset.game;
+
+function outcome(c) {
+  if (c.outcome === "accepted") return el("span", { class: "ok" }, `accepted → v${c.first_version}–${c.last_version}`);
+  const why = c.rejection || {};
+  return el("span", { class: "rejected" }, `rejected: ${why.code || ""}${why.rule ? ` (${why.rule})` : ""} — ${why.message || why.detail || ""}`);
+}
+
+function commandRow(c) {
+  return el(
+    "li",
+    { class: `command ${c.outcome}`, "data-outcome": c.outcome, "data-rule": c.rejection?.rule || "" },
+    el("div", {}, el("code", {}, c.payload.type || "?"), ` by ${c.actor.name || c.actor.account} at ${c.received_at} (judged at v${c.judged_version}) `, outcome(c)),
+    c.events.length ? el("ol", { class: "events" }, c.events.map((e) => el("li", { value: e.version }, `v${e.version} ${e.type}: ${e.description}${e.rule ? ` [${e.rule}]` : ""}${e.automatic ? " (automatic)" : ""}`))) : null,
+  );
+}
+
+function verification(v) {
+  if (!v) return el("p", { class: "muted" }, "Verification unavailable.");
+  return el(
+    "section",
+    { class: "card", id: "verification" },
+    el("h2", {}, "Verification"),
+    el("p", { id: "chain", class: v.chain_ok ? "ok" : "rejected" }, v.chain_ok ? `Hash chain intact over ${v.events} events.` : `Hash chain broken: ${v.chain_problems.join("; ")}`),
+    el("p", { id: "deck" }, v.deck_revealed ? (v.deck_ok ? `Seed revealed; it matches the commitment and all ${v.draws_checked} draws.` : `Deck check failed: ${v.deck_problems.join("; ")}`) : "The seed is revealed when the game ends; until then the draws cannot be checked."),
+    el("p", { id: "rerun" }, v.rerun_problems.length ? `Re-run found: ${v.rerun_problems.join("; ")}` : `${v.commands_rerun} accepted commands re-run through the engine give exactly the recorded events.`),
+  );
+}
+
+async function main() {
+  nav(gameId);
+  const main = document.getElementById("main");
+  if (!me()) {
+    main.replaceChildren(el("p", {}, "The audit is for this game's players and auditors: ", el("a", { href: "/" }, "sign in"), " first."));
+    return;
+  }
+  const [audit, verify, events] = await Promise.all([
+    api("GET", `/games/${gameId}/audit`),
+    api("GET", `/games/${gameId}/verify`),
+    api("GET", `/games/${gameId}/events?limit=1000`),
+  ]);
+  if (!audit.ok) {
+    main.replaceChildren(el("p", { class: "error" }, problemText(audit.data)));
+    return;
+  }
+  const reveal = events.ok ? events.data.events.find((e) => e.type === "DeckRevealed") : null;
+  main.replaceChildren(
+    el(
+      "section",
+      { class: "audit" },
+      el("h2", {}, `Audit of game ${gameId}`),
+      verification(verify.ok ? verify.data : null),
+      reveal ? el("p", { id: "seed" }, "Revealed seed: ", el("code", {}, reveal.data.seed_hex)) : null,
+      ...audit.data.turns.map((t) => el("section", { class: "card turn", "data-turn": t.turn }, el("h3", {}, t.turn === 0 ? "Setup" : `Turn ${t.turn}`), el("ul", { class: "commands" }, t.commands.map(commandRow)))),
+    ),
+  );
+}
+
+main();

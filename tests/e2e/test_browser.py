@@ -1,0 +1,250 @@
+"""Play, watch, replay and audit in a real browser (headless Chromium, Playwright)."""
+
+from __future__ import annotations
+
+import json
+import random
+import urllib.request
+
+import pytest
+
+from domain.evolve import evolve
+from domain.serialization import decode_event
+from domain.state import GameState
+
+pytestmark = pytest.mark.timeout(600)
+
+# the first tiles drawn: a deadly ocean (every path "4": a fleet of 1 or 2 colours
+# fails it, R12), then islands with several beaches (landings with real choices)
+TILE_ORDER = ["ocean7", "tahiti", "samoa", "fidschi", "oahu", "rarotonga", "ocean1"]
+CLICKABLE = (
+    "svg.board .beach.target .beach-frame, svg.board .jetty.target, svg.board .cell.target,"
+    " button[data-token], button.chip-button"
+)
+
+
+def call(base, method, path, token=None, body=None):
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(f"{base}/api/v1{path}", data=data, method=method)
+    request.add_header("Content-Type", "application/json")
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.loads(response.read())
+
+
+def new_page(browser, base, viewport=(1280, 800)):
+    context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    return page
+
+
+def sign_up(browser, base, name):
+    page = new_page(browser, base)
+    page.goto(f"{base}/")
+    page.fill("#name", name)
+    page.click("#signup button[type=submit]")
+    page.wait_for_selector("#create")
+    account = page.evaluate("JSON.parse(localStorage.getItem('tongiaki.account'))")
+    return page, account
+
+
+def version(page):
+    return int(page.get_attribute("body", "data-version") or 0)
+
+
+def act(page, rng):
+    """One whole command by clicking legal targets at random; False if not my move."""
+    if page.locator("#play").count() == 0:
+        return False
+    start = version(page)
+    for _ in range(60):
+        page.wait_for_function("!document.body.dataset.busy")
+        if version(page) != start or page.locator("#play").count() == 0:
+            return True
+        play = page.locator("#play")
+        targets = page.locator(CLICKABLE)
+        n = targets.count()
+        if play.is_enabled() and (n == 0 or rng.random() < 0.35):
+            play.click()
+        elif n:
+            targets.nth(rng.randrange(n)).click()
+        else:
+            page.click("#clear")
+    raise AssertionError("no command came out of 60 clicks")
+
+
+def features(events):
+    """Which of the required moves happened: a beach filled by an expansion, an
+    emigration, a landing distributed by a player, a failed expedition."""
+    seen = set()
+    state = GameState()
+    for data in events:
+        event = decode_event({"type": data["type"], **data["data"]})
+        state = evolve(state, event)
+        if data["type"] == "BoatsAdded":
+            island = state.islands[event.island]
+            if any(island.is_full(b) for b in event.beaches):
+                seen.add("fills a beach")
+        if data["type"] == "EmigrationStarted":
+            seen.add("emigration")
+        if data["type"] == "BoatsLanded" and not event.automatic:
+            seen.add("landing distribution")
+        if data["type"] == "ExpeditionFailed":
+            seen.add("expedition failure")
+    return seen
+
+
+def beaches_on_screen(page):
+    return page.evaluate(
+        """() => Object.fromEntries([...document.querySelectorAll('svg.board .beach')].map(
+            (b) => [b.dataset.beach,
+                    [...b.querySelectorAll('circle[data-boat]')].map((c) => c.dataset.boat)
+                      .filter(Boolean).sort().join('')]))"""
+    )
+
+
+def beaches_in_state(position):
+    names = {"b": "blue", "r": "red", "g": "green", "y": "yellow", "o": "orange", "p": "purple"}
+    out = {}
+    for island, text in position["boats"].items():
+        for i, beach in enumerate(text.split("|")):
+            out[f"{island}:{i}"] = "".join(sorted(names[c] for c in beach))
+    return out
+
+
+def test_two_players_play_by_clicks_while_a_spectator_watches_live(browser, server, shots):
+    ann, ann_account = sign_up(browser, server, "Ann")
+    bob, _ = sign_up(browser, server, "Bob")
+    game_id = call(
+        server, "POST", "/games", ann_account["token"], {"max_players": 2, "tile_order": TILE_ORDER}
+    )["game_id"]
+    for page, colour in ((ann, "blue"), (bob, "red")):
+        page.reload()
+        row = page.locator(f"#open-games li[data-game='{game_id}']")
+        row.locator("select").select_option(colour)
+        row.locator("button[data-action=join]").click()
+        page.wait_for_selector(f"#my-games li[data-game='{game_id}']")
+    bob.reload()
+    bob.wait_for_selector(
+        f"#open-games li[data-game='{game_id}'] button[data-action=start]:not([disabled])"
+    )
+    ann.reload()
+    ann.click(f"#open-games li[data-game='{game_id}'] button[data-action=start]")
+    ann.wait_for_url(f"**/games/{game_id}")
+
+    # Bob's lobby still offers Start: the server refuses it and the page says which rule
+    bob.click(f"#open-games li[data-game='{game_id}'] button[data-action=start]")
+    bob.wait_for_selector("#toast.error")
+    assert "(R25)" in bob.inner_text("#toast")
+
+    spectator = new_page(browser, server)
+    spectator.add_init_script(
+        """window.__seen = []; window.__loaded = (window.__loaded || 0) + 1;
+        document.addEventListener('DOMContentLoaded', () => new MutationObserver(() =>
+          window.__seen.push(Number(document.body.dataset.version))
+        ).observe(document.body, {attributes: true, attributeFilter: ['data-version']}));"""
+    )
+    spectator.goto(f"{server}/games/{game_id}")
+    spectator.wait_for_selector("svg.board")
+    watched_from = version(spectator)
+    bob.goto(f"{server}/games/{game_id}")
+    bob.wait_for_selector("svg.board")
+
+    rng = random.Random(7)
+    needed = {"fills a beach", "emigration", "landing distribution", "expedition failure"}
+    happened: set[str] = set()
+    for _ in range(400):
+        moved = act(ann, rng) or act(bob, rng)
+        if not moved:  # the other page has not caught up yet
+            ann.wait_for_timeout(100)
+            continue
+        events = call(server, "GET", f"/games/{game_id}/events?limit=1000")["events"]
+        happened = features(events)
+        if needed <= happened or events[-1]["type"] == "DeckRevealed":
+            break
+    assert needed <= happened, f"only {happened} in {len(events)} events"
+    head = events[-1]["version"]
+
+    # the spectator followed every version without reloading
+    spectator.wait_for_function(f"Number(document.body.dataset.version) >= {head}", timeout=60_000)
+    seen = set(spectator.evaluate("window.__seen"))
+    assert set(range(watched_from + 1, head + 1)) <= seen
+    assert spectator.evaluate("window.__loaded") == 1
+    assert beaches_on_screen(spectator) == beaches_in_state(
+        call(server, "GET", f"/games/{game_id}")["position"]
+    )
+    ann.wait_for_function(f"Number(document.body.dataset.version) >= {head}")
+    ann.screenshot(path=str(shots / "game.png"))
+
+    # the audit lists Bob's refused Start with its rule, and the chain check
+    ann.goto(f"{server}/games/{game_id}/audit")
+    ann.wait_for_selector("#verification")
+    rejected = ann.locator("li.command[data-outcome=rejected]")
+    assert rejected.count() >= 1
+    assert rejected.first.get_attribute("data-rule") == "R25"
+    assert "StartGame" in rejected.first.inner_text()
+    assert "intact" in ann.inner_text("#chain")
+    ann.screenshot(path=str(shots / "audit.png"), full_page=True)
+    for page in (ann, bob, spectator):
+        assert page.errors == []
+
+
+def test_the_replay_slider_shows_the_board_of_state_at_that_version(browser, server, shots):
+    account = call(server, "POST", "/accounts", body={"name": "Replayer"})
+    other = call(server, "POST", "/accounts", body={"name": "Other"})
+    token = {account["account_id"]: account["token"], other["account_id"]: other["token"]}
+    game_id = call(server, "POST", "/games", account["token"], {"max_players": 2})["game_id"]
+    call(server, "POST", f"/games/{game_id}/seats", account["token"], {"colour": "green"})
+    call(server, "POST", f"/games/{game_id}/seats", other["token"], {"colour": "purple"})
+    call(server, "POST", f"/games/{game_id}/start", account["token"])
+    rng = random.Random(3)
+    for _ in range(60):
+        legal = call(server, "GET", f"/games/{game_id}/legal")
+        if legal["decision"] is None:
+            break
+        call(
+            server,
+            "POST",
+            f"/games/{game_id}/commands",
+            token[legal["player_id"]],
+            rng.choice(legal["commands"]),
+        )
+    head = call(server, "GET", f"/games/{game_id}")["version"]
+    page = new_page(browser, server)
+    for at in (5, head // 2, head):
+        page.goto(f"{server}/games/{game_id}/replay?v={at}")
+        page.wait_for_function(f"document.body.dataset.version === '{at}'")
+        state = call(server, "GET", f"/games/{game_id}/state?at={at}")["position"]
+        assert beaches_on_screen(page) == beaches_in_state(state)
+        assert page.input_value("#slider") == str(at)
+    page.click("#back")
+    page.wait_for_function(f"document.body.dataset.version === '{head - 1}'")
+    assert f"v={head - 1}" in page.url
+    assert page.inner_text("#description")
+    page.select_option("#turn", index=2)
+    page.wait_for_function(f"document.body.dataset.version !== '{head - 1}'")
+    page.screenshot(path=str(shots / "replay.png"), full_page=True)
+    assert page.errors == []
+
+
+def test_the_pages_fit_a_phone_and_show_keyboard_focus(browser, server):
+    page = new_page(browser, server, viewport=(390, 844))
+    page.goto(f"{server}/")
+    page.wait_for_selector("#signup")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.keyboard.press("Tab")
+    outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+    assert outline != "none"
+    games = call(server, "GET", "/lobby")["games"]
+    page.goto(f"{server}/games/{games[0]['game_id']}")
+    page.wait_for_selector("svg.board")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    # every boat carries its colour's letter, not only its colour
+    letters = page.evaluate(
+        "[...document.querySelectorAll('svg.board .boat-letter')].map((t) => t.textContent)"
+    )
+    assert letters and set(letters) <= set("BRGYOP")
+    assert page.errors == []
