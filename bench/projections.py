@@ -34,7 +34,14 @@ from rq import Queue
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.store import call, free_port, pct, schema_url, wait_until_serving  # noqa: E402
+from bench.store import (  # noqa: E402
+    bot_client,
+    call,
+    free_port,
+    pct,
+    schema_url,
+    wait_until_serving,
+)
 from domain.serialization import encode  # noqa: E402
 from domain.simulation import play  # noqa: E402
 from service.games import GameService  # noqa: E402
@@ -114,44 +121,21 @@ def state_at(url: str, rounds: int) -> list[float]:
     return times
 
 
-def bot(port: int, deadline: float, seen: list[float], done: list[int], seed: int) -> None:
-    rng = random.Random(seed)
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    tokens = {}
-    for c in ("blue", "red"):
-        _, a = call(conn, "POST", "/accounts", {"name": c})
-        tokens[a["account_id"]] = a["token"]
-    first = next(iter(tokens.values()))
-    while time.perf_counter() < deadline:
-        _, g = call(conn, "POST", "/games", {"max_players": 2}, first)
-        gid = g["game_id"]
-        for token, colour in zip(tokens.values(), ("blue", "red"), strict=True):
-            call(conn, "POST", f"/games/{gid}/seats", {"colour": colour}, token)
-        call(conn, "POST", f"/games/{gid}/start", None, first)
-        while time.perf_counter() < deadline:
-            _, legal = call(conn, "GET", f"/games/{gid}/legal")
-            if legal["decision"] is None:
-                break
-            status, body = call(
-                conn,
-                "POST",
-                f"/games/{gid}/commands",
-                rng.choice(legal["commands"]),
-                tokens[legal["player_id"]],
-                {"If-Match": f'"{legal["version"]}"'},
-            )
-            answered = time.perf_counter()
-            assert status == 200, status
-            done.append(1)
-            if rng.random() < 0.25:
-                status, board = call(
-                    conn, "GET", f"/games/{gid}/scoreboard?min_version={body['version']}"
-                )
-                if status == 503:  # not visible within the server's wait (5 s)
-                    seen.append(float("inf"))
-                    continue
-                assert status == 200 and board["version"] >= body["version"], board
-                seen.append((time.perf_counter() - answered) * 1000)
+def scoreboard_check(seen: list[float]):  # type: ignore[no-untyped-def]
+    """After a quarter of the commands: how long until the scoreboard shows them."""
+
+    def check(conn: http.client.HTTPConnection, gid: str, body: dict, rng: random.Random) -> None:
+        answered = time.perf_counter()
+        if rng.random() >= 0.25:
+            return
+        status, board = call(conn, "GET", f"/games/{gid}/scoreboard?min_version={body['version']}")
+        if status == 503:  # not visible within the server's wait (5 s)
+            seen.append(float("inf"))
+            return
+        assert status == 200 and board["version"] >= body["version"], board
+        seen.append((time.perf_counter() - answered) * 1000)
+
+    return check
 
 
 def visibility(
@@ -185,10 +169,14 @@ def visibility(
         wait_until_serving(port)
         time.sleep(3)  # both gunicorn workers up (see bench/store.py)
         seen: list[float] = []
-        done: list[int] = []
+        done: list[float] = []
         deadline = time.perf_counter() + seconds
+        lock = threading.Lock()
         threads = [
-            threading.Thread(target=bot, args=(port, deadline, seen, done, i)) for i in range(8)
+            threading.Thread(
+                target=bot_client, args=(port, deadline, done, lock, i, scoreboard_check(seen))
+            )
+            for i in range(8)
         ]
         for t in threads:
             t.start()

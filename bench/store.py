@@ -25,6 +25,7 @@ import sys
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import psycopg
@@ -186,9 +187,18 @@ def call(
 
 
 def bot_client(
-    port: int, deadline: float, latencies: list[float], lock: threading.Lock, seed: int
+    port: int,
+    deadline: float,
+    latencies: list[float],
+    lock: threading.Lock,
+    seed: int,
+    after_command: Callable[[http.client.HTTPConnection, str, dict, random.Random], None]
+    | None = None,
 ) -> None:
-    """One concurrent bot client: plays 2-player games, moving for whichever seat is due."""
+    """One concurrent bot client: plays 2-player games, moving for whichever seat is due.
+
+    ``after_command(conn, game_id, response, rng)`` runs after each accepted command.
+    """
     rng = random.Random(seed)
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     tokens = {}
@@ -207,7 +217,7 @@ def bot_client(
             if legal["decision"] is None:
                 break
             started = time.perf_counter()
-            status, _ = call(
+            status, body = call(
                 conn,
                 "POST",
                 f"/games/{gid}/commands",
@@ -219,6 +229,8 @@ def bot_client(
             assert status == 200, status
             with lock:
                 latencies.append(elapsed)
+            if after_command is not None:
+                after_command(conn, gid, body, rng)
 
 
 def pct(values: list[float], p: float) -> float:

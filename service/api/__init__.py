@@ -110,3 +110,14 @@ def register_errors(app: Flask) -> None:
     def unexpected(exc: Exception) -> Response:
         log.exception("unexpected error")
         return problem(500, "internal_error", "Internal error", "something went wrong on our side")
+
+
+STATUSES = ("open", "setup", "playing", "ended")
+
+
+def status_arg() -> str | None:
+    """The optional ``?status=`` of a game listing (422 unless a known status)."""
+    status = request.args.get("status")
+    if status is not None and status not in STATUSES:
+        raise BadRequest("bad_query", f"status is one of {', '.join(STATUSES)}")
+    return status

@@ -13,7 +13,7 @@ from domain import commands as cmd
 from domain import position
 from domain.legal import legal_commands
 from domain.serialization import encode
-from service.api import account, body, event_json, game_service, int_arg
+from service.api import account, body, event_json, game_service, int_arg, status_arg
 from service.api.openapi import Operation, documented, header, query
 from service.api.schemas import (
     CommandAccepted,
@@ -43,7 +43,6 @@ def encode_command(command: cmd.Command) -> dict[str, object]:
     return encode(command)
 
 
-STATUSES = ("open", "setup", "playing", "ended")
 STREAM_POLL = 0.25
 STREAM_HEARTBEAT = 15.0
 
@@ -95,9 +94,7 @@ def create() -> ResponseReturnValue:
     )
 )
 def index() -> ResponseReturnValue:
-    status = request.args.get("status")
-    if status is not None and status not in STATUSES:
-        raise BadRequest("bad_query", f"status is one of {', '.join(STATUSES)}")
+    status = status_arg()
     limit = int_arg("limit", 100, 1, 500)
     rows = game_service().store.games(status, limit or 100)
     return jsonify(

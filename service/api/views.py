@@ -14,7 +14,7 @@ from typing import Any
 from flask import Blueprint, current_app, jsonify
 from flask.typing import ResponseReturnValue
 
-from service.api import account, game_service, int_arg
+from service.api import account, game_service, int_arg, status_arg
 from service.api.openapi import Operation, documented, query
 from service.api.schemas import Audit, Leaderboard, Lobby, ProjectionStatus, Scoreboard, Timeline
 from service.errors import BadRequest, Forbidden, NotFound, Unavailable
@@ -23,7 +23,6 @@ from workers.readmodels import Checkpoint, ReadModels
 bp = Blueprint("views", __name__)
 
 WAIT_SECONDS = 5.0
-STATUSES = ("open", "setup", "playing", "ended")
 MIN_VERSION = query("min_version", "integer", "wait until the read model applied this version")
 STEP_COLUMNS = "version, turn, step, colour, actor, type, rule, automatic, description"
 
@@ -163,11 +162,7 @@ def _lobby(rows: list[Any], me: str | None = None) -> list[dict[str, Any]]:
     )
 )
 def lobby() -> ResponseReturnValue:
-    from flask import request
-
-    status = request.args.get("status")
-    if status is not None and status not in STATUSES:
-        raise BadRequest("bad_query", f"status is one of {', '.join(STATUSES)}")
+    status = status_arg()
     limit = int_arg("limit", 100, 1, 500)
     where, params = ("WHERE status = %s", [status]) if status else ("", [])
     rows = readmodels().query(

@@ -9,7 +9,7 @@ import pytest
 from freezegun import freeze_time
 
 from domain.deck import Deck
-from service.api.games import STATUSES
+from service.api import STATUSES
 from tests.service.api import Player, open_game, play_to_the_end
 
 

@@ -30,6 +30,7 @@ function createForm() {
   const players = el("select", { id: "max-players", name: "max_players" }, ...[2, 3, 4, 5, 6].map((n) => el("option", { value: n, selected: n === 4 }, `${n} players`)));
   const two = el("input", { type: "checkbox", id: "two-colours" });
   const rody = el("input", { type: "checkbox", id: "free-orientation" });
+  const first = el("select", { id: "first-seat", "aria-label": "First seat" }, ...[1, 2, 3, 4, 5, 6].map((n) => el("option", { value: n }, `seat ${n} starts`)));
   return el(
     "form",
     {
@@ -41,6 +42,7 @@ function createForm() {
           max_players: Number(players.value),
           two_colours_each: two.checked,
           free_orientation_after_first: rody.checked,
+          first_seat: Number(first.value),
         };
         const r = await api("POST", "/games", body);
         if (!r.ok) return toast(problemText(r.data), "error");
@@ -52,6 +54,7 @@ function createForm() {
     players,
     el("label", {}, two, " two colours each (2 players)"),
     el("label", {}, rody, " free orientation after the first tile"),
+    first,
     el("button", { type: "submit", class: "primary" }, "Create"),
   );
 }
