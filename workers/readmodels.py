@@ -240,7 +240,12 @@ class ReadModels:
         self._guard = threading.Lock()
 
     def upgrade(self) -> None:
+        """Create the read-model tables (idempotent; safe for processes starting together)."""
         with self.store._tx() as cur:
+            if self.store.lock_suffix:  # PostgreSQL: concurrent CREATE ... IF NOT EXISTS races
+                from service.store.postgres import UPGRADE_LOCK
+
+                cur.execute("SELECT pg_advisory_xact_lock(%s)", (UPGRADE_LOCK,))
             for statement in TABLES:
                 cur.execute(statement)
 

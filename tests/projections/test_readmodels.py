@@ -183,3 +183,31 @@ def test_the_audit_keeps_rejected_commands_with_the_turn_they_were_judged_in(rea
     assert rows[-1][3] == replay(events[:40]).turn
     assert json.loads(rows[-1][4])["code"] == "not_your_turn"
     assert readmodels.checkpoint("audit", game_id).seq == len(rows)
+
+
+def test_processes_starting_together_create_the_read_model_tables_once(pg_schema):
+    # gunicorn boots its workers at the same time: each upgrades the schema
+    import threading
+
+    from service.store.postgres import PostgresEventStore
+    from workers.readmodels import ReadModels
+
+    _, url = pg_schema
+    errors = []
+
+    def boot():
+        store = PostgresEventStore(url, max_size=2)
+        try:
+            store.upgrade()
+            ReadModels(store).upgrade()
+        except Exception as exc:  # collected: the test fails below with it
+            errors.append(exc)
+        finally:
+            store.close()
+
+    threads = [threading.Thread(target=boot) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
