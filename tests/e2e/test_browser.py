@@ -19,6 +19,7 @@ pytestmark = pytest.mark.timeout(600)
 TILE_ORDER = ["ocean7", "tahiti", "samoa", "fidschi", "oahu", "rarotonga", "ocean1"]
 CLICKABLE = (
     "svg.board .beach.target .beach-frame, svg.board .jetty.target, svg.board .cell.target,"
+    " svg.board .land.target,"
     " button[data-token], button.chip-button"
 )
 
@@ -247,4 +248,42 @@ def test_the_pages_fit_a_phone_and_show_keyboard_focus(browser, server):
         "[...document.querySelectorAll('svg.board .boat-letter')].map((t) => t.textContent)"
     )
     assert letters and set(letters) <= set("BRGYOP")
+    assert page.errors == []
+
+
+def test_a_royal_island_is_founded_by_pointing_at_the_island(browser, server):
+    a = call(server, "POST", "/accounts", body={"name": "Kinga"})
+    b = call(server, "POST", "/accounts", body={"name": "Other"})
+    token = {a["account_id"]: a["token"], b["account_id"]: b["token"]}
+    game_id = call(server, "POST", "/games", a["token"], {"max_players": 2})["game_id"]
+    call(server, "POST", f"/games/{game_id}/seats", a["token"], {"colour": "orange"})
+    call(server, "POST", f"/games/{game_id}/seats", b["token"], {"colour": "purple"})
+    call(server, "POST", f"/games/{game_id}/start", a["token"])
+    rng = random.Random(1)
+    for _ in range(400):  # bots over the API until someone may found a royal island (R16)
+        legal = call(server, "GET", f"/games/{game_id}/legal")
+        assert legal["decision"] is not None, "no royal island was possible in this game"
+        if any(c["type"] == "FoundRoyalIsland" for c in legal["commands"]):
+            break
+        call(
+            server,
+            "POST",
+            f"/games/{game_id}/commands",
+            token[legal["player_id"]],
+            rng.choice(legal["commands"]),
+        )
+    mover = legal["player_id"]
+    page = new_page(browser, server)
+    page.goto(f"{server}/")
+    account = {"token": token[mover], "account_id": mover, "name": "Kinga"}
+    page.evaluate(f"localStorage.setItem('tongiaki.account', '{json.dumps(account)}')")
+    page.goto(f"{server}/games/{game_id}")
+    island = page.locator("svg.board .land.target").first
+    name = island.get_attribute("data-island")
+    before = version(page)
+    island.click()
+    page.wait_for_function(f"Number(document.body.dataset.version) > {before}")
+    events = call(server, "GET", f"/games/{game_id}/events?after={before}")["events"]
+    assert events[0]["type"] == "RoyalIslandFounded" and events[0]["data"]["island"] == name
+    assert page.locator(f"svg.board [data-tile='{name}'] .king").count() == 1
     assert page.errors == []

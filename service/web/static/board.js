@@ -127,7 +127,12 @@ function drawTile(t, data, position, isRemoved, targets, chosen, opts) {
       }
     }
   } else {
-    g.append(svg("circle", { cx: x, cy: y, r: S * 0.42, class: "land" }));
+    const land = svg("circle", { cx: x, cy: y, r: S * 0.42, class: "land", "data-island": t.tile });
+    if (targets.islands && targets.islands.has(t.tile)) {
+      land.classList.add("target");
+      focusable(land, `${data.name}: found a royal island`, () => opts.onIsland && opts.onIsland(t.tile));
+    }
+    g.append(land);
     const name = svg("text", { x, y: y - 4, class: "island-name" });
     name.textContent = data.name;
     const value = svg("text", { x, y: y + 10, class: "island-value" });

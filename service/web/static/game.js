@@ -160,13 +160,14 @@ function render(description) {
   const landing = legal?.decision === "landing";
   const colours = landing ? landingColours(next) : [];
   if (landing && !colours.includes(view.landColour)) view.landColour = colours[0] || null;
-  const targets = { beaches: new Set(), jetties: new Set(), cells: new Set() };
+  const targets = { beaches: new Set(), jetties: new Set(), cells: new Set(), islands: new Set() };
   for (const t of next) {
     const p = t.split(":");
     if (p[0] === "beach") targets.beaches.add(`${p[1]}:${p[2]}`);
     if (p[0] === "land" && p[3] === view.landColour) targets.beaches.add(`${p[1]}:${p[2]}`);
     if (p[0] === "jetty") targets.jetties.add(`${p[1]}:${p[2]}:${p[3]}`);
     if (p[0] === "cell") targets.cells.add(p[1]);
+    if (p[0] === "royal") targets.islands.add(p[1]);
   }
   const marks = new Map();
   for (const [t, n] of chosen) {
@@ -182,6 +183,7 @@ function render(description) {
     onBeach: (island, i) => pick(landing ? `land:${island}:${i}:${view.landColour}` : `beach:${island}:${i}`),
     onJetty: (island, i, j) => pick(`jetty:${island}:${i}:${j}`),
     onCell: (key) => pick(`cell:${key}`),
+    onIsland: (island) => pick(`royal:${island}`),
   });
   const controls = [];
   if (myMove) {
