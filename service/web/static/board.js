@@ -80,6 +80,8 @@ export function drawBoard(host, position, tileData, opts = {}) {
     role: "img",
     "aria-label": "The archipelago",
   });
+  // natural size: on a phone the board keeps it and scrolls inside its frame
+  root.style.setProperty("--natural-width", `${Math.round(width)}px`);
   const removed = new Set(position.removed || []);
   for (const t of placed) {
     root.append(drawTile(t, tileData.tiles[t.tile], position, removed.has(t.tile), targets, chosen, opts));
