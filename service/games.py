@@ -123,12 +123,17 @@ class GameService:
             self._heads[game_id] = (newer[-1].version, newer[-1].hash)
             self._remember(game_id, newer[-1].version, state, cached[0])
             return newer[-1].version, state
-        head = self.store.head(game_id)
-        if head is None or head.version == 0:
-            raise NotFound("unknown_game", f"there is no game {game_id!r}")
-        target = head.version if at is None else at
-        if not 0 < target <= head.version:
-            raise BadRequest("bad_version", f"versions of this game run from 1 to {head.version}")
+        head = self.store.head(game_id) if at is None or at < 1 else None
+        if at is None or at < 1:
+            if head is None or head.version == 0:
+                raise NotFound("unknown_game", f"there is no game {game_id!r}")
+            if at is not None:
+                raise BadRequest(
+                    "bad_version", f"versions of this game run from 1 to {head.version}"
+                )
+        # a version in the past needs no head: the events read below show it exists
+        target = head.version if head is not None else at
+        assert target is not None
         if cached is not None and cached[0] == target:
             return cached
         base_version, state = 0, GameState()
@@ -144,8 +149,14 @@ class GameService:
             elif snap is not None:
                 base_version, state = snap.version, position.load(json.loads(snap.state))
         events = self.store.read(game_id, after=base_version, limit=target - base_version)
+        if len(events) < target - base_version:  # beyond the head, or no such game
+            head = self.store.head(game_id)
+            if head is None or head.version == 0:
+                raise NotFound("unknown_game", f"there is no game {game_id!r}")
+            raise BadRequest("bad_version", f"versions of this game run from 1 to {head.version}")
         state = replay(decode_events(events), state)
         if at is None:
+            assert head is not None
             self._heads[game_id] = (head.version, head.hash)
             self._remember(game_id, target, state, base_version)
         return target, state

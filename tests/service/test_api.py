@@ -167,6 +167,8 @@ def test_events_page_and_ndjson_and_state_at_a_version(client):
     assert at["version"] == 5 and at["position"]["boats"]["tonga"] == "b|||||"
     assert client.get(f"/api/v1/games/{game_id}/state?at=999").status_code == 422
     assert client.get(f"/api/v1/games/{game_id}/state?at=x").status_code == 422
+    assert client.get(f"/api/v1/games/{game_id}/state?at=0").status_code == 422
+    assert client.get("/api/v1/games/no-such-game/state?at=3").status_code == 404
 
 
 def test_the_stream_resumes_after_last_event_id(client):
