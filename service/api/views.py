@@ -78,7 +78,7 @@ def ready(name: str, game_id: str) -> Checkpoint:
                 projection=name,
             )
         time.sleep(pause)
-        pause = min(pause * 1.5, 0.05)
+        pause = min(pause * 1.5, 0.02)
 
 
 @bp.get("/games/<game_id>/scoreboard")
