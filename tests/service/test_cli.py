@@ -1,4 +1,4 @@
-"""The ``tongiaki`` commands: db upgrade, verify, export / import, auditor create."""
+"""The ``tongiaki`` commands: db upgrade, verify, export / import, auditor, projections."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def finished_game(tmp_path):
 
 
 def run(tmp_path, *args, input=None):
-    env = {"TONGIAKI_DATA_DIR": str(tmp_path), "DATABASE_URL": ""}
+    env = {"TONGIAKI_DATA_DIR": str(tmp_path), "DATABASE_URL": "", "REDIS_URL": ""}
     return CliRunner().invoke(main, list(args), env=env, input=input, catch_exceptions=False)
 
 
@@ -84,3 +84,43 @@ def test_import_refuses_a_broken_chain(tmp_path):
 def test_auditor_create_prints_a_token_once(tmp_path):
     result = run(tmp_path, "auditor", "create", "Audrey")
     assert result.exit_code == 0 and result.output.count("token: ") == 1
+
+
+def test_projections_rebuild_replaces_every_read_model_and_status_shows_no_lag(tmp_path):
+    game_id = finished_game(tmp_path)
+    db = sqlite3.connect(tmp_path / "tongiaki.db")
+    before = db.execute("SELECT * FROM rm_steps ORDER BY version").fetchall()
+    db.execute("DELETE FROM rm_scoreboard")  # a read model gone astray
+    db.commit()
+    rebuilt = run(tmp_path, "projections", "rebuild", "--quiet")
+    assert rebuilt.exit_code == 0 and "rebuilt scoreboard, lobby" in rebuilt.output
+    assert db.execute("SELECT COUNT(*) FROM rm_scoreboard").fetchone() == (1,)
+    assert db.execute("SELECT * FROM rm_steps ORDER BY version").fetchall() == before
+    status = run(tmp_path, "projections", "status")
+    assert status.exit_code == 0
+    rows = [line.split() for line in status.output.splitlines()[1:]]
+    assert {r[0] for r in rows} == {"scoreboard", "lobby", "leaderboard", "timeline", "audit"}
+    assert all(r[1:] == ["1", "0", "0", "0"] for r in rows)
+    assert run(tmp_path, "projections", "rebuild", "nope").exit_code == 2
+    assert game_id
+
+
+def test_projections_status_names_a_halted_game_and_fails(tmp_path):
+    game_id = finished_game(tmp_path)
+    db = sqlite3.connect(tmp_path / "tongiaki.db")
+    db.execute(
+        "UPDATE projection_checkpoints SET error = 'ValueError: bad', failures = 3"
+        " WHERE projection = 'audit'"
+    )
+    db.commit()
+    status = run(tmp_path, "projections", "status")
+    assert status.exit_code == 1
+    assert f"halted on {game_id}: ValueError: bad" in status.output
+    resumed = run(tmp_path, "projections", "resume", "audit", game_id)
+    assert resumed.exit_code == 0
+    assert run(tmp_path, "projections", "status").exit_code == 0
+
+
+def test_a_worker_needs_redis(tmp_path):
+    result = run(tmp_path, "worker", "--burst")
+    assert result.exit_code == 2 and "REDIS_URL" in result.output
