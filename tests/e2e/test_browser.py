@@ -117,11 +117,14 @@ def beaches_in_state(position):
 
 
 def test_two_players_play_by_clicks_while_a_spectator_watches_live(browser, server, shots):
-    ann, ann_account = sign_up(browser, server, "Ann")
+    ann, _ = sign_up(browser, server, "Ann")
     bob, _ = sign_up(browser, server, "Bob")
-    game_id = call(
-        server, "POST", "/games", ann_account["token"], {"max_players": 2, "tile_order": TILE_ORDER}
-    )["game_id"]
+    ann.select_option("#max-players", "2")
+    ann.click("#create summary")
+    ann.fill("#tile-order", ", ".join(TILE_ORDER))  # testing mode: a fixed tile order
+    ann.click("#create button[type=submit]")
+    ann.wait_for_selector("#open-games li[data-game]")
+    game_id = ann.get_attribute("#open-games li[data-game]", "data-game")
     for page, colour in ((ann, "blue"), (bob, "red")):
         page.reload()
         row = page.locator(f"#open-games li[data-game='{game_id}']")
@@ -167,6 +170,8 @@ def test_two_players_play_by_clicks_while_a_spectator_watches_live(browser, serv
         if needed <= happened or events[-1]["type"] == "DeckRevealed":
             break
     assert needed <= happened, f"only {happened} in {len(events)} events"
+    draws = [e["data"]["tile"] for e in events if e["type"] == "TileDrawn"]
+    assert draws == TILE_ORDER[: len(draws)]  # the order typed into the lobby
     head = events[-1]["version"]
 
     # the spectator followed every version without reloading

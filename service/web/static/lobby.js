@@ -30,6 +30,7 @@ function createForm() {
   const players = el("select", { id: "max-players", name: "max_players" }, ...[2, 3, 4, 5, 6].map((n) => el("option", { value: n, selected: n === 4 }, `${n} players`)));
   const two = el("input", { type: "checkbox", id: "two-colours" });
   const rody = el("input", { type: "checkbox", id: "free-orientation" });
+  const order = el("input", { id: "tile-order", placeholder: "ocean7, tahiti, …", "aria-label": "Tiles drawn first" });
   const first = el("select", { id: "first-seat", "aria-label": "First seat" }, ...[1, 2, 3, 4, 5, 6].map((n) => el("option", { value: n }, `seat ${n} starts`)));
   return el(
     "form",
@@ -44,6 +45,8 @@ function createForm() {
           free_orientation_after_first: rody.checked,
           first_seat: Number(first.value),
         };
+        const tiles = order.value.split(",").map((t) => t.trim()).filter(Boolean);
+        if (tiles.length) body.tile_order = tiles;
         const r = await api("POST", "/games", body);
         if (!r.ok) return toast(problemText(r.data), "error");
         toast(`Game ${r.data.game_id} created`);
@@ -55,6 +58,7 @@ function createForm() {
     el("label", {}, two, " two colours each (2 players)"),
     el("label", {}, rody, " free orientation after the first tile"),
     first,
+    el("details", {}, el("summary", {}, "Testing servers only"), el("label", {}, "Tiles drawn first: ", order)),
     el("button", { type: "submit", class: "primary" }, "Create"),
   );
 }
