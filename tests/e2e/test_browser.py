@@ -292,3 +292,30 @@ def test_a_royal_island_is_founded_by_pointing_at_the_island(browser, server):
     assert events[0]["type"] == "RoyalIslandFounded" and events[0]["data"]["island"] == name
     assert page.locator(f"svg.board [data-tile='{name}'] .king").count() == 1
     assert page.errors == []
+
+
+def test_the_replay_of_a_live_game_grows_as_moves_arrive(browser, server):
+    a = call(server, "POST", "/accounts", body={"name": "Live"})
+    b = call(server, "POST", "/accounts", body={"name": "Other"})
+    token = {a["account_id"]: a["token"], b["account_id"]: b["token"]}
+    game_id = call(server, "POST", "/games", a["token"], {"max_players": 2})["game_id"]
+    call(server, "POST", f"/games/{game_id}/seats", a["token"], {"colour": "blue"})
+    call(server, "POST", f"/games/{game_id}/seats", b["token"], {"colour": "green"})
+    call(server, "POST", f"/games/{game_id}/start", a["token"])
+    page = new_page(browser, server)
+    page.goto(f"{server}/games/{game_id}/replay")
+    page.wait_for_function("document.body.dataset.version === '4'")
+    assert page.get_attribute("#slider", "max") == "4"
+    legal = call(server, "GET", f"/games/{game_id}/legal")
+    call(
+        server,
+        "POST",
+        f"/games/{game_id}/commands",
+        token[legal["player_id"]],
+        legal["commands"][0],
+    )
+    # the viewer was at the end: the new version shows without a reload
+    page.wait_for_function("document.body.dataset.version === '5'", timeout=15_000)
+    assert page.get_attribute("#slider", "max") == "5"
+    assert "starting boat" in page.inner_text("#description")
+    assert page.errors == []
