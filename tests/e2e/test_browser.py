@@ -319,3 +319,24 @@ def test_the_replay_of_a_live_game_grows_as_moves_arrive(browser, server):
     assert page.get_attribute("#slider", "max") == "5"
     assert "starting boat" in page.inner_text("#description")
     assert page.errors == []
+
+
+def test_moves_work_where_the_browser_has_no_random_uuid(browser, server):
+    # plain http on a LAN address is not a secure context: no crypto.randomUUID
+    a = call(server, "POST", "/accounts", body={"name": "Lan"})
+    b = call(server, "POST", "/accounts", body={"name": "Other"})
+    game_id = call(server, "POST", "/games", a["token"], {"max_players": 2})["game_id"]
+    call(server, "POST", f"/games/{game_id}/seats", a["token"], {"colour": "blue"})
+    call(server, "POST", f"/games/{game_id}/seats", b["token"], {"colour": "red"})
+    call(server, "POST", f"/games/{game_id}/start", a["token"])
+    page = new_page(browser, server)
+    page.add_init_script("delete Crypto.prototype.randomUUID")
+    page.goto(f"{server}/")
+    account = {"token": a["token"], "account_id": a["account_id"], "name": "Lan"}
+    page.evaluate(f"localStorage.setItem('tongiaki.account', '{json.dumps(account)}')")
+    page.goto(f"{server}/games/{game_id}")
+    assert page.evaluate("typeof crypto.randomUUID") == "undefined"
+    page.locator("svg.board .beach.target .beach-frame").first.click()
+    page.wait_for_function("Number(document.body.dataset.version) > 4")
+    assert call(server, "GET", f"/games/{game_id}")["version"] == 5
+    assert page.errors == []

@@ -94,3 +94,9 @@ export const BY_LETTER = { b: "blue", r: "red", g: "green", y: "yellow", o: "ora
 export function cap(s) {
   return s ? s[0].toUpperCase() + s.slice(1) : "";
 }
+
+/** A random command id (crypto.randomUUID exists only on https and localhost). */
+export function newId() {
+  if (crypto.randomUUID) return crypto.randomUUID();
+  return [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join("");
+}

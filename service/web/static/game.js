@@ -1,7 +1,7 @@
 // The game page: the board, the scoreboard, whose turn, and the active player's
 // choices, offered only from /legal and made by pointing at the board.
 
-import { api, cap, el, LETTER, me, nav, problemText, toast } from "./api.js";
+import { api, cap, el, LETTER, me, nav, newId, problemText, toast } from "./api.js";
 import { drawBoard } from "./board.js";
 import { follow } from "./live.js";
 
@@ -248,7 +248,7 @@ function pick(token) {
 async function send(command) {
   view.sending = true;
   document.body.dataset.busy = "1";
-  const r = await api("POST", `/games/${gameId}/commands`, command, { "Idempotency-Key": crypto.randomUUID() });
+  const r = await api("POST", `/games/${gameId}/commands`, command, { "Idempotency-Key": newId() });
   view.sending = false;
   view.selection = [];
   if (!r.ok) {
