@@ -7,6 +7,7 @@ import random
 import urllib.request
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from domain.evolve import evolve
 from domain.serialization import decode_event
@@ -37,6 +38,8 @@ def call(base, method, path, token=None, body=None):
 def new_page(browser, base, viewport=(1280, 800)):
     context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
     page = context.new_page()
+    # each step of a chain reaction shows 20 ms here (450 ms for people)
+    page.add_init_script("localStorage.setItem('tongiaki.stepMs', '20')")
     page.errors = []
     page.on("pageerror", lambda e: page.errors.append(str(e)))
     return page
@@ -57,7 +60,11 @@ def version(page):
 
 
 def act(page, rng):
-    """One whole command by clicking legal targets at random; False if not my move."""
+    """One whole command by clicking legal targets at random; False if not my move.
+
+    The page re-renders as events arrive, so a target may vanish between looking
+    and clicking: such a click times out quickly and the page is looked at again.
+    """
     if page.locator("#play").count() == 0:
         return False
     start = version(page)
@@ -68,13 +75,35 @@ def act(page, rng):
         play = page.locator("#play")
         targets = page.locator(CLICKABLE)
         n = targets.count()
-        if play.is_enabled() and (n == 0 or rng.random() < 0.35):
-            play.click()
-        elif n:
-            targets.nth(rng.randrange(n)).click()
-        else:
-            page.click("#clear")
+        try:
+            if play.is_enabled(timeout=1000) and (n == 0 or rng.random() < 0.35):
+                play.click(timeout=2000)
+            elif n:
+                targets.nth(rng.randrange(n)).click(timeout=2000)
+            else:
+                page.click("#clear", timeout=2000)
+        except PlaywrightTimeout:
+            continue
     raise AssertionError("no command came out of 60 clicks")
+
+
+def started_game(server, moves=0, colours=("green", "purple"), seed=3):
+    """A 2-player game made over the API, with ``moves`` random legal commands played."""
+    a = call(server, "POST", "/accounts", body={"name": f"{colours[0]} player"})
+    b = call(server, "POST", "/accounts", body={"name": f"{colours[1]} player"})
+    token = {a["account_id"]: a["token"], b["account_id"]: b["token"]}
+    game_id = call(server, "POST", "/games", a["token"], {"max_players": 2})["game_id"]
+    call(server, "POST", f"/games/{game_id}/seats", a["token"], {"colour": colours[0]})
+    call(server, "POST", f"/games/{game_id}/seats", b["token"], {"colour": colours[1]})
+    call(server, "POST", f"/games/{game_id}/start", a["token"])
+    rng = random.Random(seed)
+    for _ in range(moves):
+        legal = call(server, "GET", f"/games/{game_id}/legal")
+        if legal["decision"] is None:
+            break
+        mover = token[legal["player_id"]]
+        call(server, "POST", f"/games/{game_id}/commands", mover, rng.choice(legal["commands"]))
+    return game_id, a, token
 
 
 def features(events):
@@ -199,25 +228,7 @@ def test_two_players_play_by_clicks_while_a_spectator_watches_live(browser, serv
 
 
 def test_the_replay_slider_shows_the_board_of_state_at_that_version(browser, server, shots):
-    account = call(server, "POST", "/accounts", body={"name": "Replayer"})
-    other = call(server, "POST", "/accounts", body={"name": "Other"})
-    token = {account["account_id"]: account["token"], other["account_id"]: other["token"]}
-    game_id = call(server, "POST", "/games", account["token"], {"max_players": 2})["game_id"]
-    call(server, "POST", f"/games/{game_id}/seats", account["token"], {"colour": "green"})
-    call(server, "POST", f"/games/{game_id}/seats", other["token"], {"colour": "purple"})
-    call(server, "POST", f"/games/{game_id}/start", account["token"])
-    rng = random.Random(3)
-    for _ in range(60):
-        legal = call(server, "GET", f"/games/{game_id}/legal")
-        if legal["decision"] is None:
-            break
-        call(
-            server,
-            "POST",
-            f"/games/{game_id}/commands",
-            token[legal["player_id"]],
-            rng.choice(legal["commands"]),
-        )
+    game_id, _, _ = started_game(server, moves=60)
     head = call(server, "GET", f"/games/{game_id}")["version"]
     page = new_page(browser, server)
     for at in (5, head // 2, head):
@@ -244,8 +255,8 @@ def test_the_pages_fit_a_phone_and_show_keyboard_focus(browser, server):
     page.keyboard.press("Tab")
     outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
     assert outline != "none"
-    games = call(server, "GET", "/lobby")["games"]
-    page.goto(f"{server}/games/{games[0]['game_id']}")
+    game_id, _, _ = started_game(server, moves=30)
+    page.goto(f"{server}/games/{game_id}")
     page.wait_for_selector("svg.board")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     # every boat carries its colour's letter, not only its colour
@@ -340,3 +351,30 @@ def test_moves_work_where_the_browser_has_no_random_uuid(browser, server):
     page.wait_for_function("Number(document.body.dataset.version) > 4")
     assert call(server, "GET", f"/games/{game_id}")["version"] == 5
     assert page.errors == []
+
+
+def test_joining_a_two_colour_game_takes_two_colours(browser, server):
+    ann, account = sign_up(browser, server, "Duo")
+    game_id = call(
+        server, "POST", "/games", account["token"], {"max_players": 2, "two_colours_each": True}
+    )["game_id"]
+    ann.reload()
+    row = ann.locator(f"#open-games li[data-game='{game_id}']")
+    row.locator("select[data-colour='0']").select_option("orange")
+    row.locator("select[data-colour='1']").select_option("purple")
+    row.locator("button[data-action=join]").click()
+    ann.wait_for_selector(f"#my-games li[data-game='{game_id}']")
+    players = call(server, "GET", f"/games/{game_id}")["position"]["players"]
+    assert [p["colours"] for p in players] == [["orange", "purple"]]
+    assert ann.errors == []
+
+
+def test_a_token_the_server_no_longer_knows_signs_the_browser_out(browser, server):
+    page = new_page(browser, server)
+    page.goto(f"{server}/")
+    stale = {"token": "not-a-token", "account_id": "gone", "name": "Ghost"}
+    page.evaluate(f"localStorage.setItem('tongiaki.account', '{json.dumps(stale)}')")
+    page.reload()
+    page.wait_for_selector("#signup")
+    assert page.evaluate("localStorage.getItem('tongiaki.account')") is None
+    assert "no longer valid" in page.inner_text("#toast")

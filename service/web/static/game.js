@@ -6,7 +6,8 @@ import { drawBoard } from "./board.js";
 import { follow } from "./live.js";
 
 const gameId = document.body.dataset.game;
-const STEP_MS = 450; // how long each step of a chain reaction stays on screen
+// how long each step of a chain reaction stays on screen (a preference kept in the browser)
+const STEP_MS = Number(localStorage.getItem("tongiaki.stepMs") || 450);
 
 const view = {
   tiles: null,
@@ -261,7 +262,9 @@ async function send(command) {
 
 // --- loading and following --------------------------------------------------------
 
-async function refresh() {
+/** Load the game; with ``jump`` show its latest version at once, otherwise play the
+ * versions not shown yet one step at a time (nobody misses a step of a chain). */
+async function refresh(jump = false) {
   const [state, legal, board] = await Promise.all([
     api("GET", `/games/${gameId}`),
     api("GET", `/games/${gameId}/legal`),
@@ -272,6 +275,14 @@ async function refresh() {
     return;
   }
   if (state.data.version < view.version) return;
+  if (!jump && state.data.version > view.version) {
+    for (let v = view.version + 1; v <= state.data.version; v++) {
+      if (!view.queue.includes(v)) view.queue.push(v);
+    }
+    view.queue.sort((a, b) => a - b);
+    animate();
+    return;
+  }
   view.version = state.data.version;
   view.position = state.data.position;
   view.legal = legal.ok ? legal.data : null;
@@ -290,7 +301,17 @@ async function animate() {
       api("GET", `/games/${gameId}/state?at=${version}`),
       api("GET", `/games/${gameId}/timeline?after=${version - 1}&limit=1&min_version=${version}`),
     ]);
-    if (state.ok) {
+    if (!state.ok && (view.retries = (view.retries || 0) + 1) <= 5) {
+      view.queue.unshift(version); // try again shortly rather than skip a step
+      await new Promise((done) => setTimeout(done, 200));
+      continue;
+    }
+    view.retries = 0;
+    if (!state.ok) {
+      toast(problemText(state.data), "error");
+      continue;
+    }
+    {
       view.version = version;
       view.position = state.data.position;
       view.legal = null;
@@ -308,7 +329,7 @@ async function main() {
   nav(gameId);
   const tiles = await api("GET", "/tiles");
   view.tiles = tiles.data;
-  await refresh();
+  await refresh(true);
   if (!view.position) return;
   follow(gameId, view.version, (version) => {
     view.queue.push(version);

@@ -71,13 +71,20 @@ function openRow(game) {
   const account = me();
   const taken = new Set(game.seats.flatMap((s) => s.colours));
   const seated = account && game.seats.some((s) => s.player_id === account.account_id);
-  const colour = el("select", { "aria-label": `colour for ${game.game_id}` }, ...COLOURS.filter((c) => !taken.has(c)).map((c) => el("option", { value: c }, cap(c))));
+  const free = COLOURS.filter((c) => !taken.has(c));
+  const picker = (label, index) =>
+    el("select", { "aria-label": label, "data-colour": index }, ...free.map((c, i) => el("option", { value: c, selected: i === index }, cap(c))));
+  // the two-player variant plays two colours each (R5)
+  const pickers = game.two_colours_each
+    ? [picker(`first colour for ${game.game_id}`, 0), picker(`second colour for ${game.game_id}`, 1)]
+    : [picker(`colour for ${game.game_id}`, 0)];
   const join = el("button", {
     type: "button",
     "data-action": "join",
     disabled: !account || seated || game.seats.length >= game.max_players,
     onclick: async () => {
-      const r = await api("POST", `/games/${game.game_id}/seats`, { colour: colour.value });
+      const body = game.two_colours_each ? { colours: pickers.map((p) => p.value) } : { colour: pickers[0].value };
+      const r = await api("POST", `/games/${game.game_id}/seats`, body);
       if (!r.ok) return toast(problemText(r.data), "error");
       load();
     },
@@ -92,7 +99,7 @@ function openRow(game) {
       location.href = `/games/${game.game_id}`;
     },
   }, "Start");
-  return el("li", { "data-game": game.game_id }, el("a", { href: `/games/${game.game_id}` }, game.game_id), ` · up to ${game.max_players} · ${seatsText(game)} `, colour, join, start);
+  return el("li", { "data-game": game.game_id }, el("a", { href: `/games/${game.game_id}` }, game.game_id), ` · up to ${game.max_players}${game.two_colours_each ? " · two colours each" : ""} · ${seatsText(game)} `, ...pickers, join, start);
 }
 
 function gameRow(game, mine) {
@@ -115,6 +122,12 @@ async function load() {
     api("GET", "/lobby?status=ended"),
     account ? api("GET", "/me/games") : Promise.resolve({ ok: true, data: { games: [] } }),
   ]);
+  if (account && mine.status === 401) {
+    // the server no longer knows this token (a reset database): sign in afresh
+    signOut();
+    toast("Your sign-in is no longer valid; please sign up again.", "error");
+    return load();
+  }
   const parts = [];
   if (account) {
     parts.push(
