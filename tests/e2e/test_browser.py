@@ -241,9 +241,9 @@ def test_the_replay_slider_shows_the_board_of_state_at_that_version(browser, ser
     page.wait_for_function(f"document.body.dataset.version === '{head - 1}'")
     assert f"v={head - 1}" in page.url
     assert page.inner_text("#description")
+    page.screenshot(path=str(shots / "replay.png"), full_page=True)
     page.select_option("#turn", index=2)
     page.wait_for_function(f"document.body.dataset.version !== '{head - 1}'")
-    page.screenshot(path=str(shots / "replay.png"), full_page=True)
     assert page.errors == []
 
 

@@ -66,7 +66,11 @@ export function drawBoard(host, position, tileData, opts = {}) {
     const [q, r] = key.split(",").map(Number);
     return { key, tile, rotation, q, r };
   });
-  const cells = [...placed.map((t) => [t.q, t.r]), ...[...targets.cells].map((k) => k.split(",").map(Number))];
+  const cells = [
+    ...placed.map((t) => [t.q, t.r]),
+    ...[...targets.cells].map((k) => k.split(",").map(Number)),
+    ...(opts.extent || []).map((k) => k.split(",").map(Number)), // a fixed frame (replay)
+  ];
   const xs = cells.map(([q, r]) => centre(q, r)[0]);
   const ys = cells.map(([q, r]) => centre(q, r)[1]);
   const pad = S * 1.1;

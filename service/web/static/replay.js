@@ -7,7 +7,7 @@ import { drawBoard } from "./board.js";
 import { follow } from "./live.js";
 
 const gameId = document.body.dataset.game;
-const r = { head: 0, version: 0, steps: new Map(), turns: [], timer: null, tiles: null, token: 0 };
+const r = { head: 0, version: 0, steps: new Map(), turns: [], timer: null, tiles: null, token: 0, extent: [] };
 
 async function loadSteps(after) {
   let cursor = after;
@@ -37,7 +37,8 @@ async function show(version) {
     ? `Turn ${step.turn}, step ${step.step}: ${step.description}${step.rule ? ` (${step.rule})` : ""}`
     : "";
   if (state.ok) {
-    drawBoard(document.getElementById("replay-board"), state.data.position, r.tiles);
+    // the frame of the whole game, so scrubbing never rescales the board
+    drawBoard(document.getElementById("replay-board"), state.data.position, r.tiles, { extent: r.extent });
     document.body.dataset.version = String(version);
   } else {
     document.getElementById("description").textContent = problemText(state.data);
@@ -76,6 +77,7 @@ async function main() {
   }
   r.tiles = tiles.data;
   r.head = game.data.version;
+  r.extent = game.data.position.tiles.map((t) => t[0]);
   await loadSteps(0);
   const wanted = Number(new URL(location.href).searchParams.get("v")) || r.head;
   document.getElementById("main").replaceChildren(
@@ -108,6 +110,8 @@ async function main() {
   follow(gameId, r.head, async (version) => {
     const atEnd = r.version === r.head;
     r.head = Math.max(r.head, version);
+    const latest = await api("GET", `/games/${gameId}`);
+    if (latest.ok) r.extent = latest.data.position.tiles.map((t) => t[0]);
     await loadSteps(version - 1);
     turnOptions();
     document.getElementById("slider").max = String(r.head);
