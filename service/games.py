@@ -123,17 +123,16 @@ class GameService:
             self._heads[game_id] = (newer[-1].version, newer[-1].hash)
             self._remember(game_id, newer[-1].version, state, cached[0])
             return newer[-1].version, state
-        head = self.store.head(game_id) if at is None or at < 1 else None
-        if at is None or at < 1:
+        head = None
+        if at is None:
+            head = self.store.head(game_id)
             if head is None or head.version == 0:
                 raise NotFound("unknown_game", f"there is no game {game_id!r}")
-            if at is not None:
-                raise BadRequest(
-                    "bad_version", f"versions of this game run from 1 to {head.version}"
-                )
-        # a version in the past needs no head: the events read below show it exists
-        target = head.version if head is not None else at
-        assert target is not None
+            target = head.version
+        elif at < 1:
+            raise self._bad_version(game_id)
+        else:
+            target = at  # a past version needs no head: the events read below prove it
         if cached is not None and cached[0] == target:
             return cached
         base_version, state = 0, GameState()
@@ -150,16 +149,20 @@ class GameService:
                 base_version, state = snap.version, position.load(json.loads(snap.state))
         events = self.store.read(game_id, after=base_version, limit=target - base_version)
         if len(events) < target - base_version:  # beyond the head, or no such game
-            head = self.store.head(game_id)
-            if head is None or head.version == 0:
-                raise NotFound("unknown_game", f"there is no game {game_id!r}")
-            raise BadRequest("bad_version", f"versions of this game run from 1 to {head.version}")
+            raise self._bad_version(game_id)
         state = replay(decode_events(events), state)
         if at is None:
             assert head is not None
             self._heads[game_id] = (head.version, head.hash)
             self._remember(game_id, target, state, base_version)
         return target, state
+
+    def _bad_version(self, game_id: str) -> NotFound | BadRequest:
+        """The error for a version the game does not have (or for no such game)."""
+        head = self.store.head(game_id)
+        if head is None or head.version == 0:
+            return NotFound("unknown_game", f"there is no game {game_id!r}")
+        return BadRequest("bad_version", f"versions of this game run from 1 to {head.version}")
 
     def authenticate(self, header: str | None) -> Account:
         """The account named by a bearer header (accounts never change: cached by token hash)."""

@@ -10,7 +10,7 @@ from flask import Flask, Response, current_app, json, request
 from marshmallow import Schema, ValidationError
 from werkzeug.exceptions import HTTPException
 
-from service.errors import BadRequest, MalformedRequest, ServiceError
+from service.errors import BadRequest, Forbidden, MalformedRequest, ServiceError
 from service.games import GameService
 from service.store.base import Account, StoredEvent
 
@@ -33,6 +33,15 @@ def account() -> Account:
 def _schema(cls: type[Schema]) -> Schema:
     """One instance per schema class: ``load`` keeps no state, and building one is slow."""
     return cls()
+
+
+def player_or_auditor(game_id: str, what: str) -> Account:
+    """The caller, who must sit at this game or be an auditor (403 otherwise)."""
+    who = account()
+    _, state = game_service().load(game_id)
+    if who.kind != "auditor" and all(p.player_id != who.account_id for p in state.players):
+        raise Forbidden("not_allowed", f"the {what} is for this game's players and auditors")
+    return who
 
 
 def body(schema: type[Schema]) -> dict[str, Any]:

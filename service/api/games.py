@@ -13,7 +13,15 @@ from domain import commands as cmd
 from domain import position
 from domain.legal import legal_commands
 from domain.serialization import encode
-from service.api import account, body, event_json, game_service, int_arg, status_arg
+from service.api import (
+    account,
+    body,
+    event_json,
+    game_service,
+    int_arg,
+    player_or_auditor,
+    status_arg,
+)
 from service.api.openapi import Operation, documented, header, query
 from service.api.schemas import (
     CommandAccepted,
@@ -27,7 +35,7 @@ from service.api.schemas import (
     SeatCreate,
     VerificationSchema,
 )
-from service.errors import BadRequest, Forbidden
+from service.errors import BadRequest
 from service.games import CommandResult
 from service.verify import verify_game
 
@@ -330,10 +338,7 @@ def stream(game_id: str) -> ResponseReturnValue:
     )
 )
 def journal(game_id: str) -> ResponseReturnValue:
-    who = account()
-    _, state = game_service().load(game_id)
-    if who.kind != "auditor" and all(p.player_id != who.account_id for p in state.players):
-        raise Forbidden("not_allowed", "the journal is for this game's players and auditors")
+    player_or_auditor(game_id, "journal")
     entries = game_service().store.journal(game_id)
     return jsonify(
         game_id=game_id,

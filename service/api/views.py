@@ -14,10 +14,10 @@ from typing import Any
 from flask import Blueprint, current_app, jsonify
 from flask.typing import ResponseReturnValue
 
-from service.api import account, game_service, int_arg, status_arg
+from service.api import account, game_service, int_arg, player_or_auditor, status_arg
 from service.api.openapi import Operation, documented, query
 from service.api.schemas import Audit, Leaderboard, Lobby, ProjectionStatus, Scoreboard, Timeline
-from service.errors import BadRequest, Forbidden, NotFound, Unavailable
+from service.errors import BadRequest, NotFound, Unavailable
 from workers.readmodels import Checkpoint, ReadModels
 
 bp = Blueprint("views", __name__)
@@ -249,11 +249,8 @@ def timeline(game_id: str) -> ResponseReturnValue:
     )
 )
 def audit(game_id: str) -> ResponseReturnValue:
-    who = account()
+    player_or_auditor(game_id, "audit")
     point = ready("audit", game_id)
-    _, state = game_service().load(game_id)
-    if who.kind != "auditor" and all(p.player_id != who.account_id for p in state.players):
-        raise Forbidden("not_allowed", "the audit is for this game's players and auditors")
     rm = readmodels()
     steps = {
         r[0]: _step(r)
