@@ -59,3 +59,19 @@ def pg_schema(postgres_url):
     yield name, f"{postgres_url}{sep}options=-csearch_path%3D{name}"
     with psycopg.connect(postgres_url, autocommit=True) as conn:
         conn.execute(f"DROP SCHEMA {name} CASCADE")
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store(request, tmp_path):
+    """An upgraded, empty event store of each kind (PostgreSQL in a fresh schema)."""
+    from service.store.postgres import PostgresEventStore
+    from service.store.sqlite import SQLiteEventStore
+
+    if request.param == "sqlite":
+        s = SQLiteEventStore(tmp_path / "events.db")
+    else:
+        _, url = request.getfixturevalue("pg_schema")
+        s = PostgresEventStore(url, max_size=12)  # the race test runs 8 writers
+    s.upgrade()
+    yield s
+    s.close()

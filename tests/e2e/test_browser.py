@@ -88,7 +88,10 @@ def act(page, rng):
 
 
 def started_game(server, moves=0, colours=("green", "purple"), seed=3):
-    """A 2-player game made over the API, with ``moves`` random legal commands played."""
+    """A 2-player game made over the API, with ``moves`` random legal commands played.
+
+    Returns the game id, the first seat's account and every account's token.
+    """
     a = call(server, "POST", "/accounts", body={"name": f"{colours[0]} player"})
     b = call(server, "POST", "/accounts", body={"name": f"{colours[1]} player"})
     token = {a["account_id"]: a["token"], b["account_id"]: b["token"]}
@@ -96,14 +99,31 @@ def started_game(server, moves=0, colours=("green", "purple"), seed=3):
     call(server, "POST", f"/games/{game_id}/seats", a["token"], {"colour": colours[0]})
     call(server, "POST", f"/games/{game_id}/seats", b["token"], {"colour": colours[1]})
     call(server, "POST", f"/games/{game_id}/start", a["token"])
-    rng = random.Random(seed)
+    play(server, game_id, token, random.Random(seed), moves)
+    return game_id, a, token
+
+
+def play(server, game_id, token, rng, moves, until=None):
+    """Bots over the API: up to ``moves`` random legal commands, stopping early when
+    the game ends or ``until(legal)`` holds; the last /legal answer."""
     for _ in range(moves):
         legal = call(server, "GET", f"/games/{game_id}/legal")
-        if legal["decision"] is None:
-            break
+        if legal["decision"] is None or (until is not None and until(legal)):
+            return legal
         mover = token[legal["player_id"]]
         call(server, "POST", f"/games/{game_id}/commands", mover, rng.choice(legal["commands"]))
-    return game_id, a, token
+    return call(server, "GET", f"/games/{game_id}/legal")
+
+
+def signed_in(browser, server, token, account_id, name="Player", init=None):
+    """A page whose browser holds this account (as the lobby's sign-up leaves it)."""
+    page = new_page(browser, server)
+    if init:
+        page.add_init_script(init)
+    page.goto(f"{server}/")
+    account = {"token": token, "account_id": account_id, "name": name}
+    page.evaluate(f"localStorage.setItem('tongiaki.account', '{json.dumps(account)}')")
+    return page
 
 
 def features(events):
@@ -268,31 +288,16 @@ def test_the_pages_fit_a_phone_and_show_keyboard_focus(browser, server):
 
 
 def test_a_royal_island_is_founded_by_pointing_at_the_island(browser, server):
-    a = call(server, "POST", "/accounts", body={"name": "Kinga"})
-    b = call(server, "POST", "/accounts", body={"name": "Other"})
-    token = {a["account_id"]: a["token"], b["account_id"]: b["token"]}
-    game_id = call(server, "POST", "/games", a["token"], {"max_players": 2})["game_id"]
-    call(server, "POST", f"/games/{game_id}/seats", a["token"], {"colour": "orange"})
-    call(server, "POST", f"/games/{game_id}/seats", b["token"], {"colour": "purple"})
-    call(server, "POST", f"/games/{game_id}/start", a["token"])
-    rng = random.Random(1)
-    for _ in range(400):  # bots over the API until someone may found a royal island (R16)
-        legal = call(server, "GET", f"/games/{game_id}/legal")
-        assert legal["decision"] is not None, "no royal island was possible in this game"
-        if any(c["type"] == "FoundRoyalIsland" for c in legal["commands"]):
-            break
-        call(
-            server,
-            "POST",
-            f"/games/{game_id}/commands",
-            token[legal["player_id"]],
-            rng.choice(legal["commands"]),
-        )
+    game_id, _, token = started_game(server, colours=("orange", "purple"))
+
+    def royal(legal):
+        return any(c["type"] == "FoundRoyalIsland" for c in legal["commands"])
+
+    # bots over the API until someone may found a royal island (R16)
+    legal = play(server, game_id, token, random.Random(1), 400, until=royal)
+    assert legal["decision"] is not None and royal(legal), "no royal island was possible"
     mover = legal["player_id"]
-    page = new_page(browser, server)
-    page.goto(f"{server}/")
-    account = {"token": token[mover], "account_id": mover, "name": "Kinga"}
-    page.evaluate(f"localStorage.setItem('tongiaki.account', '{json.dumps(account)}')")
+    page = signed_in(browser, server, token[mover], mover, "Kinga")
     page.goto(f"{server}/games/{game_id}")
     island = page.locator("svg.board .land.target").first
     name = island.get_attribute("data-island")
@@ -306,25 +311,12 @@ def test_a_royal_island_is_founded_by_pointing_at_the_island(browser, server):
 
 
 def test_the_replay_of_a_live_game_grows_as_moves_arrive(browser, server):
-    a = call(server, "POST", "/accounts", body={"name": "Live"})
-    b = call(server, "POST", "/accounts", body={"name": "Other"})
-    token = {a["account_id"]: a["token"], b["account_id"]: b["token"]}
-    game_id = call(server, "POST", "/games", a["token"], {"max_players": 2})["game_id"]
-    call(server, "POST", f"/games/{game_id}/seats", a["token"], {"colour": "blue"})
-    call(server, "POST", f"/games/{game_id}/seats", b["token"], {"colour": "green"})
-    call(server, "POST", f"/games/{game_id}/start", a["token"])
+    game_id, _, token = started_game(server, colours=("blue", "green"))
     page = new_page(browser, server)
     page.goto(f"{server}/games/{game_id}/replay")
     page.wait_for_function("document.body.dataset.version === '4'")
     assert page.get_attribute("#slider", "max") == "4"
-    legal = call(server, "GET", f"/games/{game_id}/legal")
-    call(
-        server,
-        "POST",
-        f"/games/{game_id}/commands",
-        token[legal["player_id"]],
-        legal["commands"][0],
-    )
+    play(server, game_id, token, random.Random(0), 1)
     # the viewer was at the end: the new version shows without a reload
     page.wait_for_function("document.body.dataset.version === '5'", timeout=15_000)
     assert page.get_attribute("#slider", "max") == "5"
@@ -334,17 +326,9 @@ def test_the_replay_of_a_live_game_grows_as_moves_arrive(browser, server):
 
 def test_moves_work_where_the_browser_has_no_random_uuid(browser, server):
     # plain http on a LAN address is not a secure context: no crypto.randomUUID
-    a = call(server, "POST", "/accounts", body={"name": "Lan"})
-    b = call(server, "POST", "/accounts", body={"name": "Other"})
-    game_id = call(server, "POST", "/games", a["token"], {"max_players": 2})["game_id"]
-    call(server, "POST", f"/games/{game_id}/seats", a["token"], {"colour": "blue"})
-    call(server, "POST", f"/games/{game_id}/seats", b["token"], {"colour": "red"})
-    call(server, "POST", f"/games/{game_id}/start", a["token"])
-    page = new_page(browser, server)
-    page.add_init_script("delete Crypto.prototype.randomUUID")
-    page.goto(f"{server}/")
-    account = {"token": a["token"], "account_id": a["account_id"], "name": "Lan"}
-    page.evaluate(f"localStorage.setItem('tongiaki.account', '{json.dumps(account)}')")
+    game_id, first, _ = started_game(server, colours=("blue", "red"))
+    no_uuid = "delete Crypto.prototype.randomUUID"
+    page = signed_in(browser, server, first["token"], first["account_id"], "Lan", init=no_uuid)
     page.goto(f"{server}/games/{game_id}")
     assert page.evaluate("typeof crypto.randomUUID") == "undefined"
     page.locator("svg.board .beach.target .beach-frame").first.click()

@@ -10,8 +10,6 @@ import pytest
 from domain.serialization import decode_event, encode
 from domain.simulation import play
 from service.store.base import CommandRecord, NewEvent
-from service.store.postgres import PostgresEventStore
-from service.store.sqlite import SQLiteEventStore
 from workers.readmodels import ReadModels
 
 DATA = Path(__file__).parent.parent / "data"
@@ -20,18 +18,6 @@ GOLDEN = sorted(DATA.glob("golden-*.ndjson"))
 
 def golden_events(path: Path) -> list:
     return [decode_event(json.loads(line)) for line in path.read_text().splitlines() if line]
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def store(request, tmp_path):
-    if request.param == "sqlite":
-        s = SQLiteEventStore(tmp_path / "rm.db")
-    else:
-        _, url = request.getfixturevalue("pg_schema")
-        s = PostgresEventStore(url, max_size=6)
-    s.upgrade()
-    yield s
-    s.close()
 
 
 @pytest.fixture
