@@ -27,7 +27,6 @@ import time
 import uuid
 from pathlib import Path
 
-import psycopg
 from redis import Redis
 from rq import Queue
 
@@ -39,7 +38,7 @@ from bench.store import (  # noqa: E402
     call,
     free_port,
     pct,
-    schema_url,
+    throwaway_schema,
     wait_until_serving,
 )
 from domain.serialization import encode  # noqa: E402
@@ -199,14 +198,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--workers", type=int, default=1, help="tongiaki worker processes")
     args = parser.parse_args()
-    schema = f"bench_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(args.url, autocommit=True) as conn:
-        conn.execute(f"CREATE SCHEMA {schema}")
-    url = schema_url(args.url, schema)
-    try:
-        store = PostgresEventStore(url)
-        store.upgrade()
-        store.close()
+    with throwaway_schema(args.url) as url:
         print(f"PostgreSQL at {args.url}, Redis at {args.redis}, {os.cpu_count()} cores")
         catch_up(url, args.games)
         times = state_at(url, 300)
@@ -221,9 +213,6 @@ def main() -> None:
             f"median {statistics.median(seen):.0f} ms, "
             f"p99 {pct(seen, 0.99):.0f} ms over {len(seen)} samples; {left} jobs queued at the end"
         )
-    finally:
-        with psycopg.connect(args.url, autocommit=True) as conn:
-            conn.execute(f"DROP SCHEMA {schema} CASCADE")
 
 
 if __name__ == "__main__":

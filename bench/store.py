@@ -26,7 +26,8 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
@@ -45,6 +46,22 @@ EVENT = {
     "automatic": False,
     "rule": "R6",
 }
+
+
+@contextmanager
+def throwaway_schema(url: str) -> Iterator[str]:
+    """A fresh schema with the event store in it (its URL), dropped afterwards."""
+    schema = f"bench_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    try:
+        store = PostgresEventStore(schema_url(url, schema))
+        store.upgrade()
+        store.close()
+        yield schema_url(url, schema)
+    finally:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA {schema} CASCADE")
 
 
 def schema_url(url: str, schema: str) -> str:
@@ -258,14 +275,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/14")
     args = parser.parse_args()
-    schema = f"bench_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(args.url, autocommit=True) as conn:
-        conn.execute(f"CREATE SCHEMA {schema}")
-    url = schema_url(args.url, schema)
-    try:
-        store = PostgresEventStore(url)
-        store.upgrade()
-        store.close()
+    with throwaway_schema(args.url) as url:
         print(f"PostgreSQL at {args.url}, {os.cpu_count()} cores")
         one = append_rate(url, 1, args.seconds)
         print(f"appends, 1 writer:   {one:,.0f} commands/s (3 events each, one transaction each)")
@@ -283,9 +293,6 @@ def main() -> None:
             f"HTTP commands, gunicorn 2 workers, 8 concurrent bot clients: {rate:,.0f} commands/s, "
             f"p50 {pct(latencies, 0.5):.1f} ms, p99 {pct(latencies, 0.99):.1f} ms"
         )
-    finally:
-        with psycopg.connect(args.url, autocommit=True) as conn:
-            conn.execute(f"DROP SCHEMA {schema} CASCADE")
 
 
 if __name__ == "__main__":

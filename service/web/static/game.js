@@ -311,15 +311,13 @@ async function animate() {
       toast(problemText(state.data), "error");
       continue;
     }
-    {
-      view.version = version;
-      view.position = state.data.position;
-      view.legal = null;
-      view.selection = [];
-      view.lastStep = step.ok && step.data.steps[0] ? step.data.steps[0].description : "";
-      render(view.lastStep);
-      if (view.queue.length) await new Promise((done) => setTimeout(done, STEP_MS));
-    }
+    view.version = version;
+    view.position = state.data.position;
+    view.legal = null;
+    view.selection = [];
+    view.lastStep = step.ok && step.data.steps[0] ? step.data.steps[0].description : "";
+    render(view.lastStep);
+    if (view.queue.length) await new Promise((done) => setTimeout(done, STEP_MS));
   }
   view.animating = false;
   await refresh();
