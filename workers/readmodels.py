@@ -174,7 +174,7 @@ class Writes:
 
     def __init__(self, store: SqlEventStore) -> None:
         self.store = store
-        self.postgres = bool(store.lock_suffix)
+        self.postgres = store.postgres
         self.ops: list[tuple[str, Any, bool]] = []  # (sql, params, many)
 
     def execute(self, sql: str, params: Sequence[Any]) -> None:
@@ -241,13 +241,7 @@ class ReadModels:
 
     def upgrade(self) -> None:
         """Create the read-model tables (idempotent; safe for processes starting together)."""
-        with self.store._tx() as cur:
-            if self.store.lock_suffix:  # PostgreSQL: concurrent CREATE ... IF NOT EXISTS races
-                from service.store.postgres import UPGRADE_LOCK
-
-                cur.execute("SELECT pg_advisory_xact_lock(%s)", (UPGRADE_LOCK,))
-            for statement in TABLES:
-                cur.execute(statement)
+        self.store.ensure_tables(TABLES)
 
     # --- catching up ----------------------------------------------------------
 

@@ -87,6 +87,7 @@ class PostgresEventStore(SqlEventStore):
     """Event store in PostgreSQL; the games row is locked for the length of an append."""
 
     lock_suffix = "FOR UPDATE"
+    postgres = True
 
     def __init__(self, url: str, min_size: int = 1, max_size: int = 10) -> None:
         self.url = url
@@ -179,10 +180,13 @@ class PostgresEventStore(SqlEventStore):
                 return self._duplicate(cur, found)
         raise ConcurrencyConflict(record.game_id, expected_version, int(head_version))
 
+    def _upgrade_lock(self, cur: Any) -> None:
+        cur.execute("SELECT pg_advisory_xact_lock(%s)", (UPGRADE_LOCK,))
+
     def upgrade(self) -> int:
         """Create or migrate the schema under an advisory lock (idempotent)."""
         with self._tx() as cur:
-            cur.execute("SELECT pg_advisory_xact_lock(%s)", (UPGRADE_LOCK,))
+            self._upgrade_lock(cur)
             cur.execute(
                 "CREATE TABLE IF NOT EXISTS schema_version"
                 " (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"

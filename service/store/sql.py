@@ -110,6 +110,18 @@ class SqlEventStore:
     """The event store logic over a DB-API connection (see the adapters)."""
 
     lock_suffix = ""  # "FOR UPDATE" where the database locks rows
+    postgres = False  # PostgreSQL: pipelines, JSON recordsets, advisory locks
+
+    def _upgrade_lock(self, cur: Any) -> None:
+        """Serialise schema changes between processes (SQLite: the write lock does)."""
+
+    def ensure_tables(self, statements: Sequence[str]) -> None:
+        """Run further CREATE ... IF NOT EXISTS statements (read models) under the
+        schema upgrade lock, so processes starting together do not race."""
+        with self._tx() as cur:
+            self._upgrade_lock(cur)
+            for statement in statements:
+                cur.execute(statement)
 
     def _tx(self) -> AbstractContextManager[Any]:  # pragma: no cover - adapters override
         """A write transaction yielding a cursor."""
