@@ -6,7 +6,9 @@
    processes across many games;
 2. load of a 500-event game (cold: snapshot + fold), median and p99;
 3. HTTP commands through gunicorn (2 workers) with 8 concurrent bot players, each
-   commit ringing the rq doorbell as in production (no worker reads that queue).
+   commit ringing the rq doorbell as in production (no worker reads that queue):
+   bots that take their next move from the command's response (``?include=legal``,
+   one request per move), then bots that ``GET /legal`` before every move.
 
 Everything runs in a throw-away schema that is dropped at the end.
 """
@@ -161,9 +163,29 @@ def wait_until_serving(port: int) -> None:
     raise RuntimeError("the server did not start")
 
 
-def http_bench(url: str, seconds: float, players: int, redis_url: str) -> tuple[int, list[float]]:
+def cpu_seconds(parent: int) -> float:
+    """CPU time (user + system) used so far by ``parent``'s child processes (Linux)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == parent:  # ppid
+            total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+    return total
+
+
+def http_bench(
+    url: str, seconds: float, players: int, redis_url: str, get_legal: bool = False
+) -> tuple[int, list[float], float]:
     """Production's command path: each commit rings the rq doorbell (a throw-away
-    queue no worker reads, emptied at the end), so projections cost nothing here."""
+    queue no worker reads, emptied at the end), so projections cost nothing here.
+
+    Returns the commands, their latencies and the gunicorn workers' CPU seconds
+    over the run (a figure the machine's noise barely moves).
+    """
     port = free_port()
     queue = f"bench-{uuid.uuid4().hex[:8]}"
     env = {
@@ -189,14 +211,19 @@ def http_bench(url: str, seconds: float, players: int, redis_url: str) -> tuple[
         lock = threading.Lock()
         deadline = time.perf_counter() + seconds
         threads = [
-            threading.Thread(target=bot_client, args=(port, deadline, latencies, lock, i))
+            threading.Thread(
+                target=bot_client,
+                args=(port, deadline, latencies, lock, i),
+                kwargs={"get_legal": get_legal},
+            )
             for i in range(players)
         ]
+        cpu = cpu_seconds(server.pid)
         for t in threads:
             t.start()
         for t in threads:
             t.join()
-        return len(latencies), latencies
+        return len(latencies), latencies, cpu_seconds(server.pid) - cpu
     finally:
         server.terminate()
         server.wait(timeout=20)
@@ -225,9 +252,13 @@ def bot_client(
     seed: int,
     after_command: Callable[[http.client.HTTPConnection, str, dict, random.Random], None]
     | None = None,
+    get_legal: bool = False,
 ) -> None:
     """One concurrent bot client: plays 2-player games, moving for whichever seat is due.
 
+    It learns each next decision from the previous response (``?include=legal``),
+    one request per move, as the web client of a player would; ``get_legal=True``
+    asks ``GET /legal`` before every move instead (two requests per move).
     ``after_command(conn, game_id, response, rng)`` runs after each accepted command.
     """
     rng = random.Random(seed)
@@ -237,21 +268,25 @@ def bot_client(
         _, a = call(conn, "POST", "/accounts", {"name": c})
         tokens[a["account_id"]] = a["token"]
     first = next(iter(tokens.values()))
+    include = "" if get_legal else "?include=legal"
     while time.perf_counter() < deadline:
         _, g = call(conn, "POST", "/games", {"max_players": 2}, first)
         gid = g["game_id"]
         for token, colour in zip(tokens.values(), ("blue", "red"), strict=True):
             call(conn, "POST", f"/games/{gid}/seats", {"colour": colour}, token)
-        call(conn, "POST", f"/games/{gid}/start", None, first)
+        _, body = call(conn, "POST", f"/games/{gid}/start{include}", None, first)
         while time.perf_counter() < deadline:
-            _, legal = call(conn, "GET", f"/games/{gid}/legal")
+            if get_legal:
+                _, legal = call(conn, "GET", f"/games/{gid}/legal")
+            else:
+                legal = body["legal"]
             if legal["decision"] is None:
                 break
             started = time.perf_counter()
             status, body = call(
                 conn,
                 "POST",
-                f"/games/{gid}/commands",
+                f"/games/{gid}/commands{include}",
                 rng.choice(legal["commands"]),
                 tokens[legal["player_id"]],
                 {"If-Match": f'"{legal["version"]}"'},
@@ -287,12 +322,15 @@ def main() -> None:
             f"median {statistics.median(times):.2f} ms, "
             f"p99 {pct(times, 0.99):.2f} ms"
         )
-        count, latencies = http_bench(url, args.seconds * 2, 8, args.redis)
-        rate = count / (args.seconds * 2)
-        print(
-            f"HTTP commands, gunicorn 2 workers, 8 concurrent bot clients: {rate:,.0f} commands/s, "
-            f"p50 {pct(latencies, 0.5):.1f} ms, p99 {pct(latencies, 0.99):.1f} ms"
-        )
+        for get_legal, how in ((False, "next moves from ?include=legal"), (True, "GET /legal")):
+            count, latencies, cpu = http_bench(url, args.seconds * 2, 8, args.redis, get_legal)
+            rate = count / (args.seconds * 2)
+            print(
+                f"HTTP commands, gunicorn 2 workers, 8 concurrent bot clients ({how}): "
+                f"{rate:,.0f} commands/s, p50 {pct(latencies, 0.5):.1f} ms, "
+                f"p99 {pct(latencies, 0.99):.1f} ms, "
+                f"{cpu / count * 1000:.2f} ms of worker CPU per command"
+            )
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from service.api.games import bp as games_bp
 from service.api.meta import bp as meta_bp
 from service.api.views import bp as views_bp
 from service.games import Doorbell, GameService
+from service.jsonprovider import OrjsonProvider
 from service.settings import Settings
 from service.store.base import EventStore
 from service.web import bp as web_bp
@@ -50,7 +51,7 @@ def create_app(
         else InlineDoorbell(readmodels)
     )
     app = Flask(__name__, static_folder=None)  # the pages serve their own (service/web)
-    app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.json = OrjsonProvider(app)
     app.extensions["tongiaki.settings"] = settings
     app.extensions["tongiaki.readmodels"] = readmodels
     app.extensions["tongiaki.games"] = GameService(

@@ -12,7 +12,7 @@ import secrets
 import threading
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -68,6 +68,8 @@ class CommandResult:
     hash: str
     events: tuple[StoredEvent, ...]
     duplicate: bool = False
+    # the game after the command, when this call appended it (not on a replayed id)
+    state: GameState | None = field(default=None, compare=False, repr=False)
 
 
 def iso(moment: datetime) -> str:
@@ -358,7 +360,7 @@ class GameService:
         self._heads[game_id] = (appended.version, appended.hash)
         self._remember(game_id, appended.version, after, version)
         self.doorbell.ring(game_id)
-        return self._from_appended(game_id, appended)
+        return CommandResult(game_id, appended.version, appended.hash, appended.events, state=after)
 
     def _record(
         self,

@@ -13,6 +13,7 @@ from domain import commands as cmd
 from domain import position
 from domain.legal import legal_commands
 from domain.serialization import encode
+from domain.state import GameState
 from service.api import (
     account,
     body,
@@ -55,15 +56,56 @@ STREAM_POLL = 0.25
 STREAM_HEARTBEAT = 15.0
 
 
-def accepted(result: CommandResult, status: int = 200) -> ResponseReturnValue:
-    """The response to an accepted command: new version, events, receipt."""
-    payload = {
+INCLUDE = query(
+    "include",
+    "string",
+    "legal: the response also carries the next decision's legal commands "
+    "(as GET /games/{game_id}/legal), which saves a round trip per move",
+)
+
+
+def include_legal() -> bool:
+    """Whether ``?include=legal`` asks for the next legal commands (422 for other values).
+
+    Checked before the command runs: a bad query changes nothing.
+    """
+    raw = request.args.get("include")
+    if raw is None or raw == "":
+        return False
+    if raw != "legal":
+        raise BadRequest("bad_query", "include accepts only 'legal'")
+    return True
+
+
+def legal_body(game_id: str, version: int, state: GameState) -> dict[str, object]:
+    """The pending decision and every legal command, each POSTable unchanged (R25)."""
+    colour = state.active_colour
+    return {
+        "game_id": game_id,
+        "version": version,
+        "decision": state.pending.kind if state.pending else None,
+        "colour": colour,
+        "player_id": state.owner(colour).player_id if colour else None,
+        "commands": [encode_command(c) for c in legal_commands(state)],
+    }
+
+
+def accepted(
+    result: CommandResult, status: int = 200, *, with_legal: bool = False
+) -> ResponseReturnValue:
+    """The response to an accepted command: new version, events, receipt (and legal)."""
+    payload: dict[str, object] = {
         "game_id": result.game_id,
         "version": result.version,
         "events": [event_json(e) for e in result.events],
         "receipt": {"version": result.version, "hash": result.hash},
         "replayed": result.duplicate,
     }
+    if with_legal:
+        if result.state is not None:
+            payload["legal"] = legal_body(result.game_id, result.version, result.state)
+        else:  # a replayed command id: the game as it is now
+            payload["legal"] = legal_body(result.game_id, *game_service().load(result.game_id))
     response = jsonify(payload)
     response.headers["ETag"] = f'"{result.version}"'
     return response, status
@@ -80,14 +122,16 @@ def accepted(result: CommandResult, status: int = 200) -> ResponseReturnValue:
         GameCreate,
         auth=True,
         errors=(401, 403, 422),
+        params=[INCLUDE],
     )
 )
 def create() -> ResponseReturnValue:
     who = account()
     data = body(GameCreate)
+    with_legal = include_legal()
     order = data.pop("tile_order")
     result = game_service().create_game(who, cmd.GameOptions(**data), order)
-    return accepted(result, 201)
+    return accepted(result, 201, with_legal=with_legal)
 
 
 @bp.get("/games")
@@ -161,13 +205,16 @@ def state_at(game_id: str) -> ResponseReturnValue:
         SeatCreate,
         auth=True,
         errors=(401, 403, 404, 409, 422),
+        params=[INCLUDE],
     )
 )
 def join(game_id: str) -> ResponseReturnValue:
     who = account()
     data = body(SeatCreate)
+    with_legal = include_legal()
     colours = data.get("colours") or [data["colour"]]
-    return accepted(game_service().join(game_id, who, colours, data["entropy"]), 201)
+    result = game_service().join(game_id, who, colours, data["entropy"])
+    return accepted(result, 201, with_legal=with_legal)
 
 
 @bp.post("/games/<game_id>/start")
@@ -178,16 +225,17 @@ def join(game_id: str) -> ResponseReturnValue:
         "Start the game (a seated player)",
         CommandAccepted,
         auth=True,
-        errors=(401, 403, 404, 409),
+        errors=(401, 403, 404, 409, 422),
+        params=[INCLUDE],
     )
 )
 def start(game_id: str) -> ResponseReturnValue:
     who = account()
-    return accepted(
-        game_service().execute(
-            game_id, who, {"type": "StartGame"}, command_id=request.headers.get("Idempotency-Key")
-        )
+    with_legal = include_legal()
+    result = game_service().execute(
+        game_id, who, {"type": "StartGame"}, command_id=request.headers.get("Idempotency-Key")
     )
+    return accepted(result, with_legal=with_legal)
 
 
 @bp.get("/games/<game_id>/legal")
@@ -201,16 +249,7 @@ def start(game_id: str) -> ResponseReturnValue:
     )
 )
 def legal(game_id: str) -> ResponseReturnValue:
-    version, state = game_service().load(game_id)
-    colour = state.active_colour
-    return jsonify(
-        game_id=game_id,
-        version=version,
-        decision=state.pending.kind if state.pending else None,
-        colour=colour,
-        player_id=state.owner(colour).player_id if colour else None,
-        commands=[encode_command(c) for c in legal_commands(state)],
-    )
+    return jsonify(legal_body(game_id, *game_service().load(game_id)))
 
 
 def _expected_version(envelope: dict[str, object]) -> int | None:
@@ -237,6 +276,7 @@ def _expected_version(envelope: dict[str, object]) -> int | None:
         params=[
             header("If-Match", 'expected version, e.g. "12"'),
             header("Idempotency-Key", "a command id; a retry returns the stored outcome"),
+            INCLUDE,
         ],
     )
 )
@@ -248,7 +288,10 @@ def command(game_id: str) -> ResponseReturnValue:
     key = request.headers.get("Idempotency-Key")
     if key is not None and not 1 <= len(key) <= 128:
         raise BadRequest("bad_idempotency_key", "Idempotency-Key has 1 to 128 characters")
-    return accepted(game_service().execute(game_id, who, envelope, expected, key))
+    with_legal = include_legal()
+    return accepted(
+        game_service().execute(game_id, who, envelope, expected, key), with_legal=with_legal
+    )
 
 
 @bp.get("/games/<game_id>/events")

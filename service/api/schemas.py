@@ -79,6 +79,10 @@ class CommandAccepted(Strict):
     events = fields.List(fields.Nested(StoredEventSchema), required=True)
     receipt = fields.Nested(Receipt, required=True)
     replayed = fields.Boolean(required=True, metadata={"description": "a repeated command id"})
+    legal = fields.Nested(
+        "LegalCommands",
+        metadata={"description": "with ?include=legal: the next decision's legal commands"},
+    )
 
 
 class EventPage(Strict):

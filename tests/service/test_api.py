@@ -97,6 +97,48 @@ def test_an_idempotency_key_returns_the_stored_outcome_and_appends_nothing(clien
     assert client.get(f"/api/v1/games/{game_id}").json["version"] == first.json["version"]
 
 
+def test_include_legal_returns_the_next_decision_as_get_legal_would(client):
+    """A client learns its next move from the command's response: one round trip per move."""
+    game_id, (blue, red) = open_game(client, ["blue", "red"])
+    by_id = {blue.id: blue, red.id: red}
+    legal = client.get(f"/api/v1/games/{game_id}/legal").json
+    for _ in range(12):  # setup placements, then turns: the mover changes hands
+        mover = by_id[legal["player_id"]]
+        r = mover.post(f"/games/{game_id}/commands?include=legal", legal["commands"][-1])
+        assert r.status_code == 200, r.json
+        assert r.json["legal"] == client.get(f"/api/v1/games/{game_id}/legal").json
+        assert r.json["legal"]["version"] == r.json["version"]
+        legal = r.json["legal"]
+    # a replayed command id answers with the game as it is now
+    key = {"Idempotency-Key": "k1"}
+    mover = by_id[legal["player_id"]]
+    first = mover.post(f"/games/{game_id}/commands?include=legal", legal["commands"][0], **key)
+    again = mover.post(f"/games/{game_id}/commands?include=legal", legal["commands"][0], **key)
+    assert again.json["replayed"] and again.json["legal"] == first.json["legal"]
+    nxt = first.json["legal"]
+    plain = by_id[nxt["player_id"]].post(f"/games/{game_id}/commands", nxt["commands"][0])
+    assert plain.status_code == 200 and "legal" not in plain.json
+
+
+def test_include_legal_on_start_and_a_bad_include_changes_nothing(client):
+    blue, red = Player(client, "blue"), Player(client, "red")
+    game_id = blue.post("/games?include=legal", {"max_players": 2}).json["game_id"]
+    r = blue.post(f"/games/{game_id}/seats?include=legal", {"colour": "blue"})
+    assert r.status_code == 201 and r.json["legal"]["commands"] == []  # one player: no start
+    r = red.post(f"/games/{game_id}/seats?include=legal", {"colour": "red"})
+    assert r.json["legal"]["commands"] == [{"type": "StartGame"}]
+    bad = blue.post(f"/games/{game_id}/start?include=everything")
+    assert bad.status_code == 422 and bad.content_type == "application/problem+json"
+    assert bad.json["code"] == "bad_query"
+    assert client.get(f"/api/v1/games/{game_id}").json["status"] == "open"
+    assert blue.get(f"/games/{game_id}/journal").json["commands"][-1]["payload"]["type"] == (
+        "JoinGame"
+    )
+    r = blue.post(f"/games/{game_id}/start?include=legal")
+    assert r.json["legal"]["decision"] == "setup_placement"
+    assert r.json["legal"] == client.get(f"/api/v1/games/{game_id}/legal").json
+
+
 @pytest.mark.parametrize(
     "body, status",
     [
