@@ -3,7 +3,7 @@
 The HTTP benchmark spent about a tenth of the workers' CPU in the standard
 library's encoder (``/legal`` lists and accepted commands' events). orjson
 writes the same compact JSON several times faster (non-ASCII text as UTF-8
-rather than ``\u`` escapes: the same values). Whatever it would write
+rather than backslash-u escapes: the same values). Whatever it would write
 differently from Flask's provider (dates, dataclasses) or cannot write (an
 integer beyond 64 bits) goes to Flask's own provider, so no value turns into a
 500 that the standard provider would have written.
