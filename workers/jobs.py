@@ -1,10 +1,15 @@
-"""rq jobs (they carry only a game id), doorbells, the sweeper and the worker loop.
+"""rq jobs (they carry only ids), doorbells, the sweeper and the worker loop.
 
-After every commit the service rings a doorbell: with ``REDIS_URL`` it enqueues
-``catch_up(game_id)`` on the rq queue; without it the same function runs inline.
+After every commit the service rings a doorbell. With ``REDIS_URL`` the game id
+joins the queue's set of dirty games, and one ``catch_up_dirty`` job is queued
+unless one is already waiting: whatever the number of busy games, at most one
+batch job waits at a time, and it levels every game that was dirty when it
+started (one transaction per game). Without ``REDIS_URL`` the same catch-up runs
+inline after the commit.
+
 A lost job or a Redis outage only delays the read models: the sweeper (on
 worker start and every ``TONGIAKI_SWEEP_EVERY`` seconds) finds every game some
-projection lags behind and enqueues it again.
+projection lags behind and enqueues ``catch_up(game_id)`` for it.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ import threading
 from functools import cache
 
 from redis import Redis
-from redis.exceptions import RedisError
+from redis.exceptions import NoScriptError, RedisError
 from rq import Queue, Retry, get_current_job
 
 from service.settings import Settings
@@ -35,25 +40,53 @@ def readmodels() -> ReadModels:
     return rm
 
 
-PENDING_TTL = 60  # seconds a "job already queued" mark lives if its job is lost
+# Seconds a "batch job already queued" mark lives. It is cleared when the job
+# starts; the expiry only matters if the job is lost, and a duplicate job, should
+# the mark expire while the job still waits, finds nothing to do.
+PENDING_TTL = 10
 
 
-def pending_key(queue: str, game_id: str) -> str:
-    """Marks a game whose catch-up job is queued and not started yet."""
-    return f"tongiaki:pending:{queue}:{game_id}"
+def pending_key(queue: str) -> str:
+    """Marks a queue whose batch job is queued and not started yet."""
+    return f"tongiaki:pending:{queue}"
+
+
+def dirty_key(queue: str) -> str:
+    """The set of game ids with events the read models may not have yet."""
+    return f"tongiaki:dirty:{queue}"
 
 
 def catch_up(game_id: str) -> dict[str, int]:
-    """The job: bring every projection of ``game_id`` level with its events.
+    """The job for one game (sweeper, retries): bring its projections level."""
+    return readmodels().catch_up_game(game_id)
 
-    It first clears the game's "queued" mark, *before* reading any event, so a
-    command committed from now on rings a new job, and one committed earlier is
-    read by this one: coalescing doorbells never loses an event.
+
+def catch_up_dirty(queue: str) -> dict[str, int]:
+    """The batch job: level every game rung since the last batch started.
+
+    It first clears the queue's "queued" mark and takes the dirty set, in one
+    Redis transaction, *before* reading any event: a command committed from now
+    on rings a new batch, one committed earlier is read by this one, so batching
+    never loses an event. A game whose catch-up fails gets its own retried
+    ``catch_up`` job (poison events halt after ``MAX_ATTEMPTS``); the others go on.
     """
     job = get_current_job()
-    if job is not None:
-        job.connection.delete(pending_key(job.origin, game_id))
-    return readmodels().catch_up_game(game_id)
+    redis = job.connection if job is not None else Redis.from_url(Settings.from_env().redis_url)
+    tx = redis.pipeline(transaction=True)
+    tx.delete(pending_key(queue))
+    tx.smembers(dirty_key(queue))
+    tx.delete(dirty_key(queue))
+    _, members, _ = tx.execute()
+    games = sorted(m.decode() if isinstance(m, bytes) else str(m) for m in members)
+    rm = readmodels()
+    applied: dict[str, int] = {}
+    for game_id in games:
+        try:
+            applied[game_id] = sum(rm.catch_up_game(game_id).values())
+        except Exception:  # counted by the read models; retried on its own
+            log.exception("catch-up of %s failed; retrying it as its own job", game_id)
+            Queue(queue, connection=redis).enqueue(catch_up, game_id, retry=retry(), result_ttl=0)
+    return applied
 
 
 def retry() -> Retry:
@@ -75,22 +108,40 @@ class InlineDoorbell:
                 log.exception("inline projection of %s failed", game_id)
 
 
+# One atomic round trip per ring: mark the game dirty, claim the "queued" mark if free.
+RING = """
+redis.call('SADD', KEYS[1], ARGV[1])
+return redis.call('SET', KEYS[2], 1, 'NX', 'EX', ARGV[2])
+"""
+
+
 class RqDoorbell:
-    """Production: enqueue a job carrying only the game id; never fail the command."""
+    """Production: mark the game dirty, queue a batch job unless one waits; never fail."""
 
     def __init__(self, redis_url: str, queue: str = "tongiaki") -> None:
         self.redis = Redis.from_url(redis_url, socket_timeout=2, socket_connect_timeout=2)
         self.queue = Queue(queue, connection=self.redis)
+        self.pending = pending_key(queue)
+        self.dirty = dirty_key(queue)
+        self.script = self.redis.register_script(RING)
+
+    def _claim(self, game_id: str) -> bool:
+        try:  # EVALSHA directly: half the client cost of the Script helper
+            claimed = self.redis.execute_command(
+                "EVALSHA", self.script.sha, 2, self.dirty, self.pending, game_id, PENDING_TTL
+            )
+        except NoScriptError:  # a fresh or flushed Redis: load it
+            claimed = self.script(keys=[self.dirty, self.pending], args=[game_id, PENDING_TTL])
+        return claimed is not None
 
     def ring(self, game_id: str) -> None:
-        """Enqueue a catch-up unless one is already queued and not started (coalescing)."""
-        key = pending_key(self.queue.name, game_id)
+        """Add the game to the dirty set; queue a batch job if none waits."""
         try:
-            if self.redis.set(key, 1, nx=True, ex=PENDING_TTL):
+            if self._claim(game_id):
                 try:
-                    self.queue.enqueue(catch_up, game_id, retry=retry(), result_ttl=0)
+                    self.queue.enqueue(catch_up_dirty, self.queue.name, retry=retry(), result_ttl=0)
                 except RedisError:
-                    self.redis.delete(key)
+                    self.redis.delete(self.pending)
                     raise
         except RedisError as exc:
             log.warning("doorbell for %s not rung (%s); the sweeper will catch up", game_id, exc)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from redis import Redis
 from rq import Queue, SimpleWorker
+from rq.job import Job
 
 from service.store.postgres import PostgresEventStore
 from tests.projections.conftest import append_game, simulated
@@ -94,6 +95,78 @@ def test_a_simple_worker_in_burst_mode_brings_every_read_model_level(pg, env, re
     level = dump(rm)
     rm.rebuild()
     assert dump(rm) == level
+
+
+def test_rings_for_many_games_queue_one_batch_job_that_levels_them_all(pg, env, redis_url):
+    _, store, _ = pg
+    bell = RqDoorbell(redis_url, env)
+    bell.redis.script_flush()  # as after a Redis restart: the ring loads its script again
+    games = [
+        append_game(store, simulated(s).events[:30], game_id=f"b{s}", after_each=bell.ring)
+        for s in (34, 35, 36)
+    ]
+    queue = Queue(env, connection=Redis.from_url(redis_url))
+    assert queue.count == 1  # one waiting batch job, however many games and commands
+    assert [j.func_name for j in queue.jobs] == ["workers.jobs.catch_up_dirty"]
+    assert queue.jobs[0].args == (env,)  # ids only: the queue's name
+    SimpleWorker([queue], connection=queue.connection).work(burst=True)
+    rm = jobs.readmodels()
+    assert rm.behind() == [] and queue.count == 0
+    assert all(rm.checkpoint("scoreboard", g).version == store.head(g).version for g in games)
+
+
+def test_a_ring_while_a_batch_runs_queues_the_next_batch(pg, env, redis_url):
+    """The batch takes the dirty set before reading events: a later commit rings anew."""
+    _, store, _ = pg
+    bell = RqDoorbell(redis_url, env)
+    first = append_game(store, simulated(37).events[:12], game_id="first", after_each=bell.ring)
+    later = simulated(38).events[:12]
+    rm = jobs.readmodels()
+
+    def commit_meanwhile(name, game_id, batch):
+        if game_id == "first" and name == "scoreboard":
+            rm.before_apply = None
+            append_game(store, later, game_id="later", after_each=bell.ring)
+
+    rm.before_apply = commit_meanwhile
+    queue = Queue(env, connection=Redis.from_url(redis_url))
+    SimpleWorker([queue], connection=queue.connection).work(burst=True)
+    assert rm.behind() == []  # the second batch, queued during the first, ran too
+    assert rm.checkpoint("audit", "later").version == store.head("later").version
+    assert rm.checkpoint("audit", first).version == store.head(first).version
+
+
+def test_a_game_failing_in_a_batch_gets_its_own_retried_job_and_the_others_level(
+    pg, env, redis_url
+):
+    _, store, _ = pg
+    bell = RqDoorbell(redis_url, env)
+    for g, seed in (("good", 39), ("bad", 40)):
+        append_game(store, simulated(seed).events[:12], game_id=g, after_each=bell.ring)
+    rm = jobs.readmodels()
+
+    def poison(name, game_id, batch):
+        if game_id == "bad" and name == "lobby":
+            raise ValueError("poison")
+
+    rm.before_apply = poison
+    queue = Queue(env, connection=Redis.from_url(redis_url))
+    worker = SimpleWorker([queue], connection=queue.connection)
+    worker.work(burst=True)
+    assert rm.behind() == ["bad"]
+    # counted twice: in the batch, then in its own job, whose rq retry now waits
+    assert rm.checkpoint("lobby", "bad").failures == 2
+    assert rm.checkpoint("lobby", "bad").error is None  # not halted yet
+    assert rm.checkpoint("scoreboard", "bad").version == store.head("bad").version
+    waiting = [
+        Job.fetch(j, connection=queue.connection)
+        for j in queue.scheduled_job_registry.get_job_ids()
+    ]
+    assert [(j.func_name, j.args) for j in waiting] == [("workers.jobs.catch_up", ("bad",))]
+    rm.before_apply = None
+    queue.enqueue(jobs.catch_up, "bad")  # the retry's time has not come: run one now
+    worker.work(burst=True)
+    assert rm.behind() == []
 
 
 def test_with_redis_stopped_commands_still_succeed_and_the_sweeper_levels_everything(pg, env):
