@@ -18,7 +18,9 @@ from domain.legal import forced_command, legal_commands
 from domain.scoring import Outcome, current_scores, outcome
 from domain.state import EndReason, GameState, Phase
 
-ENGINE_VERSION = "1.0.0"
+# 1.1.0: the R19 (b) search is bounded by arrangements generated (10,000), not by
+# distinct arrangements visited (20,000): a chain on a crowded island took minutes.
+ENGINE_VERSION = "1.1.0"
 RULES_VERSION = "rules.md R1-R25"
 
 __all__ = [

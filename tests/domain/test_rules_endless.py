@@ -6,6 +6,8 @@ home: direction k enters the cell beyond it, turns towards the cell beyond
 direction k+1, and comes back (and the other way round).
 """
 
+import pytest
+
 from domain import commands as cmd
 from domain.events import ChainDeclaredEndless, IslandRemoved, TileDrawn, TurnEnded
 from domain.legal import legal_commands
@@ -107,3 +109,80 @@ def test_R20_with_no_boat_left_the_player_draws_until_an_island_and_places_no_bo
     assert names(events) == ["TilePlaced", "TurnEnded"]
     assert state.islands["hawaii"].beaches == ((), (), ())
     assert state.boats_on_board("blue") == 0
+
+
+def crowded_tonga():
+    """Turn 40 of a 4-player game (seed 1187): a long chain on a crowded Tonga."""
+    import json
+    from pathlib import Path
+
+    from domain import position
+
+    data = Path(__file__).parent.parent / "data" / "crowded-tonga-chain.json"
+    return position.load(json.loads(data.read_text()))
+
+
+def test_R19b_a_search_too_large_to_finish_is_bounded_and_gives_the_benefit_of_the_doubt(
+    monkeypatch,
+):
+    from domain import endless
+
+    generated: list[int] = []
+    landings = endless._IslandSearch.landings
+
+    def counting(self, beaches, beach):
+        for arrangement in landings(self, beaches, beach):
+            generated[-1] += 1
+            yield arrangement
+
+    search = endless._loop_can_end
+
+    def one_search(*args):
+        generated.append(0)
+        return search(*args)
+
+    monkeypatch.setattr(endless._IslandSearch, "landings", counting)
+    monkeypatch.setattr(endless, "_loop_can_end", one_search)
+    state = crowded_tonga()
+    options = legal_commands(state)
+    # every full Tonga beach may still leave: no search could show the chain endless
+    assert options == [
+        cmd.Emigrate("tonga", 0, 0),
+        cmd.Emigrate("tonga", 2, 2),
+        cmd.Emigrate("tonga", 5, 5),
+    ]
+    assert generated and max(generated) <= endless.SEARCH_LIMIT + 1
+    assert max(generated) > 1000  # the position really is a hard one
+
+
+@pytest.mark.parametrize("players, seed", [(3, 238), (3, 456), (5, 2303), (6, 2178)])
+def test_R19b_what_one_search_learns_serves_the_other_departures_of_the_decision(players, seed):
+    """Games with chains shown endless: at every emigration choice, each departure
+    judged alone on a fresh state is offered exactly when it is offered together."""
+    from domain import endless
+    from domain.evolve import replay
+    from domain.simulation import play
+    from domain.state import ChooseEmigration
+    from domain.tiles import island
+
+    game = play(seed, players)
+    state = replay(())
+    judged = endless_seen = 0
+    for event in game.events:
+        state = replay((event,), state)
+        if not isinstance(state.pending, ChooseEmigration):
+            continue
+        together = endless.departure_options(state)
+        alone = []
+        for isl, beach in state.full_beaches():
+            for jetty in island(isl.tile).beaches[beach].jetties:
+                fresh = replay((), state)  # the same position, nothing remembered
+                if endless._allowed(
+                    fresh, fresh.islands[isl.tile], beach, jetty, fresh.board_key()
+                ):
+                    alone.append(cmd.Emigrate(isl.tile, beach, jetty))
+                else:
+                    endless_seen += 1
+        assert together == alone
+        judged += 1
+    assert judged and endless_seen  # the game had departures ruled out
