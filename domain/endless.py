@@ -76,6 +76,12 @@ class _IslandSearch:
         key = state.board_key()
         self.index = next(i for i, (name, _) in enumerate(key) if name == isl.tile)
         self.key = key
+        # departures made this turn from this island: only these can be repeats
+        self.made = {(b, j) for i, b, j, _ in state.departures if i == isl.tile}
+
+    def add_used(self, beach: int, jetty: int) -> None:
+        """Count a departure as made (the one being judged)."""
+        self.made.add((beach, jetty))
 
     def signature(self, beaches: Beaches, beach: int, jetty: int) -> Departure:
         key = list(self.key)
@@ -97,11 +103,12 @@ class _IslandSearch:
         for b in self.full(beaches):
             colours = len(set(beaches[b]))
             for j in self.jetties[b]:
-                if self.signature(beaches, b, j) not in used:
+                if (b, j) not in self.made or self.signature(beaches, b, j) not in used:
                     yield b, j, self.route_end(j, colours) is RouteEnd.LOOP
 
     def landings(self, beaches: Beaches, beach: int) -> Iterator[Beaches]:
-        """Every arrangement after the fleet of ``beach`` lands back home."""
+        """Every arrangement after the fleet of ``beach`` lands back home (lazily: a
+        search cut short by its bound never builds the arrangements it does not try)."""
         emptied = (*beaches[:beach], (), *beaches[beach + 1 :])
         for dist in distributions_on(self.isl.tile, emptied, beaches[beach]):
             yield landed(emptied, dist)
@@ -120,6 +127,7 @@ def _loop_can_end(state: GameState, isl: IslandState, beach: int, jetty: int) ->
     start = isl.beaches
     used = set(state.departures)
     used.add(search.signature(start, beach, jetty))
+    search.add_used(beach, jetty)
     ending: set[Beaches] = state.memo().setdefault(f"chain-ends:{isl.tile}", set())
     seen: set[Beaches] = set()
     # (arrangement, the landings of one of its departures): the parents on the
