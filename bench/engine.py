@@ -29,11 +29,18 @@ def fold_rate(games: list, rounds: int) -> tuple[float, int]:
     return total / (time.perf_counter() - started), total
 
 
-def game_rate(seeds: range, players: int) -> tuple[float, list]:
-    """Whole random games per second: decide + legal_commands + evolve, forced choices too."""
+def game_rate(seeds: range, players: int) -> tuple[float, list, list[tuple[float, int]]]:
+    """Whole random games per second: decide + legal_commands + evolve, forced choices too.
+
+    Also each game's time and seed, so an outlier is seen rather than averaged away.
+    """
+    games, times = [], []
     started = time.perf_counter()
-    games = [play(s, players) for s in seeds]
-    return len(games) / (time.perf_counter() - started), games
+    for s in seeds:
+        t = time.perf_counter()
+        games.append(play(s, players))
+        times.append((time.perf_counter() - t, s))
+    return len(games) / (time.perf_counter() - started), games, times
 
 
 def main() -> None:
@@ -47,17 +54,27 @@ def main() -> None:
     print(f"python {platform.python_version()} on {platform.machine()}, one process")
     play(0, args.players)  # warm caches
     rates = []
+    every: list[tuple[float, int]] = []
     for r in range(args.rounds):
         # fresh seeds every round, so no round profits from caches warmed by another
         first = args.seed + r * args.games
-        rate, games = game_rate(range(first, first + args.games), args.players)
+        rate, games, times = game_rate(range(first, first + args.games), args.players)
         rates.append(rate)
+        every += times
     events = sum(len(g.events) for g in games)
     commands = sum(g.commands for g in games)
     print(
         f"random {args.players}-player games: median {statistics.median(rates):,.1f} games/s, "
-        f"best {max(rates):,.1f} over {args.rounds} rounds ({args.games} games, "
+        f"best {max(rates):,.1f} over {args.rounds} rounds "
+        f"(rounds: {', '.join(f'{r:,.1f}' for r in rates)}; {args.games} games each, "
         f"{events / args.games:.0f} events and {commands / args.games:.0f} bot commands per game)"
+    )
+    total = sum(t for t, _ in every)
+    slowest = sorted(every, reverse=True)[:3]
+    print(
+        f"  all {len(every)} games together: {len(every) / total:,.1f} games/s; median game "
+        f"{statistics.median(t for t, _ in every) * 1000:.1f} ms; slowest: "
+        + ", ".join(f"seed {s} {t:.2f} s" for t, s in slowest)
     )
     folds = [fold_rate(games, rounds=1)[0] for _ in range(args.rounds)]
     print(
