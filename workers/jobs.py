@@ -85,8 +85,13 @@ def catch_up_dirty(queue: str) -> dict[str, int]:
             applied[game_id] = sum(rm.catch_up_game(game_id).values())
         except Exception:  # counted by the read models; retried on its own
             log.exception("catch-up of %s failed; retrying it as its own job", game_id)
-            Queue(queue, connection=redis).enqueue(catch_up, game_id, retry=retry(), result_ttl=0)
+            enqueue_game(Queue(queue, connection=redis), game_id)
     return applied
+
+
+def enqueue_game(queue: Queue, game_id: str) -> None:
+    """Queue ``catch_up(game_id)`` with rq's back-off (sweeper, failed batch items)."""
+    queue.enqueue(catch_up, game_id, retry=retry(), result_ttl=0)
 
 
 def retry() -> Retry:
@@ -157,7 +162,7 @@ def sweep(rm: ReadModels, queue: Queue | None = None) -> list[str]:
             except Exception:  # counted; the next sweep tries again
                 log.exception("sweep of %s failed", game_id)
         else:
-            queue.enqueue(catch_up, game_id, retry=retry(), result_ttl=0)
+            enqueue_game(queue, game_id)
     if lagging:
         log.info("sweeper: %d games behind", len(lagging))
     return lagging
