@@ -67,7 +67,8 @@ def _allowed(state: GameState, isl: IslandState, beach: int, jetty: int, key: ob
 class _IslandSearch:
     """Reachability over one island's arrangements while its fleets loop home."""
 
-    def __init__(self, state: GameState, isl: IslandState) -> None:
+    def __init__(self, state: GameState, isl: IslandState, beach: int, jetty: int) -> None:
+        """The search for the departure from ``beach`` by ``jetty``, counted as made."""
         self.state = state
         self.isl = isl
         self.jetties = [b.jetties for b in island(isl.tile).beaches]
@@ -76,12 +77,10 @@ class _IslandSearch:
         key = state.board_key()
         self.index = next(i for i, (name, _) in enumerate(key) if name == isl.tile)
         self.key = key
-        # departures made this turn from this island: only these can be repeats
-        self.made = {(b, j) for i, b, j, _ in state.departures if i == isl.tile}
-
-    def add_used(self, beach: int, jetty: int) -> None:
-        """Count a departure as made (the one being judged)."""
-        self.made.add((beach, jetty))
+        # rule (a): departures made this turn, and the one being judged
+        self.used = {*state.departures, self.signature(isl.beaches, beach, jetty)}
+        # (beach, jetty) of those from this island: only these can be repeats
+        self.made = {(b, j) for i, b, j, _ in self.used if i == isl.tile}
 
     def signature(self, beaches: Beaches, beach: int, jetty: int) -> Departure:
         key = list(self.key)
@@ -98,12 +97,12 @@ class _IslandSearch:
     def full(self, beaches: Beaches) -> list[int]:
         return [i for i, b in enumerate(beaches) if len(b) == self.caps[i]]
 
-    def moves(self, beaches: Beaches, used: set[Departure]) -> Iterator[tuple[int, int, bool]]:
+    def moves(self, beaches: Beaches) -> Iterator[tuple[int, int, bool]]:
         """(beach, jetty, loops) for every unrepeated departure from ``beaches``."""
         for b in self.full(beaches):
             colours = len(set(beaches[b]))
             for j in self.jetties[b]:
-                if (b, j) not in self.made or self.signature(beaches, b, j) not in used:
+                if (b, j) not in self.made or self.signature(beaches, b, j) not in self.used:
                     yield b, j, self.route_end(j, colours) is RouteEnd.LOOP
 
     def landings(self, beaches: Beaches, beach: int) -> Iterator[Beaches]:
@@ -123,11 +122,8 @@ def _loop_can_end(state: GameState, isl: IslandState, beach: int, jetty: int) ->
     to the end does not pass through the starting one are remembered: the
     departure each search rules out (rule (a)) is a departure from that one.
     """
-    search = _IslandSearch(state, isl)
+    search = _IslandSearch(state, isl, beach, jetty)
     start = isl.beaches
-    used = set(state.departures)
-    used.add(search.signature(start, beach, jetty))
-    search.add_used(beach, jetty)
     ending: set[Beaches] = state.memo().setdefault(f"chain-ends:{isl.tile}", set())
     seen: set[Beaches] = set()
     # (arrangement, the landings of one of its departures): the parents on the
@@ -146,14 +142,13 @@ def _loop_can_end(state: GameState, isl: IslandState, beach: int, jetty: int) ->
             continue
         seen.add(beaches)
         if beaches not in ending and search.full(beaches):
-            moves = list(search.moves(beaches, used))
+            moves = list(search.moves(beaches))
             if all(loops for _, _, loops in moves):
                 stack.extend(
                     (beaches, search.landings(beaches, b)) for b in {b for b, _, _ in moves}
                 )
                 continue
-        way = [parent for parent, _ in stack] + [beaches]
-        last_start = max(i for i, a in enumerate(way) if a == start) if start in way else -1
-        ending.update(way[last_start + 1 :])
+        way = [parent for parent, _ in stack] + [beaches]  # way[0] is the start
+        ending.update(way[len(way) - way[::-1].index(start) :])  # after its last visit
         return True
     return False
