@@ -24,7 +24,6 @@ import subprocess
 import sys
 import threading
 import time
-import uuid
 from pathlib import Path
 
 from redis import Redis
@@ -36,8 +35,8 @@ sys.path.insert(0, str(ROOT))
 from bench.store import (  # noqa: E402
     bot_client,
     call,
-    free_port,
     pct,
+    service_env,
     throwaway_schema,
     wait_until_serving,
 )
@@ -140,15 +139,7 @@ def scoreboard_check(seen: list[float]):  # type: ignore[no-untyped-def]
 def visibility(
     url: str, redis_url: str, seconds: float, rq_workers: int
 ) -> tuple[float, list[float], int]:
-    port = free_port()
-    queue = f"bench-{uuid.uuid4().hex[:8]}"
-    env = {
-        **os.environ,
-        "DATABASE_URL": url,
-        "REDIS_URL": redis_url,
-        "TONGIAKI_QUEUE": queue,
-        "TONGIAKI_PORT": str(port),
-    }
+    port, queue, env = service_env(url, redis_url)
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     server = subprocess.Popen(
         [sys.executable, "-m", "service.cli", "serve", "--workers", "2"], cwd=ROOT, env=env, **quiet

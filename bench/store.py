@@ -163,6 +163,20 @@ def wait_until_serving(port: int) -> None:
     raise RuntimeError("the server did not start")
 
 
+def service_env(url: str, redis_url: str) -> tuple[int, str, dict[str, str]]:
+    """A free port, a throw-away rq queue and the environment to serve them on."""
+    port = free_port()
+    queue = f"bench-{uuid.uuid4().hex[:8]}"
+    env = {
+        **os.environ,
+        "DATABASE_URL": url,
+        "REDIS_URL": redis_url,
+        "TONGIAKI_QUEUE": queue,
+        "TONGIAKI_PORT": str(port),
+    }
+    return port, queue, env
+
+
 def cpu_seconds(parent: int) -> float:
     """CPU time (user + system) used so far by ``parent``'s child processes (Linux)."""
     tick = os.sysconf("SC_CLK_TCK")
@@ -186,15 +200,7 @@ def http_bench(
     Returns the commands, their latencies and the gunicorn workers' CPU seconds
     over the run (a figure the machine's noise barely moves).
     """
-    port = free_port()
-    queue = f"bench-{uuid.uuid4().hex[:8]}"
-    env = {
-        **os.environ,
-        "DATABASE_URL": url,
-        "REDIS_URL": redis_url,
-        "TONGIAKI_QUEUE": queue,
-        "TONGIAKI_PORT": str(port),
-    }
+    port, queue, env = service_env(url, redis_url)
     server = subprocess.Popen(
         [sys.executable, "-m", "service.cli", "serve", "--workers", "2"],
         cwd=ROOT,
