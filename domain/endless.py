@@ -14,6 +14,7 @@ more than a fraction of a second.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from heapq import heappop, heappush
 
 from domain.commands import Emigrate
 from domain.landing import Beaches, distributions_on, landed
@@ -25,9 +26,10 @@ from domain.voyage import RouteEnd, preview
 # it gives the benefit of the doubt. Offering a departure is always safe for
 # termination: rule (a) forbids repeating it from the same board, so a turn can
 # never run forever. Over ~7,000 simulated games (2-6 players) the largest search
-# that proved a chain endless generated 3,360; one game with a long chain on a
-# crowded Tonga (4 players, seed 1187) ran searches of 10,000+ that all ended in
-# "can end", and took minutes when the bound counted only distinct arrangements.
+# that proved a chain endless generated 3,360. A long chain on a crowded Tonga
+# (4 players, seed 1187, tests/data/crowded-tonga-chain.json) has ways out 3-4
+# emigrations deep that a blind search needs 50,000-550,000 arrangements to find;
+# the guided search below finds each within a few thousand.
 SEARCH_LIMIT = 10_000
 
 
@@ -73,7 +75,12 @@ class _IslandSearch:
         self.isl = isl
         self.jetties = [b.jetties for b in island(isl.tile).beaches]
         self.caps = [b.capacity for b in island(isl.tile).beaches]
-        self.ends: dict[tuple[int, int], RouteEnd] = {}
+        # where each (jetty, colour count) leads depends on the tiles, not on the
+        # boats: shared by every search of this decision
+        self.ends: dict[tuple[int, int], RouteEnd] = state.memo().setdefault(
+            f"route-ends:{isl.tile}", {}
+        )
+        self._targets: list[tuple[int, int, frozenset[int], int]] | None = None
         key = state.board_key()
         self.index = next(i for i, (name, _) in enumerate(key) if name == isl.tile)
         self.key = key
@@ -93,6 +100,42 @@ class _IslandSearch:
             found = preview(self.state, self.isl.tile, jetty, colours).end
             self.ends[(jetty, colours)] = found
         return found
+
+    def targets(self) -> list[tuple[int, int, frozenset[int], int]]:
+        """(beach, capacity, colour counts, most of them) for each beach whose fleet
+        leaves the loop (fails a danger check, say) with those colour counts."""
+        if self._targets is None:
+            self._targets = []
+            for b, cap in enumerate(self.caps):
+                counts = frozenset(
+                    k
+                    for k in range(1, cap + 1)
+                    if any(self.route_end(j, k) is not RouteEnd.LOOP for j in self.jetties[b])
+                )
+                if counts:
+                    self._targets.append((b, cap, counts, max(counts)))
+        return self._targets
+
+    def distance(self, beaches: Beaches) -> float:
+        """A guess at how many emigrations the chain is from its end from ``beaches``.
+
+        It only orders the search, so it need not be exact: the chain ends where no
+        beach is full, or where a full beach's fleet leaves the loop. A beach can
+        become such a target by filling up with few enough colours, or by emptying
+        first when it holds too many.
+        """
+        best: float = len(self.full(beaches))
+        for b, cap, counts, most in self.targets():
+            boats = beaches[b]
+            colours = len(set(boats))
+            if len(boats) == cap:
+                cost = 0.0 if colours in counts else 3.0
+            elif colours <= most:
+                cost = 1 + (cap - len(boats)) / 10
+            else:
+                cost = 2.5
+            best = min(best, cost)
+        return best
 
     def full(self, beaches: Beaches) -> list[int]:
         return [i for i, b in enumerate(beaches) if len(b) == self.caps[i]]
@@ -114,7 +157,16 @@ class _IslandSearch:
 
 
 def _loop_can_end(state: GameState, isl: IslandState, beach: int, jetty: int) -> bool:
-    """R19 (b) for a departure whose route leads back to its own island (depth-first).
+    """R19 (b) for a departure whose route leads back to its own island (best-first).
+
+    Every arrangement is judged as soon as a landing makes it, and the search goes
+    on from the arrangement that looks closest to an end (``distance``; among
+    equals, the newest). Chains that can end usually do so within a few
+    emigrations, but each emigration has hundreds of landings: a blind search
+    (breadth- or depth-first) would try tens of thousands of arrangements on a
+    crowded island before it found one of the few ways out. The order changes only
+    the cost, never the answer: a search that finds no end generates the same
+    arrangements in any order, so it reaches the same bound or the same proof.
 
     Arrangements from which the chain was shown to end are remembered for the
     other departures of the same decision (same board, same departures made this
@@ -125,30 +177,36 @@ def _loop_can_end(state: GameState, isl: IslandState, beach: int, jetty: int) ->
     search = _IslandSearch(state, isl, beach, jetty)
     start = isl.beaches
     ending: set[Beaches] = state.memo().setdefault(f"chain-ends:{isl.tile}", set())
+    # how each arrangement was first reached; the start has no entry, so following
+    # it from any arrangement gives its way back to the start's last visit
+    parent: dict[Beaches, Beaches] = {}
     seen: set[Beaches] = set()
-    # (arrangement, the landings of one of its departures): the parents on the
-    # stack are exactly the arrangements on the way from the start to here
-    stack = [(start, search.landings(start, beach))]
+    # arrangements to expand, each with the beaches whose fleets may sail, closest
+    # to an end first, then newest first (the order number counts down)
+    heap: list[tuple[float, int, Beaches, list[int]]] = [(0.0, 0, start, [beach])]
+    order = 0
     generated = 0
-    while stack:
-        beaches = next(stack[-1][1], None)
-        if beaches is None:
-            stack.pop()
-            continue
-        generated += 1
-        if generated > SEARCH_LIMIT:
-            return True
-        if beaches in seen:
-            continue
-        seen.add(beaches)
-        if beaches not in ending and search.full(beaches):
-            moves = list(search.moves(beaches))
-            if all(loops for _, _, loops in moves):
-                stack.extend(
-                    (beaches, search.landings(beaches, b)) for b in {b for b, _, _ in moves}
-                )
-                continue
-        way = [parent for parent, _ in stack] + [beaches]  # way[0] is the start
-        ending.update(way[len(way) - way[::-1].index(start) :])  # after its last visit
-        return True
+    while heap:
+        _, _, node, sailing = heappop(heap)
+        for b in sailing:
+            for beaches in search.landings(node, b):
+                generated += 1
+                if generated > SEARCH_LIMIT:
+                    return True
+                if beaches in seen:
+                    continue
+                seen.add(beaches)
+                if beaches != start:
+                    parent[beaches] = node
+                if beaches not in ending and search.full(beaches):
+                    moves = list(search.moves(beaches))
+                    if all(loops for _, _, loops in moves):
+                        order -= 1
+                        sails = sorted({b for b, _, _ in moves})
+                        heappush(heap, (search.distance(beaches), order, beaches, sails))
+                        continue
+                while beaches != start:  # the way back, without the start
+                    ending.add(beaches)
+                    beaches = parent[beaches]
+                return True
     return False

@@ -122,9 +122,8 @@ def crowded_tonga():
     return position.load(json.loads(data.read_text()))
 
 
-def test_R19b_a_search_too_large_to_finish_is_bounded_and_gives_the_benefit_of_the_doubt(
-    monkeypatch,
-):
+def count_generated(monkeypatch) -> list[int]:
+    """Arrangements each R19 (b) search generates, one entry per search."""
     from domain import endless
 
     generated: list[int] = []
@@ -143,16 +142,97 @@ def test_R19b_a_search_too_large_to_finish_is_bounded_and_gives_the_benefit_of_t
 
     monkeypatch.setattr(endless._IslandSearch, "landings", counting)
     monkeypatch.setattr(endless, "_loop_can_end", one_search)
-    state = crowded_tonga()
-    options = legal_commands(state)
+    return generated
+
+
+CROWDED_OPTIONS = [
+    cmd.Emigrate("tonga", 0, 0),
+    cmd.Emigrate("tonga", 2, 2),
+    cmd.Emigrate("tonga", 5, 5),
+]
+
+
+def test_R19b_on_a_crowded_island_the_search_finds_the_few_deep_ways_out(monkeypatch):
+    """Each way out of this chain takes 3-4 emigrations among hundreds of landings
+    each (a blind search generates 50,000-550,000 arrangements to find one); the
+    search, led by how close an arrangement looks to an end, finds them all."""
+    from domain import endless
+
+    generated = count_generated(monkeypatch)
+    assert legal_commands(crowded_tonga()) == CROWDED_OPTIONS
+    assert len(generated) == 3
+    # each answer was found, not given for want of time
+    assert max(generated) < endless.SEARCH_LIMIT
+
+
+def test_R19b_a_search_too_large_to_finish_is_bounded_and_gives_the_benefit_of_the_doubt(
+    monkeypatch,
+):
+    from domain import endless
+
+    generated = count_generated(monkeypatch)
+    monkeypatch.setattr(endless, "SEARCH_LIMIT", 100)
     # every full Tonga beach may still leave: no search could show the chain endless
-    assert options == [
-        cmd.Emigrate("tonga", 0, 0),
-        cmd.Emigrate("tonga", 2, 2),
-        cmd.Emigrate("tonga", 5, 5),
-    ]
-    assert generated and max(generated) <= endless.SEARCH_LIMIT + 1
-    assert max(generated) > 1000  # the position really is a hard one
+    assert legal_commands(crowded_tonga()) == CROWDED_OPTIONS
+    assert generated == [101, 101, 101]  # each stopped at the bound
+
+
+def blind_search(state, isl, beach, jetty) -> bool:
+    """R19 (b) the plain way, for comparison: breadth-first, nothing remembered,
+    the same bound. It must answer exactly as the engine's guided search."""
+    from collections import deque
+
+    from domain import endless
+
+    search = endless._IslandSearch(state, isl, beach, jetty)
+    seen = set()
+    queue = deque([(isl.beaches, [beach])])
+    generated = 0
+    while queue:
+        node, sailing = queue.popleft()
+        for b in sailing:
+            for beaches in search.landings(node, b):
+                generated += 1
+                if generated > endless.SEARCH_LIMIT:
+                    return True
+                if beaches in seen:
+                    continue
+                seen.add(beaches)
+                moves = list(search.moves(beaches)) if search.full(beaches) else []
+                if not search.full(beaches) or not all(loops for _, _, loops in moves):
+                    return True
+                queue.append((beaches, sorted({b for b, _, _ in moves})))
+    return False
+
+
+@pytest.mark.parametrize("players, seed", [(3, 238), (5, 2303), (6, 2178)])
+def test_R19b_the_search_order_changes_the_cost_never_the_answer(players, seed):
+    """At every emigration choice of games with chains shown endless, the guided
+    search judges every looping departure as the blind one does."""
+    from domain import endless
+    from domain.evolve import replay
+    from domain.simulation import play
+    from domain.state import ChooseEmigration
+    from domain.tiles import island
+    from domain.voyage import RouteEnd, preview
+
+    game = play(seed, players)
+    state = replay(())
+    answers = set()
+    for event in game.events:
+        state = replay((event,), state)
+        if not isinstance(state.pending, ChooseEmigration):
+            continue
+        for isl, beach in state.full_beaches():
+            colours = len(set(isl.beaches[beach]))
+            for jetty in island(isl.tile).beaches[beach].jetties:
+                if preview(state, isl.tile, jetty, colours).end is not RouteEnd.LOOP:
+                    continue
+                fresh = replay((), state)  # nothing remembered from other searches
+                guided = endless._loop_can_end(fresh, fresh.islands[isl.tile], beach, jetty)
+                assert guided == blind_search(state, isl, beach, jetty)
+                answers.add(guided)
+    assert answers == {True, False}  # chains that can end, and chains that cannot
 
 
 @pytest.mark.parametrize("players, seed", [(3, 238), (3, 456), (5, 2303), (6, 2178)])
