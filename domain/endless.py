@@ -124,7 +124,7 @@ class _IslandSearch:
         become such a target by filling up with few enough colours, or by emptying
         first when it holds too many.
         """
-        best: float = len(self.full(beaches))
+        best: float = sum(len(boats) == cap for boats, cap in zip(beaches, self.caps, strict=True))
         for b, cap, counts, most in self.targets():
             boats = beaches[b]
             colours = len(set(boats))
@@ -137,16 +137,29 @@ class _IslandSearch:
             best = min(best, cost)
         return best
 
-    def full(self, beaches: Beaches) -> list[int]:
-        return [i for i, b in enumerate(beaches) if len(b) == self.caps[i]]
-
-    def moves(self, beaches: Beaches) -> Iterator[tuple[int, int, bool]]:
-        """(beach, jetty, loops) for every unrepeated departure from ``beaches``."""
-        for b in self.full(beaches):
-            colours = len(set(beaches[b]))
+    def sailing(self, beaches: Beaches) -> list[int] | None:
+        """The beaches whose fleets may sail from ``beaches``, when every unrepeated
+        departure from there leads back home; None when the chain can end there (no
+        beach is full, or a departure leaves the loop)."""
+        sails = []
+        full = False
+        ends = self.ends
+        for b, (boats, cap) in enumerate(zip(beaches, self.caps, strict=True)):
+            if len(boats) != cap:
+                continue
+            full = True
+            colours = len(set(boats))
+            may = False
             for j in self.jetties[b]:
-                if (b, j) not in self.made or self.signature(beaches, b, j) not in self.used:
-                    yield b, j, self.route_end(j, colours) is RouteEnd.LOOP
+                if (b, j) in self.made and self.signature(beaches, b, j) in self.used:
+                    continue  # rule (a)
+                end = ends.get((j, colours)) or self.route_end(j, colours)
+                if end is not RouteEnd.LOOP:
+                    return None
+                may = True
+            if may:
+                sails.append(b)
+        return sails if full else None
 
     def landings(self, beaches: Beaches, beach: int) -> Iterator[Beaches]:
         """Every arrangement after the fleet of ``beach`` lands back home (lazily: a
@@ -198,11 +211,10 @@ def _loop_can_end(state: GameState, isl: IslandState, beach: int, jetty: int) ->
                 seen.add(beaches)
                 if beaches != start:
                     parent[beaches] = node
-                if beaches not in ending and search.full(beaches):
-                    moves = list(search.moves(beaches))
-                    if all(loops for _, _, loops in moves):
+                if beaches not in ending:
+                    sails = search.sailing(beaches)
+                    if sails is not None:
                         order -= 1
-                        sails = sorted({b for b, _, _ in moves})
                         heappush(heap, (search.distance(beaches), order, beaches, sails))
                         continue
                 while beaches != start:  # the way back, without the start

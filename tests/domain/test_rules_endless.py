@@ -198,10 +198,10 @@ def blind_search(state, isl, beach, jetty) -> bool:
                 if beaches in seen:
                     continue
                 seen.add(beaches)
-                moves = list(search.moves(beaches)) if search.full(beaches) else []
-                if not search.full(beaches) or not all(loops for _, _, loops in moves):
+                sails = search.sailing(beaches)
+                if sails is None:
                     return True
-                queue.append((beaches, sorted({b for b, _, _ in moves})))
+                queue.append((beaches, sails))
     return False
 
 
