@@ -18,7 +18,7 @@ from heapq import heappop, heappush
 
 from domain.commands import Emigrate
 from domain.landing import Beaches, distributions_on, landed
-from domain.state import Departure, GameState, IslandState
+from domain.state import CAPACITIES, Departure, GameState, IslandState
 from domain.tiles import island
 from domain.voyage import RouteEnd, preview
 
@@ -63,7 +63,31 @@ def _allowed(state: GameState, isl: IslandState, beach: int, jetty: int, key: ob
     colours = len(set(isl.beaches[beach]))
     if preview(state, isl.tile, jetty, colours).end is not RouteEnd.LOOP:
         return True
-    return _loop_can_end(state, isl, beach, jetty)
+    return _lands_with_no_beach_full(isl, beach) or _loop_can_end(state, isl, beach, jetty)
+
+
+def _lands_with_no_beach_full(isl: IslandState, beach: int) -> bool:
+    """Whether the fleet of ``beach``, back home, can land so that no beach is full.
+
+    Only the numbers of boats matter here, not their colours, so this is answered
+    by counting, without trying the landings one by one. It is the common way a
+    looping chain ends, and the search would find the same landing first.
+    """
+    caps = CAPACITIES[isl.tile]
+    fleet = caps[beach]  # the beach was full; emptied, it is open again
+    free = []
+    for b, boats in enumerate(isl.beaches):
+        if b == beach:
+            free.append(fleet)
+        elif len(boats) == caps[b]:
+            return False  # another full beach stays full
+        else:
+            free.append(caps[b] - len(boats))
+    # R13: with at least as many boats as open beaches, each gets one, then any;
+    # otherwise each boat goes to a different beach. None may be filled up.
+    if fleet >= len(free):
+        return min(free) >= 2 and fleet <= sum(f - 1 for f in free)
+    return sum(1 for f in free if f >= 2) >= fleet
 
 
 class _IslandSearch:

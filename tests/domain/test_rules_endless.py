@@ -208,7 +208,8 @@ def blind_search(state, isl, beach, jetty) -> bool:
 @pytest.mark.parametrize("players, seed", [(3, 238), (5, 2303), (6, 2178)])
 def test_R19b_the_search_order_changes_the_cost_never_the_answer(players, seed):
     """At every emigration choice of games with chains shown endless, the guided
-    search judges every looping departure as the blind one does."""
+    search judges every looping departure as the blind one does, and the count
+    that spares most searches agrees with trying the landings one by one."""
     from domain import endless
     from domain.evolve import replay
     from domain.simulation import play
@@ -219,6 +220,7 @@ def test_R19b_the_search_order_changes_the_cost_never_the_answer(players, seed):
     game = play(seed, players)
     state = replay(())
     answers = set()
+    shortcuts = set()
     for event in game.events:
         state = replay((event,), state)
         if not isinstance(state.pending, ChooseEmigration):
@@ -232,7 +234,16 @@ def test_R19b_the_search_order_changes_the_cost_never_the_answer(players, seed):
                 guided = endless._loop_can_end(fresh, fresh.islands[isl.tile], beach, jetty)
                 assert guided == blind_search(state, isl, beach, jetty)
                 answers.add(guided)
+                # the shortcut by counting says whether one landing leaves no beach full
+                search = endless._IslandSearch(state, isl, beach, jetty)
+                at_once = any(
+                    all(len(b) < cap for b, cap in zip(landed, search.caps, strict=True))
+                    for landed in search.landings(isl.beaches, beach)
+                )
+                assert endless._lands_with_no_beach_full(isl, beach) == at_once
+                shortcuts.add(at_once)
     assert answers == {True, False}  # chains that can end, and chains that cannot
+    assert shortcuts == {True, False}
 
 
 @pytest.mark.parametrize("players, seed", [(3, 238), (3, 456), (5, 2303), (6, 2178)])
@@ -266,3 +277,36 @@ def test_R19b_what_one_search_learns_serves_the_other_departures_of_the_decision
         assert together == alone
         judged += 1
     assert judged and endless_seen  # the game had departures ruled out
+
+
+def test_R19b_R13_the_count_of_free_slots_says_whether_a_returning_fleet_can_land_leaving_no_beach_full():
+    """Every island, every way of filling its beaches with one of them full: the
+    shortcut agrees with trying every R13 landing of that beach's fleet."""
+    from itertools import product
+
+    from domain import endless
+    from domain.landing import distributions_on, landed
+    from domain.state import CAPACITIES, IslandState
+
+    palette = ("blue", "red", "green", "yellow")
+    tried = answers = 0
+    for tile, caps in CAPACITIES.items():
+        for counts in product(*(range(c + 1) for c in caps)):
+            for beach, cap in enumerate(caps):
+                if counts[beach] != cap:
+                    continue
+                # colours do not matter to the answer; vary them anyway
+                beaches = tuple(
+                    tuple(sorted(palette[(i + k) % len(palette)] for k in range(n)))
+                    for i, n in enumerate(counts)
+                )
+                isl = IslandState(tile, (0, 0), 0, beaches)
+                emptied = (*beaches[:beach], (), *beaches[beach + 1 :])
+                at_once = any(
+                    all(len(b) < c for b, c in zip(landed(emptied, d), caps, strict=True))
+                    for d in distributions_on(tile, emptied, beaches[beach])
+                )
+                assert endless._lands_with_no_beach_full(isl, beach) == at_once, (tile, counts)
+                tried += 1
+                answers += at_once
+    assert tried > 1000 and 0 < answers < tried
