@@ -18,7 +18,7 @@ from heapq import heappop, heappush
 
 from domain.commands import Emigrate
 from domain.landing import Beaches, distributions_on, landed
-from domain.state import CAPACITIES, Departure, GameState, IslandState
+from domain.state import CAPACITIES, GameState, IslandState
 from domain.tiles import island
 from domain.voyage import RouteEnd, preview
 
@@ -105,18 +105,22 @@ class _IslandSearch:
             f"route-ends:{isl.tile}", {}
         )
         self._targets: list[tuple[int, int, frozenset[int], int]] | None = None
-        key = state.board_key()
-        self.index = next(i for i, (name, _) in enumerate(key) if name == isl.tile)
-        self.key = key
-        # rule (a): departures made this turn, and the one being judged
-        self.used = {*state.departures, self.signature(isl.beaches, beach, jetty)}
-        # (beach, jetty) of those from this island: only these can be repeats
-        self.made = {(b, j) for i, b, j, _ in self.used if i == isl.tile}
-
-    def signature(self, beaches: Beaches, beach: int, jetty: int) -> Departure:
-        key = list(self.key)
-        key[self.index] = (self.isl.tile, beaches)
-        return (self.isl.tile, beach, jetty, tuple(key))
+        # rule (a): the departures made this turn from this island while every other
+        # island held what it holds now, and the one being judged, as (beach, jetty,
+        # this island's beaches): only these can be repeated during the search
+        tile, key = isl.tile, state.board_key()
+        here = next(i for i, (name, _) in enumerate(key) if name == tile)
+        others = key[:here] + key[here + 1 :]
+        self.repeats: set[tuple[int, int, Beaches]] = {(beach, jetty, isl.beaches)}
+        for made, b, j, board in state.departures:
+            if (
+                made == tile
+                and len(board) == len(key)
+                and board[here][0] == tile
+                and board[:here] + board[here + 1 :] == others
+            ):
+                self.repeats.add((b, j, board[here][1]))
+        self.made = {(b, j) for b, j, _ in self.repeats}
 
     def route_end(self, jetty: int, colours: int) -> RouteEnd:
         found = self.ends.get((jetty, colours))
@@ -175,7 +179,7 @@ class _IslandSearch:
             colours = len(set(boats))
             may = False
             for j in self.jetties[b]:
-                if (b, j) in self.made and self.signature(beaches, b, j) in self.used:
+                if (b, j) in self.made and (b, j, beaches) in self.repeats:
                     continue  # rule (a)
                 end = ends.get((j, colours)) or self.route_end(j, colours)
                 if end is not RouteEnd.LOOP:

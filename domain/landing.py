@@ -136,24 +136,20 @@ def distributions_on(tile: str, beaches: Beaches, fleet: tuple[str, ...]) -> tup
     for i in range(n - 1, -1, -1):
         max_after[i] = max_after[i + 1] + bounds[i][1]
         min_after[i] = min_after[i + 1] + bounds[i][0]
-    memo: dict[tuple[int, tuple[int, ...], int], tuple[Beaches, ...]] = {}
-
-    def tails(i: int, rest: tuple[int, ...], left: int) -> tuple[Beaches, ...]:
-        """Distributions of ``left`` boats (per-colour ``rest``) on beaches i.. (memoised)."""
-        if i == n:
-            return ((),) if left == 0 else ()
-        key = (i, rest, left)
-        found = memo.get(key)
-        if found is None:
-            lo, hi = bounds[i]
-            out: list[Beaches] = []
-            for k in range(max(lo, left - max_after[i + 1]), min(hi, left - min_after[i + 1]) + 1):
+    # Beach by beach, every way to fill the beaches so far, in the order a
+    # depth-first enumeration would give (each partial's extensions in turn). The
+    # bounds keep every partial completable, so none is built in vain.
+    partials: list[tuple[Beaches, tuple[int, ...], int]] = [((), counts, rule.placed)]
+    for i in range(n):
+        lo, hi = bounds[i]
+        low_after, high_after = min_after[i + 1], max_after[i + 1]
+        grown = []
+        for prefix, rest, left in partials:
+            for k in range(max(lo, left - high_after), min(hi, left - low_after) + 1):
                 for boats, remaining in _named_takes(colours, rest, k):
-                    out.extend((boats, *tail) for tail in tails(i + 1, remaining, left - k))
-            found = memo[key] = tuple(out)
-        return found
-
-    return tails(0, counts, rule.placed)
+                    grown.append(((*prefix, boats), remaining, left - k))
+        partials = grown
+    return tuple(prefix for prefix, _, _ in partials)
 
 
 def landed(beaches: Beaches, distribution: Beaches) -> Beaches:
