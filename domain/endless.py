@@ -31,6 +31,9 @@ from domain.voyage import RouteEnd, preview
 # emigrations deep that a blind search needs 50,000-550,000 arrangements to find;
 # the guided search below finds each within a few thousand.
 SEARCH_LIMIT = 10_000
+# Arrangements the first, depth-first dive may generate. In ordinary games it finds
+# an end within a handful; where it does not, the guided search takes over.
+DIVE_LIMIT = 16
 
 
 def departure_options(state: GameState) -> list[Emigrate]:
@@ -105,6 +108,9 @@ class _IslandSearch:
             f"route-ends:{isl.tile}", {}
         )
         self._targets: list[tuple[int, int, frozenset[int], int]] | None = None
+        # arrangements of this island from which the chain was shown to end, shared
+        # by the searches of this decision
+        self.ending: set[Beaches] = state.memo().setdefault(f"chain-ends:{isl.tile}", set())
         # rule (a): the departures made this turn from this island while every other
         # island held what it holds now, and the one being judged, as (beach, jetty,
         # this island's beaches): only these can be repeated during the search
@@ -189,6 +195,11 @@ class _IslandSearch:
                 sails.append(b)
         return sails if full else None
 
+    def landings_from(self, beaches: Beaches, sailing: list[int]) -> Iterator[Beaches]:
+        """The landings of each fleet that may sail from ``beaches`` in turn."""
+        for b in sailing:
+            yield from self.landings(beaches, b)
+
     def landings(self, beaches: Beaches, beach: int) -> Iterator[Beaches]:
         """Every arrangement after the fleet of ``beach`` lands back home (lazily: a
         search cut short by its bound never builds the arrangements it does not try)."""
@@ -198,26 +209,73 @@ class _IslandSearch:
 
 
 def _loop_can_end(state: GameState, isl: IslandState, beach: int, jetty: int) -> bool:
-    """R19 (b) for a departure whose route leads back to its own island (best-first).
+    """R19 (b) for a departure whose route leads back to its own island.
 
-    Every arrangement is judged as soon as a landing makes it, and the search goes
-    on from the arrangement that looks closest to an end (``distance``; among
-    equals, the newest). Chains that can end usually do so within a few
-    emigrations, but each emigration has hundreds of landings: a blind search
-    (breadth- or depth-first) would try tens of thousands of arrangements on a
-    crowded island before it found one of the few ways out. The order changes only
-    the cost, never the answer: a search that finds no end generates the same
-    arrangements in any order, so it reaches the same bound or the same proof.
+    Two searches, each judging every arrangement as soon as a landing makes it.
+    First a short depth-first dive (``DIVE_LIMIT``): most chains end within an
+    emigration or two, and the dive finds such an end after a handful of landings.
+    If it neither finds an end nor runs out of arrangements, a guided search
+    (``_guided``) starts afresh with the whole ``SEARCH_LIMIT``; past that, the
+    departure gets the benefit of the doubt.
+
+    Neither the dive nor the order of the guided search can change the answer,
+    only its cost: a search that finds no end generates the same arrangements in
+    any order, so it reaches the same bound or the same proof; an end found is an
+    end.
 
     Arrangements from which the chain was shown to end are remembered for the
     other departures of the same decision (same board, same departures made this
-    turn), and reaching one ends the search at once. Only arrangements whose way
-    to the end does not pass through the starting one are remembered: the
-    departure each search rules out (rule (a)) is a departure from that one.
+    turn), and reaching one ends a search at once. Only arrangements whose way to
+    the end does not pass through the starting one are remembered: the departure
+    each search rules out (rule (a)) is a departure from that one.
     """
     search = _IslandSearch(state, isl, beach, jetty)
-    start = isl.beaches
-    ending: set[Beaches] = state.memo().setdefault(f"chain-ends:{isl.tile}", set())
+    found = _dive(search, beach, DIVE_LIMIT)
+    if found is None:
+        found = _guided(search, beach, SEARCH_LIMIT)
+    return True if found is None else found
+
+
+def _dive(search: _IslandSearch, beach: int, limit: int) -> bool | None:
+    """Depth-first from the start; None after ``limit`` arrangements generated."""
+    start = search.isl.beaches
+    seen: set[Beaches] = set()
+    # (arrangement, the landings of one of its fleets): the parents on the stack
+    # are exactly the arrangements on the way from the start to here
+    stack = [(start, search.landings(start, beach))]
+    generated = 0
+    while stack:
+        beaches = next(stack[-1][1], None)
+        if beaches is None:
+            stack.pop()
+            continue
+        generated += 1
+        if generated > limit:
+            return None
+        if beaches in seen:
+            continue
+        seen.add(beaches)
+        if beaches not in search.ending:
+            sails = search.sailing(beaches)
+            if sails is not None:
+                stack.extend((beaches, search.landings(beaches, b)) for b in reversed(sails))
+                continue
+        way = [parent for parent, _ in stack] + [beaches]  # way[0] is the start
+        search.ending.update(way[len(way) - way[::-1].index(start) :])  # after its last visit
+        return True
+    return False
+
+
+def _guided(search: _IslandSearch, beach: int, limit: int) -> bool | None:
+    """Best-first: on from the arrangement that looks closest to an end.
+
+    Chains on a crowded island can have few ways out, a few emigrations deep,
+    among hundreds of landings per emigration: a blind search tries tens of
+    thousands of arrangements before it finds one. This one goes on from the
+    arrangement with the least ``distance`` (among equals, the newest), after
+    trying every landing from the one before. None after ``limit`` generated.
+    """
+    start = search.isl.beaches
     # how each arrangement was first reached; the start has no entry, so following
     # it from any arrangement gives its way back to the start's last visit
     parent: dict[Beaches, Beaches] = {}
@@ -229,24 +287,23 @@ def _loop_can_end(state: GameState, isl: IslandState, beach: int, jetty: int) ->
     generated = 0
     while heap:
         _, _, node, sailing = heappop(heap)
-        for b in sailing:
-            for beaches in search.landings(node, b):
-                generated += 1
-                if generated > SEARCH_LIMIT:
-                    return True
-                if beaches in seen:
+        for beaches in search.landings_from(node, sailing):
+            generated += 1
+            if generated > limit:
+                return None
+            if beaches in seen:
+                continue
+            seen.add(beaches)
+            if beaches != start:
+                parent[beaches] = node
+            if beaches not in search.ending:
+                sails = search.sailing(beaches)
+                if sails is not None:
+                    order -= 1
+                    heappush(heap, (search.distance(beaches), order, beaches, sails))
                     continue
-                seen.add(beaches)
-                if beaches != start:
-                    parent[beaches] = node
-                if beaches not in ending:
-                    sails = search.sailing(beaches)
-                    if sails is not None:
-                        order -= 1
-                        heappush(heap, (search.distance(beaches), order, beaches, sails))
-                        continue
-                while beaches != start:  # the way back, without the start
-                    ending.add(beaches)
-                    beaches = parent[beaches]
-                return True
+            while beaches != start:  # the way back, without the start
+                search.ending.add(beaches)
+                beaches = parent[beaches]
+            return True
     return False

@@ -153,12 +153,14 @@ CROWDED_OPTIONS = [
 
 
 def test_R19b_on_a_crowded_island_the_search_finds_the_few_deep_ways_out(monkeypatch):
-    """Each way out of this chain takes 3-4 emigrations among hundreds of landings
-    each (a blind search generates 50,000-550,000 arrangements to find one); the
-    search, led by how close an arrangement looks to an end, finds them all."""
+    """Ways out of this chain lie a few emigrations deep, among hundreds of landings
+    each: the depth-first search of engine 1.1.0 ran into its 10,000-arrangement
+    bound on every departure here. The guided search, led by how close an
+    arrangement looks to an end, finds an end for each."""
     from domain import endless
 
     generated = count_generated(monkeypatch)
+    monkeypatch.setattr(endless, "DIVE_LIMIT", 0)  # the guided search alone
     assert legal_commands(crowded_tonga()) == CROWDED_OPTIONS
     assert len(generated) == 3
     # each answer was found, not given for want of time
@@ -172,9 +174,11 @@ def test_R19b_a_search_too_large_to_finish_is_bounded_and_gives_the_benefit_of_t
 
     generated = count_generated(monkeypatch)
     monkeypatch.setattr(endless, "SEARCH_LIMIT", 100)
+    monkeypatch.setattr(endless, "DIVE_LIMIT", 0)  # the dive gives up at once
     # every full Tonga beach may still leave: no search could show the chain endless
     assert legal_commands(crowded_tonga()) == CROWDED_OPTIONS
-    assert generated == [101, 101, 101]  # each stopped at the bound
+    # each search stopped at the bound, after the one landing the dive tried
+    assert generated == [1 + 101] * 3
 
 
 def blind_search(state, isl, beach, jetty) -> bool:
@@ -207,8 +211,9 @@ def blind_search(state, isl, beach, jetty) -> bool:
 
 @pytest.mark.parametrize("players, seed", [(3, 238), (5, 2303), (6, 2178)])
 def test_R19b_the_search_order_changes_the_cost_never_the_answer(players, seed):
-    """At every emigration choice of games with chains shown endless, the guided
-    search judges every looping departure as the blind one does, and the count
+    """At every emigration choice of games with chains shown endless, the dive and
+    the guided search judge every looping departure as the blind one does (the
+    guided search alone too, None meaning the benefit of the doubt), and the count
     that spares most searches agrees with trying the landings one by one."""
     from domain import endless
     from domain.evolve import replay
@@ -231,9 +236,13 @@ def test_R19b_the_search_order_changes_the_cost_never_the_answer(players, seed):
                 if preview(state, isl.tile, jetty, colours).end is not RouteEnd.LOOP:
                     continue
                 fresh = replay((), state)  # nothing remembered from other searches
-                guided = endless._loop_can_end(fresh, fresh.islands[isl.tile], beach, jetty)
-                assert guided == blind_search(state, isl, beach, jetty)
-                answers.add(guided)
+                answer = endless._loop_can_end(fresh, fresh.islands[isl.tile], beach, jetty)
+                assert answer == blind_search(state, isl, beach, jetty)
+                answers.add(answer)
+                # the guided search alone, without the dive before it
+                fresh = replay((), state)
+                alone = endless._IslandSearch(fresh, fresh.islands[isl.tile], beach, jetty)
+                assert endless._guided(alone, beach, endless.SEARCH_LIMIT) in (answer, None)
                 # the shortcut by counting says whether one landing leaves no beach full
                 search = endless._IslandSearch(state, isl, beach, jetty)
                 at_once = any(
