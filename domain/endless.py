@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from heapq import heappop, heappush
 
 from domain.commands import Emigrate
-from domain.landing import Beaches, distributions_on, landed
+from domain.landing import Beaches, arrangements_after
 from domain.state import CAPACITIES, GameState, IslandState
 from domain.tiles import island
 from domain.voyage import RouteEnd, preview
@@ -204,8 +204,7 @@ class _IslandSearch:
         """Every arrangement after the fleet of ``beach`` lands back home (lazily: a
         search cut short by its bound never builds the arrangements it does not try)."""
         emptied = (*beaches[:beach], (), *beaches[beach + 1 :])
-        for dist in distributions_on(self.isl.tile, emptied, beaches[beach]):
-            yield landed(emptied, dist)
+        return arrangements_after(self.isl.tile, emptied, beaches[beach])
 
 
 def _loop_can_end(state: GameState, isl: IslandState, beach: int, jetty: int) -> bool:

@@ -13,7 +13,7 @@ distribution (boats of one colour and slots of one beach are interchangeable).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
@@ -123,26 +123,36 @@ def _named_takes(
     )
 
 
-@lru_cache(maxsize=8192)
-def distributions_on(tile: str, beaches: Beaches, fleet: tuple[str, ...]) -> tuple[Beaches, ...]:
-    """Distributions of a sorted ``fleet`` on island ``tile`` holding ``beaches`` (cached)."""
+def _plan(
+    tile: str, beaches: Beaches, fleet: tuple[str, ...]
+) -> tuple[LandingRule, tuple[str, ...], tuple[int, ...], list[tuple[int, int, int, int]]]:
+    """What enumerating the landings of ``fleet`` needs: the rule, the fleet's colours
+    and their counts, and per beach the least and most boats it takes and the
+    least and most the beaches after it take together."""
     rule = _rule(tile, beaches, len(fleet))
     colours = tuple(sorted(set(fleet)))
     counts = tuple(fleet.count(c) for c in colours)
     n = len(beaches)
     bounds = [rule.bounds(i) for i in range(n)]
-    max_after = [0] * (n + 1)
-    min_after = [0] * (n + 1)
+    limits = []
+    low_after = high_after = 0
     for i in range(n - 1, -1, -1):
-        max_after[i] = max_after[i + 1] + bounds[i][1]
-        min_after[i] = min_after[i + 1] + bounds[i][0]
+        limits.append((*bounds[i], low_after, high_after))
+        low_after += bounds[i][0]
+        high_after += bounds[i][1]
+    limits.reverse()
+    return rule, colours, counts, limits
+
+
+@lru_cache(maxsize=8192)
+def distributions_on(tile: str, beaches: Beaches, fleet: tuple[str, ...]) -> tuple[Beaches, ...]:
+    """Distributions of a sorted ``fleet`` on island ``tile`` holding ``beaches`` (cached)."""
+    rule, colours, counts, limits = _plan(tile, beaches, fleet)
     # Beach by beach, every way to fill the beaches so far, in the order a
     # depth-first enumeration would give (each partial's extensions in turn). The
     # bounds keep every partial completable, so none is built in vain.
     partials: list[tuple[Beaches, tuple[int, ...], int]] = [((), counts, rule.placed)]
-    for i in range(n):
-        lo, hi = bounds[i]
-        low_after, high_after = min_after[i + 1], max_after[i + 1]
+    for lo, hi, low_after, high_after in limits:
         grown = []
         for prefix, rest, left in partials:
             for k in range(max(lo, left - high_after), min(hi, left - low_after) + 1):
@@ -150,6 +160,32 @@ def distributions_on(tile: str, beaches: Beaches, fleet: tuple[str, ...]) -> tup
                     grown.append(((*prefix, boats), remaining, left - k))
         partials = grown
     return tuple(prefix for prefix, _, _ in partials)
+
+
+def arrangements_after(tile: str, beaches: Beaches, fleet: tuple[str, ...]) -> Iterator[Beaches]:
+    """Every arrangement of the island after a landing of ``fleet``, lazily, in the
+    order of ``distributions_on``: ``landed(beaches, d)`` for each distribution d,
+    without building the ones a search that stops early never looks at."""
+    rule, colours, counts, limits = _plan(tile, beaches, fleet)
+    n = len(beaches)
+    merged: dict[tuple[int, tuple[str, ...]], tuple[str, ...]] = {}
+    stack: list[tuple[Beaches, tuple[int, ...], int]] = [((), counts, rule.placed)]
+    while stack:
+        prefix, rest, left = stack.pop()
+        i = len(prefix)
+        if i == n:
+            yield prefix
+            continue
+        lo, hi, low_after, high_after = limits[i]
+        old = beaches[i]
+        children = []
+        for k in range(max(lo, left - high_after), min(hi, left - low_after) + 1):
+            for boats, remaining in _named_takes(colours, rest, k):
+                new = merged.get((i, boats))
+                if new is None:
+                    new = merged[(i, boats)] = tuple(sorted((*old, *boats))) if boats else old
+                children.append(((*prefix, new), remaining, left - k))
+        stack.extend(reversed(children))
 
 
 def landed(beaches: Beaches, distribution: Beaches) -> Beaches:

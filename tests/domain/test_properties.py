@@ -160,3 +160,29 @@ def test_final_scores_equal_a_recomputation_from_the_final_board(params):
     best = max((s.points, s.islands, -s.boats) for s in result.scores)
     winners = {s.player_id for s in result.scores if (s.points, s.islands, -s.boats) == best}
     assert set(result.winners) == winners
+
+
+@st.composite
+def island_and_fleet(draw):
+    """An island with some boats on its beaches and a fleet arriving (R13)."""
+    from domain.state import CAPACITIES
+
+    tile = draw(st.sampled_from(sorted(CAPACITIES)))
+    palette = st.sampled_from(["blue", "red", "green", "yellow", "purple"])
+    beaches = tuple(
+        tuple(sorted(draw(st.lists(palette, max_size=cap)))) for cap in CAPACITIES[tile]
+    )
+    fleet = tuple(sorted(draw(st.lists(palette, min_size=1, max_size=6))))
+    return tile, beaches, fleet
+
+
+@settings(max_examples=300, deadline=None)
+@given(island_and_fleet())
+def test_R13_R19_the_lazy_landings_of_the_search_are_the_listed_distributions_landed(case):
+    """The R19 search walks arrangements lazily; they are exactly, in order, the
+    islands after each landing legal_commands lists."""
+    from domain.landing import arrangements_after, distributions_on, landed
+
+    tile, beaches, fleet = case
+    listed = [landed(beaches, d) for d in distributions_on(tile, beaches, fleet)]
+    assert list(arrangements_after(tile, beaches, fleet)) == listed
