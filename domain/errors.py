@@ -19,6 +19,10 @@ class RuleViolation(DomainError):
         self.rule = rule
         self.message = message
 
+    def __reduce__(self) -> tuple[type[RuleViolation], tuple[str, str, str]]:
+        """Pickle by the three fields, so a violation crosses process boundaries intact."""
+        return (type(self), (self.code, self.rule, self.message))
+
     def as_dict(self) -> dict[str, str]:
         """JSON-safe form: ``{"code", "rule", "message"}``."""
         return {"code": self.code, "rule": self.rule, "message": self.message}

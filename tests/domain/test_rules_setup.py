@@ -1,5 +1,7 @@
 """R1–R5: components, seats, starting boats, the two-player variant."""
 
+import pickle
+
 import pytest
 
 from domain import commands as cmd
@@ -116,6 +118,17 @@ def test_R5_the_two_colour_variant_needs_two_colours_and_two_players():
             ),
         )
     assert info.value.rule == "R5"
+
+
+def test_R24_a_violation_survives_pickling_as_a_worker_would_pass_it_on():
+    violation = RuleViolation("variant_needs_two_players", "R5", "two_colours_each is two-player")
+    copy = pickle.loads(pickle.dumps(violation))
+    assert (copy.code, copy.rule, copy.message, str(copy)) == (
+        violation.code,
+        violation.rule,
+        violation.message,
+        str(violation),
+    )
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
