@@ -171,6 +171,10 @@ class _IslandSearch:
             best = min(best, cost)
         return best
 
+    def onward(self, beaches: Beaches) -> list[int] | None:
+        """``sailing``, or None at once for an arrangement already shown to end."""
+        return None if beaches in self.ending else self.sailing(beaches)
+
     def sailing(self, beaches: Beaches) -> list[int] | None:
         """The beaches whose fleets may sail from ``beaches``, when every unrepeated
         departure from there leads back home; None when the chain can end there (no
@@ -235,30 +239,46 @@ def _loop_can_end(state: GameState, isl: IslandState, beach: int, jetty: int) ->
     return True if found is None else found
 
 
+class _Visits:
+    """The landings one search has tried, up to its bound, and the arrangements seen."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.generated = 0
+        self.seen: set[Beaches] = set()
+
+    def count(self, beaches: Beaches) -> bool | None:
+        """Count one landing tried: None past the bound, else whether it is new."""
+        self.generated += 1
+        if self.generated > self.limit:
+            return None
+        if beaches in self.seen:
+            return False
+        self.seen.add(beaches)
+        return True
+
+
 def _dive(search: _IslandSearch, beach: int, limit: int) -> bool | None:
     """Depth-first from the start; None after ``limit`` arrangements generated."""
     start = search.isl.beaches
-    seen: set[Beaches] = set()
+    visits = _Visits(limit)
     # (arrangement, the landings of one of its fleets): the parents on the stack
     # are exactly the arrangements on the way from the start to here
     stack = [(start, search.landings(start, beach))]
-    generated = 0
     while stack:
         beaches = next(stack[-1][1], None)
         if beaches is None:
             stack.pop()
             continue
-        generated += 1
-        if generated > limit:
+        new = visits.count(beaches)
+        if new is None:
             return None
-        if beaches in seen:
+        if not new:
             continue
-        seen.add(beaches)
-        if beaches not in search.ending:
-            sails = search.sailing(beaches)
-            if sails is not None:
-                stack.extend((beaches, search.landings(beaches, b)) for b in reversed(sails))
-                continue
+        sails = search.onward(beaches)
+        if sails is not None:
+            stack.extend((beaches, search.landings(beaches, b)) for b in reversed(sails))
+            continue
         way = [parent for parent, _ in stack] + [beaches]  # way[0] is the start
         search.ending.update(way[len(way) - way[::-1].index(start) :])  # after its last visit
         return True
@@ -278,29 +298,26 @@ def _guided(search: _IslandSearch, beach: int, limit: int) -> bool | None:
     # how each arrangement was first reached; the start has no entry, so following
     # it from any arrangement gives its way back to the start's last visit
     parent: dict[Beaches, Beaches] = {}
-    seen: set[Beaches] = set()
+    visits = _Visits(limit)
     # arrangements to expand, each with the beaches whose fleets may sail, closest
     # to an end first, then newest first (the order number counts down)
     heap: list[tuple[float, int, Beaches, list[int]]] = [(0.0, 0, start, [beach])]
     order = 0
-    generated = 0
     while heap:
         _, _, node, sailing = heappop(heap)
         for beaches in search.landings_from(node, sailing):
-            generated += 1
-            if generated > limit:
+            new = visits.count(beaches)
+            if new is None:
                 return None
-            if beaches in seen:
+            if not new:
                 continue
-            seen.add(beaches)
             if beaches != start:
                 parent[beaches] = node
-            if beaches not in search.ending:
-                sails = search.sailing(beaches)
-                if sails is not None:
-                    order -= 1
-                    heappush(heap, (search.distance(beaches), order, beaches, sails))
-                    continue
+            sails = search.onward(beaches)
+            if sails is not None:
+                order -= 1
+                heappush(heap, (search.distance(beaches), order, beaches, sails))
+                continue
             while beaches != start:  # the way back, without the start
                 search.ending.add(beaches)
                 beaches = parent[beaches]
