@@ -34,6 +34,23 @@ SEARCH_LIMIT = 10_000
 # Arrangements the first, depth-first dive may generate. In ordinary games it finds
 # an end within a handful; where it does not, the guided search takes over.
 DIVE_LIMIT = 16
+# Witnesses of chain ends found by earlier searches, per island tile: for an
+# arrangement, the fleet that sailed from it and the arrangement it landed as, or
+# None where the chain could end. Landings depend on nothing but the island and its
+# boats, so a witness stays a possible sequence of landings for good; whether its
+# departures are still allowed (tiles placed since, kings, rule (a)) is checked
+# again, step by step, each time one is used. So a witness can only let a search
+# find a real end sooner, never change an answer. A long chain on one island keeps
+# meeting the arrangements earlier decisions of the turn proved.
+WITNESS_LIMIT = 200_000  # arrangements remembered by a process, all islands together
+_witnesses: dict[str, dict[Beaches, tuple[int, Beaches] | None]] = {}
+_remembered = [0]
+
+
+def forget_witnesses() -> None:
+    """Drop every witness (tests use it to judge a position afresh)."""
+    _witnesses.clear()
+    _remembered[0] = 0
 
 
 def departure_options(state: GameState) -> list[Emigrate]:
@@ -108,9 +125,9 @@ class _IslandSearch:
             f"route-ends:{isl.tile}", {}
         )
         self._targets: list[tuple[int, int, frozenset[int], int]] | None = None
-        # arrangements of this island from which the chain was shown to end, shared
-        # by the searches of this decision
-        self.ending: set[Beaches] = state.memo().setdefault(f"chain-ends:{isl.tile}", set())
+        if _remembered[0] > WITNESS_LIMIT:
+            forget_witnesses()
+        self.witnesses = _witnesses.setdefault(isl.tile, {})
         # rule (a): the departures made this turn from this island while every other
         # island held what it holds now, and the one being judged, as (beach, jetty,
         # this island's beaches): only these can be repeated during the search
@@ -172,8 +189,36 @@ class _IslandSearch:
         return best
 
     def onward(self, beaches: Beaches) -> list[int] | None:
-        """``sailing``, or None at once for an arrangement already shown to end."""
-        return None if beaches in self.ending else self.sailing(beaches)
+        """``sailing``, or None at once where a witness still shows the chain ending."""
+        if beaches in self.witnesses and self.witnessed(beaches):
+            return None
+        return self.sailing(beaches)
+
+    def witnessed(self, beaches: Beaches) -> bool:
+        """Whether the witnesses lead from ``beaches`` to an end by steps all still
+        allowed now. Steps that revisit an arrangement are refused, so the walk is
+        finite; a real chain could cut such a cycle short anyway."""
+        walked = set()
+        node = beaches
+        while node not in walked:
+            walked.add(node)
+            sails = self.sailing(node)
+            if sails is None:
+                return True  # the chain can end here
+            step = self.witnesses.get(node)
+            if step is None or step[0] not in sails:
+                return False  # not known, or that fleet may no longer sail
+            node = step[1]
+        return False
+
+    def remember(self, way: list[tuple[Beaches, int]], end: Beaches) -> None:
+        """Witnesses along ``way``: each arrangement with the fleet that sailed from
+        it, the next one (or ``end``) being where that fleet landed."""
+        nodes = [node for node, _ in way] + [end]
+        for (node, b), landed in zip(way, nodes[1:], strict=True):
+            self.witnesses[node] = (b, landed)
+        self.witnesses.setdefault(end, None)
+        _remembered[0] += len(nodes)
 
     def sailing(self, beaches: Beaches) -> list[int] | None:
         """The beaches whose fleets may sail from ``beaches``, when every unrepeated
@@ -199,10 +244,12 @@ class _IslandSearch:
                 sails.append(b)
         return sails if full else None
 
-    def landings_from(self, beaches: Beaches, sailing: list[int]) -> Iterator[Beaches]:
-        """The landings of each fleet that may sail from ``beaches`` in turn."""
+    def landings_from(self, beaches: Beaches, sailing: list[int]) -> Iterator[tuple[int, Beaches]]:
+        """The landings of each fleet that may sail from ``beaches`` in turn, each
+        with the beach the fleet sailed from."""
         for b in sailing:
-            yield from self.landings(beaches, b)
+            for landed in self.landings(beaches, b):
+                yield b, landed
 
     def landings(self, beaches: Beaches, beach: int) -> Iterator[Beaches]:
         """Every arrangement after the fleet of ``beach`` lands back home (lazily: a
@@ -226,11 +273,10 @@ def _loop_can_end(state: GameState, isl: IslandState, beach: int, jetty: int) ->
     any order, so it reaches the same bound or the same proof; an end found is an
     end.
 
-    Arrangements from which the chain was shown to end are remembered for the
-    other departures of the same decision (same board, same departures made this
-    turn), and reaching one ends a search at once. Only arrangements whose way to
-    the end does not pass through the starting one are remembered: the departure
-    each search rules out (rule (a)) is a departure from that one.
+    Each end found leaves witnesses (see ``WITNESS_LIMIT``): the steps from the
+    start to the end. A later search, for another departure or a later decision,
+    that reaches an arrangement whose witnesses still lead to an end by steps
+    allowed now (``witnessed``) stops there with that answer.
     """
     search = _IslandSearch(state, isl, beach, jetty)
     found = _dive(search, beach, DIVE_LIMIT)
@@ -262,11 +308,11 @@ def _dive(search: _IslandSearch, beach: int, limit: int) -> bool | None:
     """Depth-first from the start; None after ``limit`` arrangements generated."""
     start = search.isl.beaches
     visits = _Visits(limit)
-    # (arrangement, the landings of one of its fleets): the parents on the stack
-    # are exactly the arrangements on the way from the start to here
-    stack = [(start, search.landings(start, beach))]
+    # (arrangement, the fleet sailing from it, that fleet's landings): the entries
+    # on the stack are exactly the steps on the way from the start to here
+    stack = [(start, beach, search.landings(start, beach))]
     while stack:
-        beaches = next(stack[-1][1], None)
+        beaches = next(stack[-1][2], None)
         if beaches is None:
             stack.pop()
             continue
@@ -277,10 +323,15 @@ def _dive(search: _IslandSearch, beach: int, limit: int) -> bool | None:
             continue
         sails = search.onward(beaches)
         if sails is not None:
-            stack.extend((beaches, search.landings(beaches, b)) for b in reversed(sails))
+            stack.extend((beaches, b, search.landings(beaches, b)) for b in reversed(sails))
             continue
-        way = [parent for parent, _ in stack] + [beaches]  # way[0] is the start
-        search.ending.update(way[len(way) - way[::-1].index(start) :])  # after its last visit
+        # the stack holds one entry per fleet tried from an arrangement; the way
+        # keeps the last, the one that led here
+        way: dict[Beaches, int] = {}
+        for node, b, _ in stack:
+            way.pop(node, None)
+            way[node] = b
+        search.remember(list(way.items()), beaches)
         return True
     return False
 
@@ -295,9 +346,9 @@ def _guided(search: _IslandSearch, beach: int, limit: int) -> bool | None:
     trying every landing from the one before. None after ``limit`` generated.
     """
     start = search.isl.beaches
-    # how each arrangement was first reached; the start has no entry, so following
-    # it from any arrangement gives its way back to the start's last visit
-    parent: dict[Beaches, Beaches] = {}
+    # how each arrangement was first reached (from which, by which fleet); the start
+    # has no entry, so following it from any arrangement gives its way back
+    parent: dict[Beaches, tuple[Beaches, int]] = {}
     visits = _Visits(limit)
     # arrangements to expand, each with the beaches whose fleets may sail, closest
     # to an end first, then newest first (the order number counts down)
@@ -305,21 +356,23 @@ def _guided(search: _IslandSearch, beach: int, limit: int) -> bool | None:
     order = 0
     while heap:
         _, _, node, sailing = heappop(heap)
-        for beaches in search.landings_from(node, sailing):
+        for b, beaches in search.landings_from(node, sailing):
             new = visits.count(beaches)
             if new is None:
                 return None
             if not new:
                 continue
             if beaches != start:
-                parent[beaches] = node
+                parent[beaches] = (node, b)
             sails = search.onward(beaches)
             if sails is not None:
                 order -= 1
                 heappush(heap, (search.distance(beaches), order, beaches, sails))
                 continue
-            while beaches != start:  # the way back, without the start
-                search.ending.add(beaches)
-                beaches = parent[beaches]
+            way = [(node, b)]
+            while node != start:
+                way.append(parent[node])
+                node = way[-1][0]
+            search.remember(way[::-1], beaches)
             return True
     return False

@@ -15,6 +15,14 @@ from domain.state import Landing, TilePlacement
 from tests.domain.gwt import given, names, only, rejects, rotation_joining, when
 
 
+@pytest.fixture(autouse=True)
+def _no_witnesses():
+    """Each test judges its positions without witnesses left by earlier tests."""
+    from domain import endless
+
+    endless.forget_witnesses()
+
+
 def ring(*pairs: int) -> list[list]:
     """Ocean tiles making directions k and k+1 loop back to (0,0), for each k in ``pairs``."""
     oceans = iter(["ocean13", "ocean1", "ocean2", "ocean4", "ocean14", "ocean15"])
@@ -181,6 +189,43 @@ def test_R19b_a_search_too_large_to_finish_is_bounded_and_gives_the_benefit_of_t
     assert generated == [1 + 101] * 3
 
 
+def test_R19b_a_later_search_stops_where_the_witnesses_of_an_earlier_end_lead(monkeypatch):
+    """Each end found leaves witnesses, the landings that led to it: judging the
+    same chain again (a later decision, here the same position afresh), each
+    search stops at its first landing, from which the witnesses lead to an end."""
+    generated = count_generated(monkeypatch)
+    assert legal_commands(crowded_tonga()) == CROWDED_OPTIONS
+    assert len(generated) == 3 and min(generated) > 1
+    assert legal_commands(crowded_tonga()) == CROWDED_OPTIONS  # a new state, no memo
+    assert generated[3:] == [1, 1, 1]
+
+
+def test_R19a_b_a_witness_whose_fleet_may_no_longer_sail_is_not_trusted():
+    """Witnesses are re-checked at every use: once every jetty of the beach a
+    witness sails from was used from that arrangement (rule (a)), that step is
+    refused and the witness proves nothing."""
+    from domain import endless
+    from domain.tiles import island
+
+    state = crowded_tonga()
+    legal_commands(state)
+    tonga = state.islands["tonga"]
+    checked = 0
+    for node, step in list(endless._witnesses["tonga"].items()):
+        search = endless._IslandSearch(state, tonga, 0, 0)
+        if step is None or search.sailing(node) is None or not search.witnessed(node):
+            continue
+        b = step[0]
+        for j in island("tonga").beaches[b].jetties:  # each departure made already
+            search.repeats.add((b, j, node))
+            search.made.add((b, j))
+        if search.sailing(node) is None:
+            continue  # another fleet leaves the loop from there: a real end anyway
+        assert not search.witnessed(node)
+        checked += 1
+    assert checked
+
+
 def blind_search(state, isl, beach, jetty) -> bool:
     """R19 (b) the plain way, for comparison: breadth-first, nothing remembered,
     the same bound. It must answer exactly as the engine's guided search."""
@@ -236,11 +281,13 @@ def test_R19b_the_search_order_changes_the_cost_never_the_answer(players, seed):
                 if preview(state, isl.tile, jetty, colours).end is not RouteEnd.LOOP:
                     continue
                 fresh = replay((), state)  # nothing remembered from other searches
+                endless.forget_witnesses()
                 answer = endless._loop_can_end(fresh, fresh.islands[isl.tile], beach, jetty)
                 assert answer == blind_search(state, isl, beach, jetty)
                 answers.add(answer)
                 # the guided search alone, without the dive before it
                 fresh = replay((), state)
+                endless.forget_witnesses()
                 alone = endless._IslandSearch(fresh, fresh.islands[isl.tile], beach, jetty)
                 assert endless._guided(alone, beach, endless.SEARCH_LIMIT) in (answer, None)
                 # the shortcut by counting says whether one landing leaves no beach full
@@ -256,9 +303,13 @@ def test_R19b_the_search_order_changes_the_cost_never_the_answer(players, seed):
 
 
 @pytest.mark.parametrize("players, seed", [(3, 238), (3, 456), (5, 2303), (6, 2178)])
-def test_R19b_what_one_search_learns_serves_the_other_departures_of_the_decision(players, seed):
+def test_R19b_what_earlier_searches_learnt_never_changes_which_departures_are_offered(
+    players, seed, monkeypatch
+):
     """Games with chains shown endless: at every emigration choice, each departure
-    judged alone on a fresh state is offered exactly when it is offered together."""
+    judged alone, on a fresh state and without witnesses, is offered exactly when
+    it is offered together with the others and with the witnesses of every search
+    made earlier in the game."""
     from domain import endless
     from domain.evolve import replay
     from domain.simulation import play
@@ -273,16 +324,19 @@ def test_R19b_what_one_search_learns_serves_the_other_departures_of_the_decision
         if not isinstance(state.pending, ChooseEmigration):
             continue
         together = endless.departure_options(state)
+        learnt = endless._witnesses
         alone = []
         for isl, beach in state.full_beaches():
             for jetty in island(isl.tile).beaches[beach].jetties:
                 fresh = replay((), state)  # the same position, nothing remembered
+                monkeypatch.setattr(endless, "_witnesses", {})
                 if endless._allowed(
                     fresh, fresh.islands[isl.tile], beach, jetty, fresh.board_key()
                 ):
                     alone.append(cmd.Emigrate(isl.tile, beach, jetty))
                 else:
                     endless_seen += 1
+        monkeypatch.setattr(endless, "_witnesses", learnt)
         assert together == alone
         judged += 1
     assert judged and endless_seen  # the game had departures ruled out
