@@ -34,6 +34,7 @@ SEARCH_LIMIT = 10_000
 # Arrangements the first, depth-first dive may generate. In ordinary games it finds
 # an end within a handful; where it does not, the guided search takes over.
 DIVE_LIMIT = 16
+EXITS, SAILS = 1, 2  # a full beach's fate: a jetty leaves the loop, or all loop
 # Witnesses of chain ends found by earlier searches, per island tile: for an
 # arrangement, the fleet that sailed from it and the arrangement it landed as, or
 # None where the chain could end. Landings depend on nothing but the island and its
@@ -144,6 +145,24 @@ class _IslandSearch:
             ):
                 self.repeats.add((b, j, board[here][1]))
         self.made = {(b, j) for b, j, _ in self.repeats}
+        self.repeated_from = {beaches for _, _, beaches in self.repeats}
+        # for a full beach and how many colours its fleet has: whether one of its
+        # jetties leaves the loop (EXITS), all of them loop (SAILS) or it has none
+        self.fates: dict[tuple[int, int], int] = {}
+
+    def forbid(self, beach: int, jetty: int, beaches: Beaches) -> None:
+        """Count the departure from ``beach`` by ``jetty`` as made from ``beaches``."""
+        self.repeats.add((beach, jetty, beaches))
+        self.made.add((beach, jetty))
+        self.repeated_from.add(beaches)
+
+    def fate(self, beach: int, colours: int) -> int:
+        found = self.fates.get((beach, colours))
+        if found is None:
+            ends = [self.route_end(j, colours) for j in self.jetties[beach]]
+            found = EXITS if any(e is not RouteEnd.LOOP for e in ends) else SAILS if ends else 0
+            self.fates[(beach, colours)] = found
+        return found
 
     def route_end(self, jetty: int, colours: int) -> RouteEnd:
         found = self.ends.get((jetty, colours))
@@ -175,17 +194,23 @@ class _IslandSearch:
         become such a target by filling up with few enough colours, or by emptying
         first when it holds too many.
         """
-        best: float = sum(len(boats) == cap for boats, cap in zip(beaches, self.caps, strict=True))
+        caps = self.caps
+        best = 0.0
+        for b, boats in enumerate(beaches):
+            if len(boats) == caps[b]:
+                best += 1
         for b, cap, counts, most in self.targets():
             boats = beaches[b]
-            colours = len(set(boats))
             if len(boats) == cap:
-                cost = 0.0 if colours in counts else 3.0
-            elif colours <= most:
+                if len(set(boats)) in counts:
+                    return 0.0
+                cost = 3.0
+            elif len(set(boats)) <= most:
                 cost = 1 + (cap - len(boats)) / 10
             else:
                 cost = 2.5
-            best = min(best, cost)
+            if cost < best:
+                best = cost
         return best
 
     def onward(self, beaches: Beaches) -> list[int] | None:
@@ -224,6 +249,26 @@ class _IslandSearch:
         """The beaches whose fleets may sail from ``beaches``, when every unrepeated
         departure from there leads back home; None when the chain can end there (no
         beach is full, or a departure leaves the loop)."""
+        if beaches in self.repeated_from:
+            return self._sailing_after_repeats(beaches)
+        sails = []
+        full = False
+        caps, fates = self.caps, self.fates
+        for b, boats in enumerate(beaches):
+            if len(boats) != caps[b]:
+                continue
+            full = True
+            fate = fates.get((b, len(set(boats))))
+            if fate is None:
+                fate = self.fate(b, len(set(boats)))
+            if fate == EXITS:
+                return None
+            if fate == SAILS:
+                sails.append(b)
+        return sails if full else None
+
+    def _sailing_after_repeats(self, beaches: Beaches) -> list[int] | None:
+        """``sailing`` from an arrangement some departures were made from (rule (a))."""
         sails = []
         full = False
         ends = self.ends

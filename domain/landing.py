@@ -167,15 +167,12 @@ def arrangements_after(tile: str, beaches: Beaches, fleet: tuple[str, ...]) -> I
     order of ``distributions_on``: ``landed(beaches, d)`` for each distribution d,
     without building the ones a search that stops early never looks at."""
     rule, colours, counts, limits = _plan(tile, beaches, fleet)
-    n = len(beaches)
+    last = len(beaches) - 1
     merged: dict[tuple[int, tuple[str, ...]], tuple[str, ...]] = {}
     stack: list[tuple[Beaches, tuple[int, ...], int]] = [((), counts, rule.placed)]
     while stack:
         prefix, rest, left = stack.pop()
         i = len(prefix)
-        if i == n:
-            yield prefix
-            continue
         lo, hi, low_after, high_after = limits[i]
         old = beaches[i]
         children = []
@@ -184,7 +181,10 @@ def arrangements_after(tile: str, beaches: Beaches, fleet: tuple[str, ...]) -> I
                 new = merged.get((i, boats))
                 if new is None:
                     new = merged[(i, boats)] = tuple(sorted((*old, *boats))) if boats else old
-                children.append(((*prefix, new), remaining, left - k))
+                if i == last:
+                    yield (*prefix, new)  # a whole arrangement: in order, at once
+                else:
+                    children.append(((*prefix, new), remaining, left - k))
         stack.extend(reversed(children))
 
 

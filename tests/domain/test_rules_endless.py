@@ -217,8 +217,7 @@ def test_R19a_b_a_witness_whose_fleet_may_no_longer_sail_is_not_trusted():
             continue
         b = step[0]
         for j in island("tonga").beaches[b].jetties:  # each departure made already
-            search.repeats.add((b, j, node))
-            search.made.add((b, j))
+            search.forbid(b, j, node)
         if search.sailing(node) is None:
             continue  # another fleet leaves the loop from there: a real end anyway
         assert not search.witnessed(node)
