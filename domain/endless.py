@@ -43,7 +43,7 @@ EXITS, SAILS = 1, 2  # a full beach's fate: a jetty leaves the loop, or all loop
 # again, step by step, each time one is used. So a witness can only let a search
 # find a real end sooner, never change an answer. A long chain on one island keeps
 # meeting the arrangements earlier decisions of the turn proved.
-WITNESS_LIMIT = 200_000  # arrangements remembered by a process, all islands together
+WITNESS_LIMIT = 50_000  # arrangements remembered by a process (~350 bytes each), all islands
 _witnesses: dict[str, dict[Beaches, tuple[int, Beaches] | None]] = {}
 _remembered = [0]
 

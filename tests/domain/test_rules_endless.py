@@ -200,6 +200,21 @@ def test_R19b_a_later_search_stops_where_the_witnesses_of_an_earlier_end_lead(mo
     assert generated[3:] == [1, 1, 1]
 
 
+def test_R19b_witnesses_past_their_limit_are_forgotten_all_at_once(monkeypatch):
+    """A process keeps at most ``WITNESS_LIMIT`` of them: the next search past it
+    starts from none, and still answers the same."""
+    from domain import endless
+
+    legal_commands(crowded_tonga())
+    remembered = endless._remembered[0]
+    assert remembered > 0 and endless._witnesses["tonga"]
+    monkeypatch.setattr(endless, "WITNESS_LIMIT", remembered - 1)
+    generated = count_generated(monkeypatch)
+    assert legal_commands(crowded_tonga()) == CROWDED_OPTIONS
+    assert generated[0] > 1  # the first search found no witness to stop at
+    assert endless._remembered[0] <= remembered
+
+
 def test_R19a_b_a_witness_whose_fleet_may_no_longer_sail_is_not_trusted():
     """Witnesses are re-checked at every use: once every jetty of the beach a
     witness sails from was used from that arrangement (rule (a)), that step is
