@@ -21,9 +21,9 @@ from domain.state import EndReason, GameState, Phase
 # 1.1.0: the R19 (b) search is bounded by arrangements generated (10,000), not by
 # distinct arrangements visited (20,000): a chain on a crowded island took minutes.
 # Later changes to how that search goes about it (a short dive, then a guided
-# search; a count of free slots first) change its cost, never its answers (tests
-# pin them to a blind search; 3,450 simulated games replay event for event), so
-# the version, which keys stored snapshots, stays.
+# search; a count of free slots first; witnesses of ends found) change its cost,
+# never its answers (tests pin them to a blind search; 3,450 simulated games
+# replay event for event), so the version, which keys stored snapshots, stays.
 ENGINE_VERSION = "1.1.0"
 RULES_VERSION = "rules.md R1-R25"
 

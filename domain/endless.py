@@ -144,7 +144,6 @@ class _IslandSearch:
                 and board[:here] + board[here + 1 :] == others
             ):
                 self.repeats.add((b, j, board[here][1]))
-        self.made = {(b, j) for b, j, _ in self.repeats}
         self.repeated_from = {beaches for _, _, beaches in self.repeats}
         # for a full beach and how many colours its fleet has: whether one of its
         # jetties leaves the loop (EXITS), all of them loop (SAILS) or it has none
@@ -153,7 +152,6 @@ class _IslandSearch:
     def forbid(self, beach: int, jetty: int, beaches: Beaches) -> None:
         """Count the departure from ``beach`` by ``jetty`` as made from ``beaches``."""
         self.repeats.add((beach, jetty, beaches))
-        self.made.add((beach, jetty))
         self.repeated_from.add(beaches)
 
     def fate(self, beach: int, colours: int) -> int:
@@ -177,11 +175,7 @@ class _IslandSearch:
         if self._targets is None:
             self._targets = []
             for b, cap in enumerate(self.caps):
-                counts = frozenset(
-                    k
-                    for k in range(1, cap + 1)
-                    if any(self.route_end(j, k) is not RouteEnd.LOOP for j in self.jetties[b])
-                )
+                counts = frozenset(k for k in range(1, cap + 1) if self.fate(b, k) == EXITS)
                 if counts:
                     self._targets.append((b, cap, counts, max(counts)))
         return self._targets
@@ -214,27 +208,31 @@ class _IslandSearch:
         return best
 
     def onward(self, beaches: Beaches) -> list[int] | None:
-        """``sailing``, or None at once where a witness still shows the chain ending."""
-        if beaches in self.witnesses and self.witnessed(beaches):
+        """``sailing``, or None where a witness still shows the chain ending."""
+        sails = self.sailing(beaches)
+        if sails is not None and beaches in self.witnesses and self.witnessed(beaches, sails):
             return None
-        return self.sailing(beaches)
+        return sails
 
-    def witnessed(self, beaches: Beaches) -> bool:
-        """Whether the witnesses lead from ``beaches`` to an end by steps all still
-        allowed now. Steps that revisit an arrangement are refused, so the walk is
-        finite; a real chain could cut such a cycle short anyway."""
-        walked = set()
+    def witnessed(self, beaches: Beaches, sails: list[int]) -> bool:
+        """Whether the witnesses lead from ``beaches``, where the fleets of ``sails``
+        may sail, to an end by steps all still allowed now. Steps that revisit an
+        arrangement are refused, so the walk is finite; a real chain could cut such
+        a cycle short anyway."""
+        walked = {beaches}
         node = beaches
-        while node not in walked:
-            walked.add(node)
-            sails = self.sailing(node)
-            if sails is None:
-                return True  # the chain can end here
+        while True:
             step = self.witnesses.get(node)
             if step is None or step[0] not in sails:
                 return False  # not known, or that fleet may no longer sail
             node = step[1]
-        return False
+            if node in walked:
+                return False
+            walked.add(node)
+            found = self.sailing(node)
+            if found is None:
+                return True  # the chain can end here
+            sails = found
 
     def remember(self, way: list[tuple[Beaches, int]], end: Beaches) -> None:
         """Witnesses along ``way``: each arrangement with the fleet that sailed from
@@ -258,9 +256,8 @@ class _IslandSearch:
             if len(boats) != caps[b]:
                 continue
             full = True
-            fate = fates.get((b, len(set(boats))))
-            if fate is None:
-                fate = self.fate(b, len(set(boats)))
+            colours = len(set(boats))
+            fate = fates.get((b, colours)) or self.fate(b, colours)
             if fate == EXITS:
                 return None
             if fate == SAILS:
@@ -271,7 +268,6 @@ class _IslandSearch:
         """``sailing`` from an arrangement some departures were made from (rule (a))."""
         sails = []
         full = False
-        ends = self.ends
         for b, (boats, cap) in enumerate(zip(beaches, self.caps, strict=True)):
             if len(boats) != cap:
                 continue
@@ -279,10 +275,9 @@ class _IslandSearch:
             colours = len(set(boats))
             may = False
             for j in self.jetties[b]:
-                if (b, j) in self.made and (b, j, beaches) in self.repeats:
+                if (b, j, beaches) in self.repeats:
                     continue  # rule (a)
-                end = ends.get((j, colours)) or self.route_end(j, colours)
-                if end is not RouteEnd.LOOP:
+                if self.route_end(j, colours) is not RouteEnd.LOOP:
                     return None
                 may = True
             if may:
