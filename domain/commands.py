@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from domain.frozen import quick_init
 from domain.hexgrid import Cell
 
 
@@ -178,3 +179,7 @@ PLAY_COMMANDS: tuple[type, ...] = (
     NewColonisation,
     PlaceColonist,
 )
+
+# built by the hundred per turn: construct them through their slots (domain.frozen)
+for _type in (*COMMAND_TYPES, GameOptions):
+    quick_init(_type)

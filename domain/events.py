@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from domain.commands import GameOptions
+from domain.frozen import quick_init
 from domain.hexgrid import Cell
 
 
@@ -323,3 +324,7 @@ EVENT_TYPES: tuple[type, ...] = (
     GameEnded,
     DeckRevealed,
 )
+
+# built by the hundred per turn: construct them through their slots (domain.frozen)
+for _type in (*EVENT_TYPES, PlayerScore):
+    quick_init(_type)

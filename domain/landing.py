@@ -18,11 +18,13 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from domain.errors import RuleViolation
+from domain.frozen import quick_init
 from domain.state import CAPACITIES, IslandState
 
 Beaches = tuple[tuple[str, ...], ...]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class LandingRule:
     """What R13 demands of a landing of ``fleet`` on an island."""

@@ -13,6 +13,7 @@ from enum import StrEnum
 from typing import Any
 
 from domain.commands import GameOptions
+from domain.frozen import quick_init
 from domain.hexgrid import Cell
 from domain.tiles import ISLANDS, PILE_ISLANDS, PILE_OCEANS, TONGA, island
 
@@ -43,6 +44,7 @@ class EndReason(StrEnum):
     LAST_OCEAN_DRAWN = "last_ocean_drawn"
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Player:
     """A seat at the table: who, and which colours they play (R1, R5)."""
@@ -53,6 +55,7 @@ class Player:
     entropy: str
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class PlacedTile:
     """A tile on the table and its rotation."""
@@ -61,6 +64,7 @@ class PlacedTile:
     rotation: int
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class IslandState:
     """An island on the table: where, and the boats on each beach (sorted colours)."""
@@ -153,6 +157,7 @@ def empty_island(tile_id: str, cell: Cell, rotation: int) -> IslandState:
 # --- pending decisions -------------------------------------------------------
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class SetupPlacement:
     """``colour`` places starting boat number ``round`` on Tonga (R4)."""
@@ -162,6 +167,7 @@ class SetupPlacement:
     kind: str = "setup_placement"
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class TurnStart:
     """``colour`` starts a turn: expand, place (R8), found a royal island or colonise."""
@@ -170,6 +176,7 @@ class TurnStart:
     kind: str = "turn_start"
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ChooseEmigration:
     """A beach is full: ``colour`` chooses which beach and jetty go first (R9)."""
@@ -178,6 +185,7 @@ class ChooseEmigration:
     kind: str = "choose_emigration"
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Landing:
     """A fleet must land on ``island``; ``colour`` distributes it (R13, R15)."""
@@ -188,6 +196,7 @@ class Landing:
     kind: str = "landing"
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class TilePlacement:
     """``colour`` places drawn ``tile``: in ``cell`` if fixed, else any adjacent cell."""
@@ -199,6 +208,7 @@ class TilePlacement:
     kind: str = "tile_placement"
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ColonistPlacement:
     """``colour`` puts the colonist on a beach of ``island`` (R17)."""
@@ -213,6 +223,7 @@ Pending = (
 )
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Voyage:
     """A fleet under way: where it is, where it heads, the route behind it."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from domain.frozen import quick_init
 from domain.hexgrid import Cell, entry_edge, neighbour, world_direction
 from domain.state import GameState
 from domain.tiles import OCEAN_TILES
@@ -24,6 +25,7 @@ class RouteEnd(StrEnum):
     LOOP = "loop"  # comes back to its own island, directly or via a royal island (R15)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class RoutePreview:
     """Where a departure goes over tiles already on the table."""
