@@ -21,6 +21,7 @@ from domain.state import (
     ChooseEmigration,
     ColonistPlacement,
     GameState,
+    IslandState,
     Landing,
     Phase,
     SetupPlacement,
@@ -110,11 +111,7 @@ def _expansions(state: GameState, colour: str) -> list[cmd.Command]:
     supply = state.supply[colour]
     if supply > 0:
         for isl in mine:
-            caps = CAPACITIES[isl.tile]
-            free = [b for b, boats in enumerate(isl.beaches) if len(boats) < caps[b]]
-            k = min(isl.count(colour), len(free), supply)
-            tile = isl.tile
-            options += [_expand(tile, chosen, None) for chosen in combinations(free, k)]
+            options += _island_expansions(isl, min(isl.count(colour), supply))
         return options
     for src in mine:
         for sb, boats in enumerate(src.beaches):
@@ -130,13 +127,26 @@ def _expansions(state: GameState, colour: str) -> list[cmd.Command]:
     return options
 
 
+def _island_expansions(isl: IslandState, most: int) -> tuple[cmd.Expand, ...]:
+    """R6 on one island: one boat on each of ``most`` free beaches, or on every free
+    beach if fewer."""
+    caps = CAPACITIES[isl.tile]
+    free = tuple(b for b, boats in enumerate(isl.beaches) if len(boats) < caps[b])
+    return _expansions_on(isl.tile, free, min(most, len(free)))
+
+
+@lru_cache(maxsize=16384)
+def _expansions_on(tile: str, free: tuple[int, ...], k: int) -> tuple[cmd.Expand, ...]:
+    return tuple(cmd.Expand(tile, chosen, None) for chosen in combinations(free, k))
+
+
 def _royal(state: GameState, colour: str) -> list[cmd.Command]:
     if state.kings(colour) >= MAX_ROYAL_ISLANDS:
         return []
     return [
         cmd.FoundRoyalIsland(isl.tile)
         for isl in state.islands.values()
-        if isl.tile != TONGA and isl.king is None and isl.colours() == {colour}
+        if isl.tile != TONGA and isl.king is None and len(c := isl.counts) == 1 and colour in c
     ]
 
 
