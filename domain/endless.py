@@ -75,11 +75,13 @@ def _departure_options(state: GameState) -> list[Emigrate]:
 
 def is_repeat(state: GameState, island_id: str, beach: int, jetty: int) -> bool:
     """R19 (a): this departure was already made this turn from this very board."""
-    return (island_id, beach, jetty, state.board_key()) in state.departures
+    made = state.departures
+    return bool(made) and (island_id, beach, jetty, state.board_key()) in made
 
 
 def _allowed(state: GameState, isl: IslandState, beach: int, jetty: int, key: object) -> bool:
-    if (isl.tile, beach, jetty, key) in state.departures:
+    made = state.departures  # hashing the board is the dear part: none made, no need
+    if made and (isl.tile, beach, jetty, key) in made:
         return False
     colours = len(set(isl.beaches[beach]))
     if preview(state, isl.tile, jetty, colours).end is not RouteEnd.LOOP:

@@ -168,5 +168,8 @@ def _placements(state: GameState, colour: str) -> list[cmd.Command]:
 
 def forced_command(state: GameState) -> cmd.Command | None:
     """The only legal command, if the decision has exactly one (R25)."""
-    options = legal_commands(state)
+    memo = state.memo()
+    options: list[cmd.Command] | None = memo.get("legal")
+    if options is None:
+        options = memo["legal"] = _legal(state)
     return options[0] if len(options) == 1 else None

@@ -329,7 +329,11 @@ class GameState:
 
     def board_key(self) -> tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]:
         """The boats on every beach, as one hashable value (R19 'same board')."""
-        return tuple((i, s.beaches) for i, s in self.islands.items())
+        memo = self.memo()
+        key: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] | None = memo.get("board")
+        if key is None:
+            key = memo["board"] = tuple((i, s.beaches) for i, s in self.islands.items())
+        return key
 
     def tonga(self) -> IslandState | None:
         """Tonga, unless it was removed (R19)."""
