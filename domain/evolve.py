@@ -313,7 +313,9 @@ def replay(events: Iterable[ev.Event], state: GameState | None = None) -> GameSt
     fields.update((state if state is not None else GameState()).__dict__)
     fields.pop("_memo", None)
     handlers = HANDLERS
-    # ``s`` is private until returned, so it may be updated in place.
+    # ``s`` is private until returned, so it may be updated in place; what a handler
+    # left in its memo (the board key, say) describes the state before the update.
     for e in events:
         fields.update(handlers[type(e)](s, e))
+        fields.pop("_memo", None)
     return s
