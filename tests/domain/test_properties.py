@@ -81,6 +81,11 @@ def mutate(c: cmd.Command, rng: random.Random) -> cmd.Command:
     return dataclasses.replace(c, **{f.name: new})
 
 
+def fields_of(state: GameState) -> dict[str, object]:
+    """Every field of ``state`` (not its memo of derived facts)."""
+    return {f.name: getattr(state, f.name) for f in dataclasses.fields(state)}
+
+
 def play_checked(params: dict[str, int | bool], probe: int) -> tuple[GameState, list]:
     """Play a random game, checking invariants and probing commands at every decision."""
     players = int(params["players"])
@@ -104,6 +109,7 @@ def play_checked(params: dict[str, int | bool], probe: int) -> tuple[GameState, 
         assert options, state.pending
         legal = {normalise(c) for c in options}
         before = position.text(state)
+        fields = fields_of(state)
         for c in rng.sample(options, min(probe, len(options))):
             apply(state, c, deck)  # every listed command is accepted
         for _ in range(probe):
@@ -114,7 +120,10 @@ def play_checked(params: dict[str, int | bool], probe: int) -> tuple[GameState, 
                 continue
             assert normalise(wrong) in legal, wrong  # accepted only if legal
         assert position.text(state) == before  # nothing a command did changed the state
-        new, state = apply(state, bot.choose(state), deck)
+        assert fields_of(state) == fields  # nor any field the position text leaves out
+        new, after = apply(state, bot.choose(state), deck)
+        assert after is not state and fields_of(state) == fields  # decide folds into a copy
+        state = after
         events += new
         check_invariants(state)
         steps += 1
