@@ -12,7 +12,7 @@ from itertools import combinations
 
 from domain import commands as cmd
 from domain.endless import departure_options
-from domain.hexgrid import STEPS, Cell
+from domain.hexgrid import Cell, neighbours
 from domain.landing import Beaches, distributions_on
 from domain.setup import setup_choices
 from domain.state import (
@@ -84,13 +84,16 @@ def _expand(tile: str, beaches: tuple[int, ...], take_from: tuple[str, int] | No
 def free_cells(state: GameState) -> list[Cell]:
     """Empty cells next to a tile on the table, sorted (R17, R20)."""
     tiles = state.tiles
-    cells = set()
-    for q, r in tiles:
-        for dq, dr in STEPS:
-            cell = (q + dq, r + dr)
-            if cell not in tiles:
-                cells.add(cell)
+    cells: set[Cell] = set()
+    for cell in tiles:
+        cells.update(_around(cell))
+    cells.difference_update(tiles)
     return sorted(cells)
+
+
+@lru_cache(maxsize=4096)
+def _around(cell: Cell) -> tuple[Cell, ...]:
+    return neighbours(cell)
 
 
 def _turn_start(state: GameState, colour: str) -> list[cmd.Command]:
