@@ -154,14 +154,21 @@ def distributions_on(tile: str, beaches: Beaches, fleet: tuple[str, ...]) -> tup
     # depth-first enumeration would give (each partial's extensions in turn). The
     # bounds keep every partial completable, so none is built in vain.
     partials: list[tuple[Beaches, tuple[int, ...], int]] = [((), counts, rule.placed)]
-    for lo, hi, low_after, high_after in limits:
+    for lo, hi, low_after, high_after in limits[:-1]:
         grown = []
         for prefix, rest, left in partials:
             for k in range(max(lo, left - high_after), min(hi, left - low_after) + 1):
                 for boats, remaining in _named_takes(colours, rest, k):
                     grown.append(((*prefix, boats), remaining, left - k))
         partials = grown
-    return tuple(prefix for prefix, _, _ in partials)
+    # the last beach takes exactly the boats still to place
+    lo, hi, _, _ = limits[-1]
+    return tuple(
+        (*prefix, boats)
+        for prefix, rest, left in partials
+        if lo <= left <= hi
+        for boats, _ in _named_takes(colours, rest, left)
+    )
 
 
 def arrangements_after(tile: str, beaches: Beaches, fleet: tuple[str, ...]) -> Iterator[Beaches]:
