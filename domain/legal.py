@@ -97,20 +97,37 @@ def _around(cell: Cell) -> tuple[Cell, ...]:
 
 
 def _turn_start(state: GameState, colour: str) -> list[cmd.Command]:
-    options: list[cmd.Command] = []
-    if state.boats_on_board(colour, kings=False) == 0:
-        options += _placements(state, colour)
+    # one pass over the islands: where ``colour`` has boats, and its kings
+    on_board = False
+    mine: list[IslandState] = []
+    kings = 0
+    for isl in state.islands.values():
+        if colour in isl.counts:
+            on_board = True
+            if isl.king is None:
+                mine.append(isl)
+        if isl.king == colour:
+            kings += 1
+    options: list[cmd.Command]
+    if not on_board:
+        options = _placements(state, colour)
     else:
-        options += _expansions(state, colour)
-        options += _royal(state, colour)
+        options = _expansions(state, colour, mine)
+        if kings < MAX_ROYAL_ISLANDS:
+            # R16: an island other than Tonga where only ``colour`` has boats
+            options += [
+                cmd.FoundRoyalIsland(isl.tile)
+                for isl in mine
+                if isl.tile != TONGA and len(isl.counts) == 1
+            ]
     options.append(cmd.NewColonisation())
     return options
 
 
-def _expansions(state: GameState, colour: str) -> list[cmd.Command]:
-    """R6 expansions, or R7 moves of one boat when the supply is empty."""
+def _expansions(state: GameState, colour: str, mine: list[IslandState]) -> list[cmd.Command]:
+    """R6 expansions, or R7 moves of one boat when the supply is empty, on the
+    non-royal islands ``mine`` where ``colour`` has boats."""
     options: list[cmd.Command] = []
-    mine = [i for i in state.islands.values() if i.king is None and i.count(colour)]
     supply = state.supply[colour]
     if supply > 0:
         for isl in mine:
@@ -141,16 +158,6 @@ def _island_expansions(isl: IslandState, most: int) -> tuple[cmd.Expand, ...]:
 @lru_cache(maxsize=16384)
 def _expansions_on(tile: str, free: tuple[int, ...], k: int) -> tuple[cmd.Expand, ...]:
     return tuple(cmd.Expand(tile, chosen, None) for chosen in combinations(free, k))
-
-
-def _royal(state: GameState, colour: str) -> list[cmd.Command]:
-    if state.kings(colour) >= MAX_ROYAL_ISLANDS:
-        return []
-    return [
-        cmd.FoundRoyalIsland(isl.tile)
-        for isl in state.islands.values()
-        if isl.tile != TONGA and isl.king is None and len(c := isl.counts) == 1 and colour in c
-    ]
 
 
 def _placements(state: GameState, colour: str) -> list[cmd.Command]:
