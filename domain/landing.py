@@ -12,7 +12,6 @@ distribution (boats of one colour and slots of one beach are interchangeable).
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -66,12 +65,19 @@ def validate_landing(
             "R13",
             f"{isl.tile} has {len(isl.beaches)} beaches; give one list of colours per beach",
         )
-    rest = Counter(fleet)
-    rest.subtract(c for b in beaches for c in b)
-    if any(n < 0 for n in rest.values()):
-        raise RuleViolation(
-            "landing_not_in_fleet", "R13", f"the fleet is {sorted(fleet)}; it has no such boats"
-        )
+    rest: dict[str, int] = {}
+    for c in fleet:
+        rest[c] = rest.get(c, 0) + 1
+    for boats in beaches:
+        for c in boats:
+            n = rest.get(c, 0)
+            if n == 0:
+                raise RuleViolation(
+                    "landing_not_in_fleet",
+                    "R13",
+                    f"the fleet is {sorted(fleet)}; it has no such boats",
+                )
+            rest[c] = n - 1
     rule = landing_rule(isl, len(fleet))
     total = 0
     for i, boats in enumerate(beaches):
@@ -94,7 +100,7 @@ def validate_landing(
             "R13",
             f"{rule.placed} boats must land (only boats without a free slot go home), got {total}",
         )
-    return tuple(sorted(rest.elements()))
+    return tuple(sorted(c for c, n in rest.items() for _ in range(n)))
 
 
 @cache
