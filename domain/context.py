@@ -10,7 +10,7 @@ from __future__ import annotations
 from domain.deck import Deck
 from domain.errors import DeckRequired, RuleViolation
 from domain.events import Event, TileDrawn
-from domain.evolve import HANDLERS, evolve
+from domain.evolve import evolve, evolve_in_place
 from domain.hexgrid import Cell
 from domain.state import GameState, Pending
 from domain.tiles import is_island
@@ -33,16 +33,12 @@ class Context:
         The first event folds into a copy; later ones update that copy in place,
         as ``replay`` does. That copy is the context's own until ``decide`` returns;
         rules read the board through ``self.state`` after each event, never through
-        a state they kept from before it. Its memo is dropped at each update (it
-        described the state before)."""
-        events = self.events
-        if events:
-            fields = self.state.__dict__
-            fields.update(HANDLERS[type(event)](self.state, event))
-            fields.pop("_memo", None)
+        a state they kept from before it."""
+        if self.events:
+            evolve_in_place(self.state, event)
         else:
             self.state = evolve(self.state, event)
-        events.append(event)
+        self.events.append(event)
 
     def draw(self, placement: str, cell: Cell | None, rule: str) -> str:
         """Draw the top tile of the pile (event ``TileDrawn``) and return its id."""

@@ -65,23 +65,21 @@ def departure_options(state: GameState) -> list[Emigrate]:
 
 def _departure_options(state: GameState) -> list[Emigrate]:
     options = []
-    key = state.board_key()
     for isl, beach in state.full_beaches():
         for jetty in island(isl.tile).beaches[beach].jetties:
-            if _allowed(state, isl, beach, jetty, key):
+            if _allowed(state, isl, beach, jetty):
                 options.append(Emigrate(isl.tile, beach, jetty))
     return options
 
 
 def is_repeat(state: GameState, island_id: str, beach: int, jetty: int) -> bool:
     """R19 (a): this departure was already made this turn from this very board."""
-    made = state.departures
+    made = state.departures  # hashing the board is the dear part: none made, no need
     return bool(made) and (island_id, beach, jetty, state.board_key()) in made
 
 
-def _allowed(state: GameState, isl: IslandState, beach: int, jetty: int, key: object) -> bool:
-    made = state.departures  # hashing the board is the dear part: none made, no need
-    if made and (isl.tile, beach, jetty, key) in made:
+def _allowed(state: GameState, isl: IslandState, beach: int, jetty: int) -> bool:
+    if is_repeat(state, isl.tile, beach, jetty):
         return False
     colours = len(set(isl.beaches[beach]))
     if preview(state, isl.tile, jetty, colours).end is not RouteEnd.LOOP:

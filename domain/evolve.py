@@ -296,26 +296,34 @@ HANDLERS: dict[type, Handler] = {
 }
 
 
-def evolve(state: GameState, event: ev.Event) -> GameState:
-    """The state after ``event`` (a recorded fact; never raises)."""
+def _copy(state: GameState) -> GameState:
+    """A shallow copy of ``state`` without its memo."""
     new = object.__new__(GameState)
     fields = new.__dict__
     fields.update(state.__dict__)
     fields.pop("_memo", None)
-    fields.update(HANDLERS[type(event)](state, event))
     return new
+
+
+def evolve(state: GameState, event: ev.Event) -> GameState:
+    """The state after ``event`` (a recorded fact; never raises)."""
+    new = _copy(state)
+    new.__dict__.update(HANDLERS[type(event)](state, event))
+    return new
+
+
+def evolve_in_place(state: GameState, event: ev.Event) -> None:
+    """Apply ``event`` to ``state`` itself: only for a state nobody else holds yet
+    (``replay``'s, or ``decide``'s working copy). Its memo is dropped: what it held
+    (the board key, say) described the state before the event."""
+    fields = state.__dict__
+    fields.update(HANDLERS[type(event)](state, event))
+    fields.pop("_memo", None)
 
 
 def replay(events: Iterable[ev.Event], state: GameState | None = None) -> GameState:
     """Fold ``events`` onto ``state`` (a new game by default)."""
-    s = object.__new__(GameState)
-    fields = s.__dict__
-    fields.update((state if state is not None else GameState()).__dict__)
-    fields.pop("_memo", None)
-    handlers = HANDLERS
-    # ``s`` is private until returned, so it may be updated in place; what a handler
-    # left in its memo (the board key, say) describes the state before the update.
+    s = _copy(state if state is not None else GameState())
     for e in events:
-        fields.update(handlers[type(e)](s, e))
-        fields.pop("_memo", None)
+        evolve_in_place(s, e)
     return s

@@ -7,6 +7,8 @@ edge ``k`` facing world direction ``(k + r) % 6``.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 Cell = tuple[int, int]
 
 ORIGIN: Cell = (0, 0)
@@ -20,8 +22,10 @@ def neighbour(cell: Cell, direction: int) -> Cell:
     return (cell[0] + dq, cell[1] + dr)
 
 
+@lru_cache(maxsize=4096)
 def neighbours(cell: Cell) -> tuple[Cell, ...]:
-    """The six cells around ``cell``, in direction order."""
+    """The six cells around ``cell``, in direction order (cached: listing free cells
+    asks it of every tile on the table)."""
     return tuple(neighbour(cell, d) for d in range(6))
 
 

@@ -33,11 +33,16 @@ from domain.tiles import TONGA
 
 def legal_commands(state: GameState) -> list[cmd.Command]:
     """Every command that answers the pending decision legally (a fresh list)."""
+    return list(_listed(state))
+
+
+def _listed(state: GameState) -> list[cmd.Command]:
+    """The legal commands, listed once per state (callers must not change the list)."""
     memo = state.memo()
     found: list[cmd.Command] | None = memo.get("legal")
     if found is None:
         found = memo["legal"] = _legal(state)
-    return list(found)
+    return found
 
 
 def _legal(state: GameState) -> list[cmd.Command]:
@@ -86,14 +91,9 @@ def free_cells(state: GameState) -> list[Cell]:
     tiles = state.tiles
     cells: set[Cell] = set()
     for cell in tiles:
-        cells.update(_around(cell))
+        cells.update(neighbours(cell))
     cells.difference_update(tiles)
     return sorted(cells)
-
-
-@lru_cache(maxsize=4096)
-def _around(cell: Cell) -> tuple[Cell, ...]:
-    return neighbours(cell)
 
 
 def _turn_start(state: GameState, colour: str) -> list[cmd.Command]:
@@ -178,8 +178,5 @@ def _placements(state: GameState, colour: str) -> list[cmd.Command]:
 
 def forced_command(state: GameState) -> cmd.Command | None:
     """The only legal command, if the decision has exactly one (R25)."""
-    memo = state.memo()
-    options: list[cmd.Command] | None = memo.get("legal")
-    if options is None:
-        options = memo["legal"] = _legal(state)
+    options = _listed(state)
     return options[0] if len(options) == 1 else None

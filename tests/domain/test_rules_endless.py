@@ -345,9 +345,7 @@ def test_R19b_what_earlier_searches_learnt_never_changes_which_departures_are_of
             for jetty in island(isl.tile).beaches[beach].jetties:
                 fresh = replay((), state)  # the same position, nothing remembered
                 monkeypatch.setattr(endless, "_witnesses", {})
-                if endless._allowed(
-                    fresh, fresh.islands[isl.tile], beach, jetty, fresh.board_key()
-                ):
+                if endless._allowed(fresh, fresh.islands[isl.tile], beach, jetty):
                     alone.append(cmd.Emigrate(isl.tile, beach, jetty))
                 else:
                     endless_seen += 1
