@@ -34,3 +34,7 @@ class DeckRequired(DomainError):
 
 class MalformedPayload(DomainError):
     """A command or event dict does not match its type (unknown type, bad field)."""
+
+
+class DeckUnavailable(DomainError):
+    """The deck cannot be derived: the game has not started, or the seed is not its own."""

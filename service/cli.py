@@ -91,14 +91,18 @@ def _settings():  # type: ignore[no-untyped-def]
     return Settings.from_env()
 
 
-def _service():  # type: ignore[no-untyped-def]
+def _store():  # type: ignore[no-untyped-def]
     from service.app import open_store
+
+    store = open_store(_settings())
+    store.upgrade()
+    return store
+
+
+def _service():  # type: ignore[no-untyped-def]
     from service.games import GameService
 
-    settings = _settings()
-    store = open_store(settings)
-    store.upgrade()
-    return GameService(store, testing=settings.testing)
+    return GameService(_store(), testing=_settings().testing)
 
 
 @main.command()
@@ -154,15 +158,24 @@ def upgrade() -> None:
 
 @main.command()
 @click.argument("game_id")
-def verify(game_id: str) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (as the API).")
+def verify(game_id: str, as_json: bool) -> None:
     """Check a game's hash chain, fair draws and every command; exit 1 if anything is off."""
+    import json
+
     from service.errors import ServiceError
     from service.verify import verify_game
 
+    store = _store()
     try:
-        report = verify_game(_service(), game_id)
+        report = verify_game(store, game_id)
     except ServiceError as exc:
         raise click.ClickException(exc.detail) from exc
+    finally:
+        store.close()
+    if as_json:
+        click.echo(json.dumps(report.as_dict(), sort_keys=True))
+        sys.exit(0 if report.ok else 1)
     click.echo(f"game {game_id}: {report.events} events")
     click.echo(f"  hash chain       {'ok' if report.chain_ok else 'BROKEN'}")
     for p in report.chain_problems:

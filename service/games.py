@@ -7,30 +7,30 @@ the journal entry. The server stamps the time; the engine never sees a clock.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import secrets
-import threading
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from domain import ENGINE_VERSION, RULES_VERSION, position
 from domain import commands as cmd
-from domain.decide import apply
 from domain.deck import ALGORITHM, FIXED, Deck, commitment, complete_order
-from domain.errors import MalformedPayload, RuleViolation
+from domain.errors import DeckUnavailable, MalformedPayload, RuleViolation
 from domain.events import Event
 from domain.evolve import replay
-from domain.forced import apply_forced
+from domain.play import STARTED, deck_of, entropies, play
 from domain.serialization import decode_command, decode_event, encode
-from domain.state import GameState, Phase
-from service.errors import BadRequest, Conflict, Forbidden, NotFound
+from domain.setup import validate_options
+from domain.state import GameState
+from service.cache import Bounded
+from service.errors import BadRequest, Conflict, Forbidden, NotFound, ServiceError
 from service.store.base import (
     GENESIS,
     Account,
-    Appended,
     CommandRecord,
     ConcurrencyConflict,
     EventStore,
@@ -38,10 +38,16 @@ from service.store.base import (
     NewEvent,
     Snapshot,
     StoredEvent,
+    canonical,
 )
 
 FOLD_VERSION = f"engine-{ENGINE_VERSION}/{position.FORMAT}"
-LOBBY = (cmd.CreateGame, cmd.JoinGame)  # commands that draw no tile: no deck needed
+STATES = 512  # games whose latest fold a process keeps
+ACCOUNTS = 4096  # accounts a process keeps by token hash
+DECKS = 1024  # derived draw orders a process keeps
+SECRETS = 4096  # deck seeds a process keeps (rows that never change)
+# the status a rejection was answered with, by the error class that answered it
+REJECTED_AS: dict[int, type[ServiceError]] = {403: Forbidden, 409: Conflict, 422: BadRequest}
 
 
 class Doorbell(Protocol):
@@ -83,7 +89,14 @@ def decode_events(stored: Sequence[StoredEvent]) -> list[Event]:
 
 
 class GameService:
-    """Runs commands against games kept in an ``EventStore``."""
+    """Runs commands against games kept in an ``EventStore``.
+
+    Every cache here is bounded and keyed by what its values were derived from:
+    a game's fold by its version and head hash (and always topped up with the
+    events recorded since), an account by its token hash, a deck by the seed,
+    game id, algorithm and entropy it was derived from, a seed by its game (the
+    secrets row never changes). Verification (``service.verify``) reads none.
+    """
 
     def __init__(
         self,
@@ -99,11 +112,10 @@ class GameService:
         self.doorbell = doorbell or SilentDoorbell()
         self.testing = testing
         self.snapshot_every = snapshot_every
-        self._cache: dict[str, tuple[int, GameState]] = {}
-        self._decks: dict[str, Deck] = {}
-        self._accounts: dict[str, Account] = {}
-        self._heads: dict[str, tuple[int, str]] = {}  # last version and hash seen per game
-        self._lock = threading.Lock()
+        self._states: Bounded[str, tuple[int, str, GameState]] = Bounded(STATES)
+        self._accounts: Bounded[str, Account] = Bounded(ACCOUNTS)
+        self._decks: Bounded[tuple[str, str, bytes, str, tuple[str, ...]], Deck] = Bounded(DECKS)
+        self._secrets: Bounded[str, bytes] = Bounded(SECRETS)
         # replay keyframes (the timeline projection), denser than snapshots
         self.keyframes: Callable[[str, int], tuple[int, str] | None] | None = None
 
@@ -115,15 +127,16 @@ class GameService:
         The in-process cache is only a starting point: the events recorded since
         its version are always read and folded, so it is never stale.
         """
-        with self._lock:
-            cached = self._cache.get(game_id)
+        cached = self._states.get(game_id)
         if at is None and cached is not None:
             newer = self.store.read(game_id, after=cached[0])
             if not newer:
-                return cached
-            state = replay(decode_events(newer), cached[1])
-            self._heads[game_id] = (newer[-1].version, newer[-1].hash)
-            self._remember(game_id, newer[-1].version, state, cached[0])
+                return cached[0], cached[2]
+            if newer[0].prev_hash != cached[1]:  # not the history the cache was folded from
+                self._states.pop(game_id)
+                return self.load(game_id)
+            state = replay(decode_events(newer), cached[2])
+            self._remember(game_id, newer[-1].version, newer[-1].hash, state, cached[0])
             return newer[-1].version, state
         head = None
         if at is None:
@@ -136,10 +149,10 @@ class GameService:
         else:
             target = at  # a past version needs no head: the events read below prove it
         if cached is not None and cached[0] == target:
-            return cached
+            return cached[0], cached[2]
         base_version, state = 0, GameState()
         if cached is not None and cached[0] < target:
-            base_version, state = cached
+            base_version, state = cached[0], cached[2]  # events never change: a fine start
         else:
             frame = self.keyframes(game_id, target) if self.keyframes is not None else None
             # a keyframe close by needs no snapshot lookup (keyframes are denser)
@@ -153,10 +166,8 @@ class GameService:
         if len(events) < target - base_version:  # beyond the head, or no such game
             raise self._bad_version(game_id)
         state = replay(decode_events(events), state)
-        if at is None:
-            assert head is not None
-            self._heads[game_id] = (head.version, head.hash)
-            self._remember(game_id, target, state, base_version)
+        if head is not None:
+            self._remember(game_id, target, head.hash, state, base_version)
         return target, state
 
     def _bad_version(self, game_id: str) -> NotFound | BadRequest:
@@ -175,29 +186,37 @@ class GameService:
             if known is not None:
                 return known
         account = authenticate(self.store, header)
-        self._accounts[account.token_hash] = account
+        self._accounts.put(account.token_hash, account)
         return account
 
-    def _remember(self, game_id: str, version: int, state: GameState, since: int) -> None:
-        with self._lock:
-            cached = self._cache.get(game_id)
-            if cached is None or cached[0] < version:
-                self._cache[game_id] = (version, state)
+    def _remember(
+        self, game_id: str, version: int, head_hash: str, state: GameState, since: int
+    ) -> None:
+        cached = self._states.get(game_id)
+        if cached is None or cached[0] < version:
+            self._states.put(game_id, (version, head_hash, state))
         if version // self.snapshot_every > since // self.snapshot_every:
             self.store.put_snapshot(Snapshot(game_id, version, FOLD_VERSION, position.text(state)))
 
-    def deck(self, game_id: str, state: GameState) -> Deck:
-        """The game's draw order, rebuilt from its secret (never leaves the server)."""
-        deck = self._decks.get(game_id)
-        if deck is None:
+    def secret(self, game_id: str) -> bytes:
+        """The game's deck seed (kept server-side until ``DeckRevealed``)."""
+        seed = self._secrets.get(game_id)
+        if seed is None:
             seed = self.store.get_secret(game_id)
             if seed is None:
-                raise NotFound("no_deck", f"game {game_id} has no deck secret")
-            if state.deck_algorithm == FIXED:
-                deck = Deck(FIXED, complete_order(json.loads(seed)))
-            else:
-                deck = Deck.from_seed(seed, game_id, [p.entropy for p in state.players])
-            self._decks[game_id] = deck
+                raise NotFound("no_deck", f"game {game_id} has no deck secret on this server")
+            self._secrets.put(game_id, seed)
+        return seed
+
+    def deck(self, state: GameState, seed: bytes) -> Deck:
+        """``domain.play.deck_of``, cached by everything it reads (never before the start)."""
+        if state.phase not in STARTED:
+            return deck_of(state, seed)  # raises: the entropy is not final yet
+        key = (state.deck_algorithm, state.deck_commitment, seed, state.game_id, entropies(state))
+        deck = self._decks.get(key)
+        if deck is None:
+            deck = deck_of(state, seed)
+            self._decks.put(key, deck)
         return deck
 
     # --- commands --------------------------------------------------------------
@@ -206,6 +225,8 @@ class GameService:
         self, account: Account, options: cmd.GameOptions, tile_order: Sequence[str] | None = None
     ) -> CommandResult:
         """Open a game: draw and keep a secret seed, publish its commitment (Fair draws)."""
+        if account.kind != "player":
+            raise Forbidden("not_a_player", "auditor accounts cannot open games")
         game_id = uuid.uuid4().hex[:12]
         if tile_order is not None:
             if not self.testing:
@@ -217,9 +238,15 @@ class GameService:
             algorithm = FIXED
         else:
             seed, algorithm = secrets.token_bytes(32), ALGORITHM
-        self.store.put_secret(game_id, seed)
+        try:
+            validate_options(options)
+        except RuleViolation as v:  # refused before a secret is kept for it
+            raise Conflict(v.code, v.message, rule=v.rule) from v
         command = cmd.CreateGame(game_id, options, commitment(seed), algorithm)
-        return self._run(game_id, account, command, None, None, state=(0, GameState()))
+        self.store.put_secret(game_id, seed)
+        return self._run(
+            game_id, account, command, None, self._record(game_id, account, None, encode(command))
+        )
 
     def execute(
         self,
@@ -227,60 +254,73 @@ class GameService:
         account: Account,
         payload: Any,
         expected_version: int | None = None,
-        command_id: str | None = None,
+        idempotency_key: str | None = None,
     ) -> CommandResult:
-        """Run a command a client sent (a dict as in ``domain.serialization``)."""
-        if command_id is not None:
-            prior = self.store.outcome(game_id, command_id)
+        """Run a command a client sent (a dict as in ``domain.serialization``).
+
+        With an ``Idempotency-Key`` the command's id is derived from the account
+        and the key, so a key belongs to its sender and game; a retry with the
+        same request gets the stored outcome (status, code and body), one with
+        another request 422 ``idempotency_key_reused``. Accounts without a seat
+        are refused before anything is journalled (only ``JoinGame`` is theirs).
+        """
+        fingerprint = None
+        if idempotency_key is not None:
+            fingerprint = request_fingerprint(payload, expected_version)
+            prior = self.store.outcome(game_id, command_id_for(account, idempotency_key))
             if prior is not None:
-                return self._replayed(prior)
-        command_id = command_id or uuid.uuid4().hex
+                return self._replayed(prior, fingerprint)
+        record = self._record(game_id, account, idempotency_key, payload, expected_version)
+        record = replace(record, fingerprint=fingerprint)
+        cached = self._states.get(game_id)
+        state = (cached[0], cached[2]) if cached is not None else self.load(game_id)
+        try:
+            self._admit(account, payload, state[1])
+        except Forbidden:
+            if cached is None:
+                raise
+            state = self.load(game_id)  # seats only grow: the cache may predate a join
+            self._admit(account, payload, state[1])
         try:
             command = decode_command(payload)
         except MalformedPayload as exc:
-            version, _ = self.load(game_id)
-            self._reject(
-                game_id, account, command_id, payload, version, "malformed", None, str(exc)
-            )
-            raise BadRequest("malformed_command", str(exc)) from exc
+            return self._refused(record, state[0], BadRequest("malformed_command", str(exc)))
         if type(command) not in (*cmd.PLAY_COMMANDS, cmd.JoinGame, cmd.StartGame):
             raise BadRequest(
                 "not_a_player_command", f"{type(command).__name__} is not sent by players"
             )
-        with self._lock:
-            cached = self._cache.get(game_id)
-        if cached is None:
-            return self._run(
-                game_id, account, command, expected_version, command_id, self.load(game_id)
-            )
-        # Optimistic: judge against the cached state without reading first. The
-        # append checks version and hash, and any refusal is re-judged on a fresh
-        # load before it is recorded, so a stale cache never decides anything.
-        return self._run(
-            game_id, account, command, expected_version, command_id, cached, verified=False
-        )
+        # Optimistic: a cached state is judged without reading first. The append
+        # checks version and hash, and any refusal is re-judged on a fresh load
+        # before it is recorded, so a stale cache never decides anything.
+        return self._run(game_id, account, command, expected_version, record, state, cached is None)
 
     def join(
-        self, game_id: str, account: Account, colours: Sequence[str], entropy: str
+        self,
+        game_id: str,
+        account: Account,
+        colours: Sequence[str],
+        entropy: str,
+        idempotency_key: str | None = None,
     ) -> CommandResult:
         """Take a seat (R1, R5)."""
-        return self.execute(
-            game_id, account, encode(cmd.JoinGame(account.account_id, tuple(colours), entropy))
-        )
+        payload = encode(cmd.JoinGame(account.account_id, tuple(colours), entropy))
+        return self.execute(game_id, account, payload, None, idempotency_key)
 
-    def _authorise(self, account: Account, command: cmd.Command, state: GameState) -> None:
+    @staticmethod
+    def _admit(account: Account, payload: Any, state: GameState) -> None:
+        """Refuse, before anything is journalled, accounts that have no business here."""
         if account.kind != "player":
             raise Forbidden("not_a_player", "auditor accounts cannot play")
-        if isinstance(command, cmd.CreateGame):
+        joining = isinstance(payload, dict) and payload.get("type") == "JoinGame"
+        if not joining and all(p.player_id != account.account_id for p in state.players):
+            raise Forbidden("not_seated", "you have no seat at this table")
+
+    def _authorise(self, account: Account, command: cmd.Command, state: GameState) -> None:
+        if isinstance(command, cmd.CreateGame | cmd.StartGame):
             return
         if isinstance(command, cmd.JoinGame):
             if command.player_id != account.account_id:
                 raise Forbidden("not_your_seat", "you can only take a seat for yourself")
-            return
-        seated = any(p.player_id == account.account_id for p in state.players)
-        if not seated:
-            raise Forbidden("not_seated", "you have no seat at this table")
-        if isinstance(command, cmd.StartGame):
             return
         colour = state.active_colour
         if colour is None or state.owner(colour).player_id != account.account_id:
@@ -293,72 +333,52 @@ class GameService:
         account: Account,
         command: cmd.Command,
         expected_version: int | None,
-        command_id: str | None,
-        state: tuple[int, GameState],
-        *,
+        record: CommandRecord,
+        state: tuple[int, GameState] | None = None,
         verified: bool = True,
     ) -> CommandResult:
         """Judge, append, cache, ring. ``verified=False``: ``state`` came from the
-        cache unchecked, so a refusal or a lost race is retried once on a fresh load."""
-
-        def again() -> CommandResult:
-            return self._run(
-                game_id, account, command, expected_version, command_id, self.load(game_id)
-            )
-
-        version, current = state
-        command_id = command_id or uuid.uuid4().hex
-        payload = encode(command)
+        cache unchecked, so a refusal or a lost race is judged again on a fresh load."""
+        version, current = state if state is not None else (0, GameState())
         try:
-            self._authorise(account, command, current)
+            # a stale If-Match is answered as such, whoever's turn it now is
             if expected_version is not None and expected_version != version:
                 raise Conflict(
                     "stale_version",
                     f"the game is at version {version}, not {expected_version}",
                     version=version,
                 )
-        except (Forbidden, Conflict) as exc:
+            self._authorise(account, command, current)
+            events, after = play(current, command, lambda: self.secret(game_id), self.deck)
+        except (Forbidden, Conflict, RuleViolation) as exc:
             if not verified:
-                return again()
-            self._reject(game_id, account, command_id, payload, version, exc.code, None, exc.detail)
-            raise
-        deck = (
-            None
-            if isinstance(command, cmd.CreateGame | cmd.JoinGame)
-            else self.deck(game_id, current)
-        )
-        try:
-            events, after = apply(current, command, deck)
-        except RuleViolation as v:
-            if not verified:
-                return again()
-            self._reject(game_id, account, command_id, payload, version, v.code, v.rule, v.message)
-            raise Conflict(v.code, v.message, rule=v.rule) from v
-        forced, after = apply_forced(after, deck)
-        events += forced
-        if after.phase is Phase.ENDED and after.seed_hex is None and after.deck_commitment:
-            seed = self.store.get_secret(game_id)
-            assert seed is not None
-            reveal, after = apply(after, cmd.RevealDeck(seed.hex()))
-            events += reveal
-        record = self._record(game_id, account, command_id, payload, expected_version)
+                return self._run(
+                    game_id, account, command, expected_version, record, self.load(game_id)
+                )
+            if isinstance(exc, RuleViolation):
+                exc = Conflict(exc.code, exc.message, rule=exc.rule)
+            return self._refused(record, version, exc)
+        except DeckUnavailable as exc:  # the record and the secret disagree: not the client's
+            raise RuntimeError(f"game {game_id}: {exc}") from exc
         new = self._new_events(record, events)
-        known = self._heads.get(game_id)
-        prev_hash = known[1] if known is not None and known[0] == version else None
-        if version == 0:
-            prev_hash = GENESIS
+        cached = self._states.get(game_id)
+        prev_hash = GENESIS if version == 0 else None
+        if cached is not None and cached[0] == version:
+            prev_hash = cached[1]
         try:
             appended = self.store.append(record, version, new, after.phase.value, prev_hash)
         except ConcurrencyConflict as exc:
             if not verified:
-                return again()
+                return self._run(
+                    game_id, account, command, expected_version, record, self.load(game_id)
+                )
             raise Conflict(
                 "stale_version", f"the game moved on to version {exc.actual}", version=exc.actual
             ) from exc
         if appended.duplicate:
-            return self._from_appended(game_id, appended)
-        self._heads[game_id] = (appended.version, appended.hash)
-        self._remember(game_id, appended.version, after, version)
+            assert appended.entry is not None
+            return self._replayed(appended.entry, record.fingerprint)
+        self._remember(game_id, appended.version, appended.hash, after, version)
         self.doorbell.ring(game_id)
         return CommandResult(game_id, appended.version, appended.hash, appended.events, state=after)
 
@@ -366,12 +386,17 @@ class GameService:
         self,
         game_id: str,
         account: Account,
-        command_id: str,
-        payload: Any,
-        expected_version: int | None,
+        idempotency_key: str | None,
+        payload: Any = None,
+        expected_version: int | None = None,
     ) -> CommandRecord:
         actor = {"account": account.account_id, "name": account.name}
         payload_dict = payload if isinstance(payload, dict) else {"raw": payload}
+        command_id = (
+            command_id_for(account, idempotency_key)
+            if idempotency_key is not None
+            else uuid.uuid4().hex
+        )
         return CommandRecord(
             game_id, command_id, actor, iso(self.clock()), payload_dict, expected_version
         )
@@ -393,36 +418,36 @@ class GameService:
             new.append(NewEvent(kind, body, metadata))
         return new
 
-    def _reject(
-        self,
-        game_id: str,
-        account: Account,
-        command_id: str,
-        payload: Any,
-        version: int,
-        code: str,
-        rule: str | None,
-        message: str,
-    ) -> None:
-        record = self._record(game_id, account, command_id, payload, None)
-        rejection: dict[str, Any] = {"code": code, "message": message}
-        if rule is not None:
-            rejection["rule"] = rule
-        self.store.reject(record, version, rejection)
-
-    def _from_appended(self, game_id: str, appended: Appended) -> CommandResult:
-        entry = appended.entry
-        if entry is not None and entry.outcome == "rejected":
-            return self._replayed(entry)
-        return CommandResult(
-            game_id, appended.version, appended.hash, appended.events, appended.duplicate
+    def _refused(self, record: CommandRecord, version: int, error: ServiceError) -> CommandResult:
+        """Journal a refusal and raise it; if the command id was journalled meanwhile
+        (a retry overlapping the original), answer with what was stored instead."""
+        rejection: dict[str, Any] = {"code": error.code, "message": error.detail}
+        if error.extra.get("rule") is not None:
+            rejection["rule"] = error.extra["rule"]
+        rejection["status"] = error.status
+        if record.payload.get("type") == "CreateGame":  # nothing to journal before it exists
+            raise error
+        stored = self.store.reject(replace(record, expected_version=None), version, rejection)
+        mine = (
+            stored.outcome == "rejected"
+            and stored.received_at == record.received_at
+            and stored.rejection == rejection
         )
+        if mine:
+            raise error
+        return self._replayed(stored, record.fingerprint)
 
-    def _replayed(self, entry: JournalEntry) -> CommandResult:
+    def _replayed(self, entry: JournalEntry, fingerprint: str | None) -> CommandResult:
         """The stored outcome of a command id seen before (idempotent retry)."""
+        if entry.fingerprint is not None and entry.fingerprint != fingerprint:
+            raise BadRequest(
+                "idempotency_key_reused",
+                "this Idempotency-Key was used for another request; use a new key",
+            )
         if entry.outcome == "rejected":
             rejection = entry.rejection or {}
-            raise Conflict(
+            error = REJECTED_AS.get(int(rejection.get("status", 409)), Conflict)
+            raise error(
                 str(rejection.get("code", "rejected")),
                 str(rejection.get("message", "rejected earlier")),
                 rule=rejection.get("rule"),
@@ -436,3 +461,18 @@ class GameService:
         )
         last = events[-1]
         return CommandResult(entry.game_id, last.version, last.hash, tuple(events), True)
+
+
+def command_id_for(account: Account, idempotency_key: str) -> str:
+    """A command id that belongs to one account's key: another account's same key differs."""
+    raw = f"{account.account_id}\x00{idempotency_key}".encode()
+    return "k" + hashlib.sha256(raw).hexdigest()[:31]
+
+
+def request_fingerprint(payload: Any, expected_version: int | None) -> str:
+    """What an Idempotency-Key stands for: the command and the version it expects."""
+    try:
+        text = canonical({"command": payload, "expected_version": expected_version})
+    except (TypeError, ValueError):
+        text = repr(payload)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()

@@ -5,17 +5,15 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from domain import commands as cmd
-from domain.decide import apply
 from domain.deck import verify_draws
-from domain.errors import DomainError, MalformedPayload
+from domain.errors import DeckUnavailable, DomainError, MalformedPayload
+from domain.events import Event
 from domain.evolve import replay
-from domain.forced import apply_forced
+from domain.play import deck_of, play
 from domain.serialization import decode_command, decode_event, encode
-from domain.state import GameState, Phase
+from domain.state import GameState
 from service.errors import NotFound
-from service.games import GameService
-from service.store.base import check_chain
+from service.store.base import EventStore, StoredEvent, check_chain
 
 
 @dataclass(frozen=True)
@@ -39,12 +37,16 @@ class Verification:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
 
 
-def verify_game(service: GameService, game_id: str) -> Verification:
-    """Check the chain, the revealed seed against every draw, and re-run every command."""
-    head = service.store.head(game_id)
+def verify_game(store: EventStore, game_id: str) -> Verification:
+    """Check the chain, the revealed seed against every draw, and re-run every command.
+
+    Everything is read from the event store and recomputed: no cache is consulted,
+    so every process (and the CLI) gives the same answer for the same record.
+    """
+    head = store.head(game_id)
     if head is None or head.version == 0:
         raise NotFound("unknown_game", f"there is no game {game_id!r}")
-    stored = service.store.read(game_id)
+    stored = store.read(game_id)
     chain = check_chain(stored)
     events = []
     for e in stored:
@@ -70,7 +72,7 @@ def verify_game(service: GameService, game_id: str) -> Verification:
             final.deck_algorithm,
         )
         deck_ok, deck_problems, draws = report.ok, report.problems, report.draws_checked
-    rerun, problems = _rerun(service, game_id, stored, events)
+    rerun, problems = _rerun(store, game_id, stored, events, final)
     ok = chain.ok and deck_ok is not False and not problems
     return Verification(
         game_id,
@@ -87,11 +89,32 @@ def verify_game(service: GameService, game_id: str) -> Verification:
     )
 
 
-def _rerun(service: GameService, game_id: str, stored: list, events: list) -> tuple[int, list[str]]:
-    """Re-run each accepted command on the state before it; compare with what was recorded."""
+def _rerun(
+    store: EventStore,
+    game_id: str,
+    stored: list[StoredEvent],
+    events: list[Event],
+    final: GameState,
+) -> tuple[int, list[str]]:
+    """Re-run each accepted command on the state before it; compare with what was recorded.
+
+    The same ``domain.play`` sequence command handling runs, with the deck derived
+    afresh from the record (``deck_of``): no cache of the service is consulted.
+    """
     problems: list[str] = []
-    entries = [e for e in service.store.journal(game_id) if e.outcome == "accepted"]
+    entries = [e for e in store.journal(game_id) if e.outcome == "accepted"]
     entries.sort(key=lambda e: e.first_version or 0)
+    revealed = bytes.fromhex(final.seed_hex) if final.seed_hex is not None else None
+    kept = store.get_secret(game_id)
+    if revealed is not None and kept is not None and kept != revealed:
+        problems.append("the seed kept by the server is not the seed revealed in DeckRevealed")
+    seed = revealed if revealed is not None else kept
+
+    def secret() -> bytes:
+        if seed is None:
+            raise DeckUnavailable("neither a revealed seed nor a kept secret")
+        return seed
+
     state = GameState()
     folded = 0
     count = 0
@@ -102,20 +125,7 @@ def _rerun(service: GameService, game_id: str, stored: list, events: list) -> tu
         state = replay(events[folded : first - 1], state)
         folded = first - 1
         try:
-            command = decode_command(entry.payload)
-            deck = (
-                None
-                if isinstance(command, cmd.CreateGame | cmd.JoinGame)
-                else service.deck(game_id, state)
-            )
-            produced, after = apply(state, command, deck)
-            forced, after = apply_forced(after, deck)
-            produced += forced
-            if after.phase is Phase.ENDED and after.deck_commitment:
-                seed = service.store.get_secret(game_id)
-                if seed is not None:
-                    reveal, after = apply(after, cmd.RevealDeck(seed.hex()))
-                    produced += reveal
+            produced, _ = play(state, decode_command(entry.payload), secret, deck_of)
         except DomainError as exc:
             problems.append(f"command {entry.command_id}: the engine now rejects it ({exc})")
             continue

@@ -77,6 +77,26 @@ def include_legal() -> bool:
     return True
 
 
+IDEMPOTENCY_KEY = header(
+    "Idempotency-Key",
+    "1 to 128 visible ASCII characters, yours for this game: a retry of the same request "
+    "gets the stored outcome (same status and body); another request with it gets 422 "
+    "idempotency_key_reused",
+)
+
+
+def idempotency_key() -> str | None:
+    """The ``Idempotency-Key`` header, if sent (422 unless 1–128 visible ASCII characters)."""
+    key = request.headers.get("Idempotency-Key")
+    if key is None:
+        return None
+    if not 1 <= len(key) <= 128 or not all("!" <= c <= "~" for c in key):
+        raise BadRequest(
+            "bad_idempotency_key", "Idempotency-Key has 1 to 128 visible ASCII characters"
+        )
+    return key
+
+
 def legal_body(game_id: str, version: int, state: GameState) -> dict[str, object]:
     """The pending decision and every legal command, each POSTable unchanged (R25)."""
     colour = state.active_colour
@@ -205,15 +225,16 @@ def state_at(game_id: str) -> ResponseReturnValue:
         SeatCreate,
         auth=True,
         errors=(401, 403, 404, 409, 422),
-        params=[INCLUDE],
+        params=[IDEMPOTENCY_KEY, INCLUDE],
     )
 )
 def join(game_id: str) -> ResponseReturnValue:
     who = account()
     data = body(SeatCreate)
     with_legal = include_legal()
+    key = idempotency_key()
     colours = data.get("colours") or [data["colour"]]
-    result = game_service().join(game_id, who, colours, data["entropy"])
+    result = game_service().join(game_id, who, colours, data["entropy"], key)
     return accepted(result, 201, with_legal=with_legal)
 
 
@@ -226,15 +247,14 @@ def join(game_id: str) -> ResponseReturnValue:
         CommandAccepted,
         auth=True,
         errors=(401, 403, 404, 409, 422),
-        params=[INCLUDE],
+        params=[IDEMPOTENCY_KEY, INCLUDE],
     )
 )
 def start(game_id: str) -> ResponseReturnValue:
     who = account()
     with_legal = include_legal()
-    result = game_service().execute(
-        game_id, who, {"type": "StartGame"}, command_id=request.headers.get("Idempotency-Key")
-    )
+    key = idempotency_key()
+    result = game_service().execute(game_id, who, {"type": "StartGame"}, None, key)
     return accepted(result, with_legal=with_legal)
 
 
@@ -275,7 +295,7 @@ def _expected_version(envelope: dict[str, object]) -> int | None:
         errors=(401, 403, 404, 409, 422),
         params=[
             header("If-Match", 'expected version, e.g. "12"'),
-            header("Idempotency-Key", "a command id; a retry returns the stored outcome"),
+            IDEMPOTENCY_KEY,
             INCLUDE,
         ],
     )
@@ -285,9 +305,7 @@ def command(game_id: str) -> ResponseReturnValue:
     envelope = body(CommandEnvelope)
     expected = _expected_version(envelope)
     envelope.pop("expected_version", None)
-    key = request.headers.get("Idempotency-Key")
-    if key is not None and not 1 <= len(key) <= 128:
-        raise BadRequest("bad_idempotency_key", "Idempotency-Key has 1 to 128 characters")
+    key = idempotency_key()
     with_legal = include_legal()
     return accepted(
         game_service().execute(game_id, who, envelope, expected, key), with_legal=with_legal
@@ -414,4 +432,4 @@ def journal(game_id: str) -> ResponseReturnValue:
     )
 )
 def verify(game_id: str) -> ResponseReturnValue:
-    return jsonify(verify_game(game_service(), game_id).as_dict())
+    return jsonify(verify_game(game_service().store, game_id).as_dict())

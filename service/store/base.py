@@ -87,6 +87,8 @@ class CommandRecord:
     received_at: str
     payload: dict[str, Any]
     expected_version: int | None
+    # sha256 of the request a client's Idempotency-Key stands for (None without a key)
+    fingerprint: str | None = None
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,7 @@ class JournalEntry:
     last_version: int | None = None
     rejection: dict[str, Any] | None = None
     seq: int = 0
+    fingerprint: str | None = None
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ APPEND_FUNCTION = """
 CREATE OR REPLACE FUNCTION tongiaki_append(
     p_game text, p_expected integer, p_prev text, p_new_version integer, p_new_hash text,
     p_status text, p_at text, p_command text, p_actor text, p_payload text,
-    p_events json)
+    p_events json, p_fingerprint text)
 RETURNS TABLE (outcome text, head integer, journal_seq bigint)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -65,9 +65,9 @@ BEGIN
         RETURN;
     END IF;
     INSERT INTO journal (game_id, command_id, actor, received_at, payload, judged_version,
-                         outcome, first_version, last_version)
+                         outcome, first_version, last_version, fingerprint)
     VALUES (p_game, p_command, p_actor, p_at, p_payload, p_expected, 'accepted',
-            p_expected + 1, p_new_version)
+            p_expected + 1, p_new_version, p_fingerprint)
     RETURNING journal.seq INTO s;
     INSERT INTO events (game_id, version, type, data, metadata, prev_hash, hash)
     SELECT p_game, p_expected + x.i::integer, x.e->>0, x.e->>1, x.e->>2, x.e->>3, x.e->>4
@@ -138,7 +138,7 @@ class PostgresEventStore(SqlEventStore):
             with self.pool.connection() as conn:
                 row = conn.execute(
                     "SELECT outcome, head, journal_seq FROM tongiaki_append("
-                    "%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                    "%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
                     (
                         record.game_id,
                         expected_version,
@@ -154,6 +154,7 @@ class PostgresEventStore(SqlEventStore):
                         json.dumps(
                             [[e.type, e.data, e.metadata, e.prev_hash, e.hash] for e in stored]
                         ),
+                        record.fingerprint,
                     ),
                 ).fetchone()
         except psycopg.OperationalError as exc:
@@ -172,6 +173,7 @@ class PostgresEventStore(SqlEventStore):
                 stored[0].version,
                 last.version,
                 seq=int(seq),
+                fingerprint=record.fingerprint,
             )
             return Appended(tuple(stored), last.version, last.hash, entry=entry)
         found = self.outcome(record.game_id, record.command_id)
@@ -195,10 +197,15 @@ class PostgresEventStore(SqlEventStore):
                 cur.execute(statement.format(serial="BIGSERIAL", blob="BYTEA"))
             for statement in IMMUTABLE:
                 cur.execute(statement)
-            # schema 1 took five text arrays; schema 2 one JSON argument
+            cur.execute("ALTER TABLE journal ADD COLUMN IF NOT EXISTS fingerprint TEXT")
+            # schema 1 took five text arrays; schema 2 one JSON argument; 3 the fingerprint
             cur.execute(
                 "DROP FUNCTION IF EXISTS tongiaki_append(text, integer, text, integer, text, text,"
                 " text, text, text, text, text[], text[], text[], text[], text[])"
+            )
+            cur.execute(
+                "DROP FUNCTION IF EXISTS tongiaki_append(text, integer, text, integer, text, text,"
+                " text, text, text, text, json)"
             )
             cur.execute(APPEND_FUNCTION)
             cur.execute(

@@ -28,8 +28,9 @@ from service.store.base import (
     chain_events,
 )
 
-# 1: first schema; 2: PostgreSQL's tongiaki_append takes the events as one JSON argument
-SCHEMA_VERSION = 2
+# 1: first schema; 2: PostgreSQL's tongiaki_append takes the events as one JSON argument;
+# 3: journal.fingerprint (what an Idempotency-Key stood for)
+SCHEMA_VERSION = 3
 
 TABLES = [
     """CREATE TABLE IF NOT EXISTS games (
@@ -60,6 +61,7 @@ TABLES = [
         first_version INTEGER,
         last_version INTEGER,
         rejection TEXT,
+        fingerprint TEXT,
         PRIMARY KEY (game_id, command_id))""",
     "CREATE INDEX IF NOT EXISTS journal_by_game ON journal (game_id, seq)",
     "CREATE INDEX IF NOT EXISTS games_by_status ON games (status, updated_at)",
@@ -82,7 +84,7 @@ TABLES = [
 
 _JOURNAL_COLUMNS = (
     "game_id, command_id, actor, received_at, payload, judged_version, outcome, "
-    "first_version, last_version, rejection, seq"
+    "first_version, last_version, rejection, seq, fingerprint"
 )
 
 
@@ -99,6 +101,7 @@ def _entry(row: Sequence[Any]) -> JournalEntry:
         last_version=row[8],
         rejection=json.loads(row[9]) if row[9] else None,
         seq=row[10],
+        fingerprint=row[11],
     )
 
 
@@ -157,8 +160,8 @@ class SqlEventStore:
         row = self._exec(
             cur,
             "INSERT INTO journal (game_id, command_id, actor, received_at, payload, judged_version,"
-            " outcome, first_version, last_version, rejection) VALUES"
-            " (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+            " outcome, first_version, last_version, rejection, fingerprint) VALUES"
+            " (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
             " ON CONFLICT (game_id, command_id) DO NOTHING RETURNING seq",
             (
                 entry.game_id,
@@ -171,6 +174,7 @@ class SqlEventStore:
                 entry.first_version,
                 entry.last_version,
                 canonical(entry.rejection) if entry.rejection is not None else None,
+                entry.fingerprint,
             ),
         ).fetchone()
         return None if row is None else int(row[0] or 0)
@@ -251,6 +255,7 @@ class SqlEventStore:
                     "accepted",
                     stored[0].version if stored else None,
                     new_version if stored else None,
+                    fingerprint=record.fingerprint,
                 ),
             )
             if entry is None:  # the id was journalled before (e.g. rejected)
@@ -317,6 +322,7 @@ class SqlEventStore:
                 judged_version,
                 "rejected",
                 rejection=rejection,
+                fingerprint=record.fingerprint,
             )
             stored = self._journal(cur, entry)
             if stored is None:

@@ -85,6 +85,9 @@ class SQLiteEventStore(SqlEventStore):
                 cur.execute(statement.format(serial="INTEGER", blob="BLOB"))
             for statement in IMMUTABLE:
                 cur.execute(statement)
+            columns = {row[1] for row in cur.execute("PRAGMA table_info(journal)").fetchall()}
+            if "fingerprint" not in columns:  # schema 3
+                cur.execute("ALTER TABLE journal ADD COLUMN fingerprint TEXT")
             cur.execute(
                 "INSERT OR IGNORE INTO schema_version (version, applied_at) VALUES (?, ?)",
                 (SCHEMA_VERSION, datetime.now(UTC).isoformat()),

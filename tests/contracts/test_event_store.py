@@ -22,7 +22,7 @@ from service.store.sql import SCHEMA_VERSION
 from service.store.sqlite import SQLiteEventStore
 
 
-def record(game="g1", command="c1", expected=None):
+def record(game="g1", command="c1", expected=None, fingerprint=None):
     return CommandRecord(
         game,
         command,
@@ -30,6 +30,7 @@ def record(game="g1", command="c1", expected=None):
         "2026-11-22T10:00:00+00:00",
         {"type": "Expand", "island": "tonga"},
         expected,
+        fingerprint,
     )
 
 
@@ -41,7 +42,7 @@ def events(n, start=0):
 
 
 def test_upgrade_is_idempotent_and_records_the_schema_version(store):
-    assert store.upgrade() == store.upgrade() == SCHEMA_VERSION == 2
+    assert store.upgrade() == store.upgrade() == SCHEMA_VERSION == 3
 
 
 def test_upgrade_from_schema_1_replaces_the_array_append_function(pg_schema):
@@ -55,8 +56,8 @@ def test_upgrade_from_schema_1_replaces_the_array_append_function(pg_schema):
             " text, text, text[], text[], text[], text[], text[]) RETURNS integer"
             " LANGUAGE sql AS 'SELECT 1'"
         )
-        conn.execute("DELETE FROM schema_version WHERE version = 2")
-    assert old.upgrade() == 2
+        conn.execute("DELETE FROM schema_version WHERE version >= 2")
+    assert old.upgrade() == 3
     with psycopg.connect(url, autocommit=True) as conn:
         (count,) = conn.execute(
             "SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
@@ -66,6 +67,42 @@ def test_upgrade_from_schema_1_replaces_the_array_append_function(pg_schema):
     appended = old.append(record(command="c1"), 0, events(2), "open")
     assert appended.version == 2
     old.close()
+
+
+def test_upgrade_from_schema_2_adds_the_journal_fingerprint(pg_schema):
+    # schema 2 had no journal.fingerprint and a tongiaki_append without it
+    _, url = pg_schema
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(
+            "CREATE TABLE journal (game_id TEXT NOT NULL, command_id TEXT NOT NULL,"
+            " seq BIGSERIAL, actor TEXT NOT NULL, received_at TEXT NOT NULL, payload TEXT NOT NULL,"
+            " judged_version INTEGER NOT NULL, outcome TEXT NOT NULL, first_version INTEGER,"
+            " last_version INTEGER, rejection TEXT, PRIMARY KEY (game_id, command_id))"
+        )
+        conn.execute(
+            "CREATE FUNCTION tongiaki_append(text, integer, text, integer, text, text, text, text,"
+            " text, text, json) RETURNS integer LANGUAGE sql AS 'SELECT 1'"
+        )
+    store = PostgresEventStore(url, max_size=1)
+    assert store.upgrade() == 3
+    with psycopg.connect(url, autocommit=True) as conn:
+        (count,) = conn.execute(
+            "SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
+            " WHERE proname = 'tongiaki_append' AND nspname = current_schema()"
+        ).fetchone()
+    assert count == 1
+    appended = store.append(record(command="c1", fingerprint="f" * 64), 0, events(2), "open")
+    assert appended.entry.fingerprint == "f" * 64
+    assert store.outcome("g1", "c1").fingerprint == "f" * 64
+    store.close()
+
+
+def test_the_fingerprint_is_journalled_with_accepted_and_rejected_commands(store):
+    store.append(record(command="c1", fingerprint="a" * 64), 0, events(1), "open")
+    store.reject(record(command="c2", fingerprint="b" * 64), 1, {"code": "x", "status": 409})
+    assert store.outcome("g1", "c1").fingerprint == "a" * 64
+    assert store.outcome("g1", "c2").fingerprint == "b" * 64
+    assert [j.fingerprint for j in store.journal("g1")] == ["a" * 64, "b" * 64]
 
 
 def test_appended_events_are_numbered_from_1_and_chained(store):

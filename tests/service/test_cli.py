@@ -27,7 +27,7 @@ def run(tmp_path, *args, input=None):
 
 
 def test_db_upgrade_is_idempotent(tmp_path):
-    assert run(tmp_path, "db", "upgrade").output.strip() == "schema at version 2"
+    assert run(tmp_path, "db", "upgrade").output.strip() == "schema at version 3"
     assert run(tmp_path, "db", "upgrade").exit_code == 0
 
 

@@ -12,7 +12,7 @@ from domain import legal_commands
 from domain.serialization import encode
 from domain.state import Phase
 from service.accounts import create_account
-from service.errors import Conflict, Forbidden
+from service.errors import Conflict
 from service.games import FOLD_VERSION, GameService
 from service.store.sqlite import SQLiteEventStore
 
@@ -90,7 +90,7 @@ def test_a_stale_cache_never_refuses_a_move_that_is_legal_now(tmp_path):
     version, state = first.load(game_id)
     mover = by_id[state.owner(state.active_colour).player_id]
     first.execute(game_id, mover, encode(legal_commands(state)[0]), version)
-    assert second._cache[game_id][0] == version  # second has not seen that move
+    assert second._states.get(game_id)[0] == version  # second has not seen that move
     now_version, now_state = first.load(game_id)
     mover = by_id[now_state.owner(now_state.active_colour).player_id]
     result = second.execute(game_id, mover, encode(legal_commands(now_state)[0]), now_version)
@@ -105,8 +105,9 @@ def test_a_stale_cache_judges_a_refusal_against_the_fresh_version(tmp_path):
     stale_choice = encode(legal_commands(state)[0])
     first.execute(game_id, mover, stale_choice, version)
     fresh_version = store.head(game_id).version
-    with pytest.raises((Conflict, Forbidden)):  # stale version (409) or not your turn (403)
+    with pytest.raises(Conflict) as refused:  # stale, whoever's turn it is now
         second.execute(game_id, mover, stale_choice, version)
+    assert refused.value.code == "stale_version"
     rejected = [j for j in store.journal(game_id) if j.outcome == "rejected"]
     assert [j.judged_version for j in rejected] == [fresh_version]
 

@@ -1,0 +1,76 @@
+"""One move as the service plays it, and the deck it draws from.
+
+``play`` is the single sequence both command handling and verification run:
+the command (``apply``), then every forced single choice (R25), then, once the
+game is over, the reveal of the seed (design.md, Fair draws). Sharing it means
+the two cannot drift apart.
+
+The deck is derived from the record alone (``deck_of``): the committed seed, the
+game id and every seat's entropy as of ``GameStarted``. It is never derived
+before the game has started, because until then a later ``PlayerJoined`` still
+changes it.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from collections.abc import Callable
+
+from domain import commands as cmd
+from domain.decide import apply
+from domain.deck import ALGORITHM, FIXED, Deck, commitment, complete_order
+from domain.errors import DeckUnavailable
+from domain.events import Event
+from domain.forced import apply_forced
+from domain.state import GameState, Phase
+
+STARTED = (Phase.SETUP, Phase.PLAYING, Phase.ENDED)
+UNDER_WAY = (Phase.SETUP, Phase.PLAYING)  # a command may draw a tile
+
+Secret = Callable[[], bytes]
+DeckOf = Callable[[GameState, bytes], Deck]
+
+
+def deck_of(state: GameState, seed: bytes) -> Deck:
+    """The game's draw order from its record: seed, game id, entropy as of ``GameStarted``.
+
+    Raises ``DeckUnavailable`` before the start (a later seat would change the
+    order) and when ``sha256(seed)`` is not the commitment in ``GameCreated``.
+    """
+    if state.phase not in STARTED:
+        raise DeckUnavailable("the draw order exists only once the game has started (R2)")
+    if not hmac.compare_digest(commitment(seed), state.deck_commitment):
+        raise DeckUnavailable("the seed does not match the game's commitment (R2)")
+    if state.deck_algorithm == FIXED:
+        return Deck(FIXED, complete_order(json.loads(seed.decode())))
+    if state.deck_algorithm != ALGORITHM:
+        raise DeckUnavailable(f"unknown deck algorithm {state.deck_algorithm!r}")
+    return Deck.from_seed(seed, state.game_id, [p.entropy for p in state.players])
+
+
+def entropies(state: GameState) -> tuple[str, ...]:
+    """Every seat's entropy, in seat order (what the deck is derived from, with the seed)."""
+    return tuple(p.entropy for p in state.players)
+
+
+def play(
+    state: GameState, command: cmd.Command, secret: Secret, decks: DeckOf = deck_of
+) -> tuple[list[Event], GameState]:
+    """A command's events, the forced choices after it (R25) and the reveal at the end.
+
+    ``secret`` is asked for the seed only when a started game needs its deck or
+    the game has just ended; ``decks`` derives the deck (a cache may stand in
+    for ``deck_of`` as long as it is keyed by everything ``deck_of`` reads).
+    Raises ``RuleViolation`` when the command breaks a rule (R24).
+    """
+    deck = decks(state, secret()) if state.phase in UNDER_WAY else None
+    events, after = apply(state, command, deck)
+    if deck is None and after.phase in UNDER_WAY:
+        deck = decks(after, secret())  # the command started the game: entropy is final
+    forced, after = apply_forced(after, deck)
+    events += forced
+    if after.phase is Phase.ENDED and after.seed_hex is None and after.deck_commitment:
+        reveal, after = apply(after, cmd.RevealDeck(secret().hex()))
+        events += reveal
+    return events, after

@@ -1,0 +1,233 @@
+"""Real service processes for tests: the embedded default, and the production setting.
+
+``embedded(tmp)`` runs ``tongiaki serve`` on SQLite with inline projections, as a
+newcomer would. ``production(db_url, redis_url, queue)`` runs two web processes
+(gunicorn, one worker each, on their own ports, so a test chooses which process
+answers each request) on one PostgreSQL database, with rq projections and a
+``tongiaki worker``. ``Http`` speaks to one of them over a kept-alive connection.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Reply:
+    """One HTTP answer: status, headers (lower-case names), body bytes and JSON."""
+
+    status: int
+    headers: dict[str, str]
+    raw: bytes
+    json: Any = None
+
+    @property
+    def content_type(self) -> str:
+        return self.headers.get("content-type", "").split(";")[0].strip()
+
+
+class Http:
+    """A tiny client on one kept-alive connection (reconnects when the server closes it)."""
+
+    def __init__(self, port: int, prefix: str = "/api/v1", timeout: float = 30) -> None:
+        self.port = port
+        self.prefix = prefix
+        self.timeout = timeout
+        self._conn: http.client.HTTPConnection | None = None
+
+    def _connection(self) -> http.client.HTTPConnection:
+        if self._conn is None:
+            self._conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
+        return self._conn
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def call(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        token: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        raw: bytes | None = None,
+    ) -> Reply:
+        """Send one request; ``body`` as JSON, or ``raw`` bytes as they are."""
+        sent: dict[str, str] = {}
+        data = raw
+        if data is None and body is not None:
+            data = json.dumps(body).encode()
+        if data is not None:
+            sent["Content-Type"] = "application/json"
+        if token:
+            sent["Authorization"] = f"Bearer {token}"
+        sent.update(headers or {})
+        url = path if path.startswith("/") and not self.prefix else self.prefix + path
+        for attempt in range(2):
+            conn = self._connection()
+            try:
+                conn.request(method, url, body=data, headers=sent)
+                response = conn.getresponse()
+                content = response.read()
+                break
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+                self.close()  # a kept-alive connection the server closed: once more
+                if attempt:
+                    raise
+        reply = Reply(response.status, {k.lower(): v for k, v in response.getheaders()}, content)
+        if response.getheader("Connection", "").lower() == "close":
+            self.close()
+        if reply.content_type in ("application/json", "application/problem+json") and content:
+            reply.json = json.loads(content)
+        return reply
+
+
+@dataclass
+class Server:
+    """One running service process."""
+
+    process: subprocess.Popen[bytes]
+    port: int
+    log: Path
+    env: dict[str, str] = field(repr=False)
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def http(self, prefix: str = "/api/v1") -> Http:
+        return Http(self.port, prefix)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace") if self.log.exists() else ""
+
+
+def base_env(**extra: str) -> dict[str, str]:
+    """The environment of a service process: this one's, without service settings."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("TONGIAKI_", "DATABASE_", "REDIS_"))
+    }
+    env["TONGIAKI_RATE_LIMITS"] = "off"  # tests that test the limits turn them on
+    env.update(extra)
+    return env
+
+
+def start(
+    args: list[str], env: dict[str, str], log: Path, port: int | None = None, wait: bool = True
+) -> Server:
+    """Start ``tongiaki ARGS`` (as ``python -m service.cli``); wait until it answers."""
+    handle = log.open("ab")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "service.cli", *args],
+        cwd=ROOT,
+        env=env,
+        stdout=handle,
+        stderr=subprocess.STDOUT,
+    )
+    handle.close()
+    server = Server(process, port or 0, log, env)
+    if wait and port:
+        deadline = time.monotonic() + 60
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"tongiaki {' '.join(args)} exited:\n{server.output()}")
+            try:
+                reply = Http(port).call("GET", "/games?limit=1")
+                if reply.status == 200:
+                    break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                server.stop()
+                raise RuntimeError(f"tongiaki {' '.join(args)} did not answer:\n{server.output()}")
+            time.sleep(0.05)
+    return server
+
+
+@contextmanager
+def embedded(tmp: Path, **extra: str) -> Iterator[Server]:
+    """``tongiaki serve`` as it runs out of the box: SQLite under ``tmp``, inline projections."""
+    port = free_port()
+    env = base_env(TONGIAKI_DATA_DIR=str(tmp), TONGIAKI_PORT=str(port), **extra)
+    server = start(["serve"], env, tmp / "serve.log", port)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@contextmanager
+def production(
+    tmp: Path, database_url: str, redis_url: str, queue: str, web: int = 2, **extra: str
+) -> Iterator[list[Server]]:
+    """``web`` gunicorn processes on one PostgreSQL database, rq projections, one worker."""
+    env = base_env(
+        DATABASE_URL=database_url,
+        REDIS_URL=redis_url,
+        TONGIAKI_QUEUE=queue,
+        TONGIAKI_SWEEP_EVERY="2",
+        TONGIAKI_DATA_DIR=str(tmp),
+        **extra,
+    )
+    servers: list[Server] = []
+    try:
+        for i in range(web):
+            port = free_port()
+            servers.append(
+                start(
+                    ["serve", "--workers", "1", "--threads", "4", "--port", str(port)],
+                    env,
+                    tmp / f"web{i}.log",
+                    port,
+                )
+            )
+        servers.append(start(["worker"], env, tmp / "worker.log"))
+        yield servers
+    finally:
+        for server in servers:
+            server.stop()
+
+
+def open_files(pid: int) -> int:
+    """File descriptors a process holds (Linux)."""
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def rss_kib(pid: int) -> int:
+    """Resident memory of a process in KiB (Linux)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
