@@ -12,10 +12,11 @@ from werkzeug.exceptions import HTTPException
 
 from service.errors import BadRequest, Forbidden, MalformedRequest, ServiceError
 from service.games import GameService
-from service.store.base import Account, StoredEvent
+from service.store.base import Account, InvalidData, StoredEvent, StoreUnavailable
 
 log = logging.getLogger("tongiaki.api")
 PROBLEM = "application/problem+json"
+RETRY_AFTER = 5  # seconds a client should wait after a 503
 
 
 def game_service() -> GameService:
@@ -108,7 +109,26 @@ def register_errors(app: Flask) -> None:
 
     @app.errorhandler(ServiceError)
     def service_error(exc: ServiceError) -> Response:
-        return problem(exc.status, exc.code, exc.title, exc.detail, **exc.extra)
+        response = problem(exc.status, exc.code, exc.title, exc.detail, **exc.extra)
+        if exc.extra.get("replayed"):
+            response.headers["Idempotent-Replayed"] = "true"
+        return response
+
+    @app.errorhandler(StoreUnavailable)
+    def store_unavailable(exc: StoreUnavailable) -> Response:
+        log.warning("database unavailable: %s", exc)
+        response = problem(
+            503,
+            "database_unavailable",
+            "Service unavailable",
+            "the database cannot be reached right now; retry shortly",
+        )
+        response.headers["Retry-After"] = str(RETRY_AFTER)
+        return response
+
+    @app.errorhandler(InvalidData)
+    def invalid_data(exc: InvalidData) -> Response:
+        return problem(422, "unacceptable_value", "Unprocessable request", str(exc))
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException) -> Response:

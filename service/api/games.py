@@ -128,6 +128,8 @@ def accepted(
             payload["legal"] = legal_body(result.game_id, *game_service().load(result.game_id))
     response = jsonify(payload)
     response.headers["ETag"] = f'"{result.version}"'
+    if result.duplicate:
+        response.headers["Idempotent-Replayed"] = "true"
     return response, status
 
 

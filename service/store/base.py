@@ -2,7 +2,8 @@
 
 Adapters (``sqlite.py``, ``postgres.py``) name their technology and pass one
 contract suite (``tests/contracts``). Library errors are translated here into a
-small vocabulary: ``ConcurrencyConflict``, ``StoreError``.
+small vocabulary: ``ConcurrencyConflict``, ``StoreUnavailable`` (retry later),
+``InvalidData`` (a value the database cannot hold) and ``StoreError``.
 
 Each game is a stream of events numbered 1, 2, … (primary key ``(game_id,
 version)``). Stored bytes are canonical JSON and never rewritten. Every event
@@ -23,6 +24,14 @@ GENESIS = "0" * 64
 
 class StoreError(Exception):
     """Persistence failed for a reason that is not the client's."""
+
+
+class StoreUnavailable(StoreError):
+    """The database cannot be reached or is too busy now: retry later (HTTP 503)."""
+
+
+class InvalidData(StoreError):
+    """The database refused a value (a NUL in text, an integer out of range): bad input."""
 
 
 class ConcurrencyConflict(StoreError):

@@ -3,21 +3,24 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 import psycopg
-from psycopg_pool import ConnectionPool
+from psycopg_pool import ConnectionPool, PoolTimeout
 
 from service.store.base import (
     GENESIS,
     Appended,
     CommandRecord,
     ConcurrencyConflict,
+    InvalidData,
     JournalEntry,
     NewEvent,
     StoreError,
+    StoreUnavailable,
     canonical,
     chain_events,
 )
@@ -79,6 +82,28 @@ BEGIN
 END $$
 """
 
+
+@contextmanager
+def translated() -> Iterator[None]:
+    """psycopg's errors in the store's vocabulary (the one choke point, style.md §6)."""
+    try:
+        yield
+    except psycopg.errors.UniqueViolation as exc:
+        raise StoreError(f"integrity: {exc}") from exc
+    except psycopg.DataError as exc:  # NUL in text, integer out of range, bad encoding
+        raise InvalidData(f"postgresql refused a value: {exc.diag.message_primary}") from exc
+    except (psycopg.OperationalError, PoolTimeout) as exc:  # unreachable, restarted, full
+        raise StoreUnavailable(f"postgresql: {exc}") from exc
+
+
+CONNECT_TIMEOUT = 5.0  # seconds: an unreachable database fails this fast, with its cause
+
+
+def redacted(url: str) -> str:
+    """A database URL without its password, for messages."""
+    return re.sub(r"(://[^:/@]*):[^@]*@", r"\1:***@", url)
+
+
 # Any constant will do: it only has to be the same for every process.
 UPGRADE_LOCK = 0x70D61A4
 
@@ -89,32 +114,35 @@ class PostgresEventStore(SqlEventStore):
     lock_suffix = "FOR UPDATE"
     postgres = True
 
-    def __init__(self, url: str, min_size: int = 1, max_size: int = 10) -> None:
+    def __init__(
+        self, url: str, min_size: int = 1, max_size: int = 10, timeout: float = CONNECT_TIMEOUT
+    ) -> None:
         self.url = url
+        try:  # one direct connection first: its error names the cause (refused, no database…)
+            psycopg.connect(url, connect_timeout=max(1, int(timeout)), autocommit=True).close()
+        except psycopg.Error as exc:
+            raise StoreUnavailable(
+                f"cannot connect to PostgreSQL ({redacted(url)}): {exc}"
+            ) from exc
         self.pool = ConnectionPool(
-            url, min_size=min_size, max_size=max_size, open=True, kwargs={"autocommit": True}
+            url,
+            min_size=min_size,
+            max_size=max_size,
+            open=True,
+            timeout=timeout,  # a request waits this long for a connection, then 503
+            kwargs={"autocommit": True, "connect_timeout": max(1, int(timeout))},
         )
 
     @contextmanager
     def _tx(self) -> Iterator[Any]:
-        try:
-            with self.pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
-                yield cur
-        except psycopg.errors.UniqueViolation as exc:
-            raise StoreError(f"integrity: {exc}") from exc
-        except psycopg.OperationalError as exc:
-            raise StoreError(f"postgresql: {exc}") from exc
+        with translated(), self.pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
+            yield cur
 
     @contextmanager
     def _read(self) -> Iterator[Any]:
         # Autocommit: a single SELECT is its own snapshot, one round trip.
-        try:
-            with self.pool.connection() as conn, conn.cursor() as cur:
-                yield cur
-        except psycopg.errors.UniqueViolation as exc:
-            raise StoreError(f"integrity: {exc}") from exc
-        except psycopg.OperationalError as exc:
-            raise StoreError(f"postgresql: {exc}") from exc
+        with translated(), self.pool.connection() as conn, conn.cursor() as cur:
+            yield cur
 
     def append(
         self,
@@ -134,31 +162,26 @@ class PostgresEventStore(SqlEventStore):
             )
         stored = chain_events(record.game_id, expected_version, prev_hash, events)
         last = stored[-1]
-        try:
-            with self.pool.connection() as conn:
-                row = conn.execute(
-                    "SELECT outcome, head, journal_seq FROM tongiaki_append("
-                    "%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                    (
-                        record.game_id,
-                        expected_version,
-                        prev_hash,
-                        last.version,
-                        last.hash,
-                        status,
-                        record.received_at,
-                        record.command_id,
-                        canonical(record.actor),
-                        canonical(record.payload),
-                        # one JSON parameter: far cheaper to send than five text arrays
-                        json.dumps(
-                            [[e.type, e.data, e.metadata, e.prev_hash, e.hash] for e in stored]
-                        ),
-                        record.fingerprint,
-                    ),
-                ).fetchone()
-        except psycopg.OperationalError as exc:
-            raise StoreError(f"postgresql: {exc}") from exc
+        with translated(), self.pool.connection() as conn:
+            row = conn.execute(
+                "SELECT outcome, head, journal_seq FROM tongiaki_append("
+                "%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                (
+                    record.game_id,
+                    expected_version,
+                    prev_hash,
+                    last.version,
+                    last.hash,
+                    status,
+                    record.received_at,
+                    record.command_id,
+                    canonical(record.actor),
+                    canonical(record.payload),
+                    # one JSON parameter: far cheaper to send than five text arrays
+                    json.dumps([[e.type, e.data, e.metadata, e.prev_hash, e.hash] for e in stored]),
+                    record.fingerprint,
+                ),
+            ).fetchone()
         assert row is not None
         outcome, head_version, seq = row
         if outcome == "accepted":

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from service.store.base import StoreError
+from service.store.base import StoreError, StoreUnavailable
 from service.store.sql import SCHEMA_VERSION, TABLES, SqlEventStore
 
 IMMUTABLE = [
@@ -22,57 +23,98 @@ IMMUTABLE = [
 
 
 class SQLiteEventStore(SqlEventStore):
-    """Event store in one SQLite file; one connection per thread."""
+    """Event store in one SQLite file, on a bounded pool of connections.
 
-    def __init__(self, path: str | Path) -> None:
+    A connection is taken for one transaction or one read and given back, so a
+    server that starts a thread per request holds at most ``pool_size``
+    connections (two file handles each), however many threads come and go.
+    """
+
+    def __init__(self, path: str | Path, pool_size: int = 8, wait: float = 10.0) -> None:
         self.path = str(path)
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self._local = threading.local()
-        self._all: list[sqlite3.Connection] = []
-        self._guard = threading.Lock()
+        self.pool_size = pool_size
+        self.wait = wait
+        self._idle: list[sqlite3.Connection] = []
+        self._opened = 0
+        self._available = threading.Condition()
+        self._closed = False
 
-    def _connection(self) -> sqlite3.Connection:
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is None:
+    def _open(self) -> sqlite3.Connection:
+        try:
             conn = sqlite3.connect(
                 self.path, timeout=30, isolation_level=None, check_same_thread=False
             )
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA busy_timeout=30000")
-            self._local.conn = conn
-            with self._guard:
-                self._all.append(conn)
+        except sqlite3.Error as exc:
+            raise StoreUnavailable(f"sqlite: cannot open {self.path}: {exc}") from exc
         return conn
+
+    @contextmanager
+    def _connection(self) -> Iterator[sqlite3.Connection]:
+        """A pooled connection for the length of the block."""
+        deadline = time.monotonic() + self.wait
+        with self._available:
+            while not self._idle and self._opened >= self.pool_size:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise StoreUnavailable("sqlite: every connection is busy; retry shortly")
+                self._available.wait(left)
+            conn = self._idle.pop() if self._idle else None
+            if conn is None:
+                self._opened += 1
+        if conn is None:
+            try:
+                conn = self._open()
+            except BaseException:
+                with self._available:
+                    self._opened -= 1
+                    self._available.notify()
+                raise
+        try:
+            yield conn
+        finally:
+            with self._available:
+                if self._closed:
+                    conn.close()
+                    self._opened -= 1
+                else:
+                    self._idle.append(conn)
+                self._available.notify()
 
     def _sql(self, query: str) -> str:
         return query.replace("%s", "?")
 
     @contextmanager
     def _tx(self) -> Iterator[Any]:
-        conn = self._connection()
-        cur = conn.cursor()
-        try:
-            # IMMEDIATE takes the write lock up front, so two appends never both
-            # read the same head version: SQLite serialises writers.
-            cur.execute("BEGIN IMMEDIATE")
-            yield cur
-            cur.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                cur.execute("ROLLBACK")
-            raise
-        finally:
-            cur.close()
+        with self._connection() as conn:
+            cur = conn.cursor()
+            try:
+                # IMMEDIATE takes the write lock up front, so two appends never both
+                # read the same head version: SQLite serialises writers.
+                try:
+                    cur.execute("BEGIN IMMEDIATE")
+                except sqlite3.OperationalError as exc:
+                    raise StoreUnavailable(f"sqlite: {exc}") from exc
+                yield cur
+                cur.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    cur.execute("ROLLBACK")
+                raise
+            finally:
+                cur.close()
 
     def _exec(self, cur: Any, query: str, params: Any = ()) -> Any:
         try:
             return super()._exec(cur, query, params)
         except sqlite3.IntegrityError as exc:
             raise StoreError(f"integrity: {exc}") from exc
-        except sqlite3.OperationalError as exc:
-            raise StoreError(f"sqlite: {exc}") from exc
+        except sqlite3.OperationalError as exc:  # locked, busy, disk: not the request's fault
+            raise StoreUnavailable(f"sqlite: {exc}") from exc
 
     def upgrade(self) -> int:
         """Create the schema if needed; record its version (idempotent)."""
@@ -110,16 +152,24 @@ class SQLiteEventStore(SqlEventStore):
     @contextmanager
     def _read(self) -> Iterator[Any]:
         # In WAL mode a plain statement reads a consistent snapshot: no lock needed.
-        cur = self._connection().cursor()
-        try:
-            yield cur
-        finally:
-            cur.close()
+        with self._connection() as conn:
+            cur = conn.cursor()
+            try:
+                yield cur
+            finally:
+                cur.close()
+
+    def connections(self) -> int:
+        """Connections open now (idle or in use)."""
+        with self._available:
+            return self._opened
 
     def close(self) -> None:
-        """Close every connection this store opened."""
-        with self._guard:
-            for conn in self._all:
+        """Close every idle connection; those in use close when given back."""
+        with self._available:
+            for conn in self._idle:
                 conn.close()
-            self._all.clear()
-        self._local = threading.local()
+            self._opened -= len(self._idle)
+            self._idle.clear()
+            self._closed = True  # connections in use are closed when given back
+            self._available.notify_all()

@@ -55,8 +55,8 @@ def test_snapshots_are_a_cache_that_can_be_deleted(tmp_path):
     _, with_snapshots = fresh.load(game_id)
     mid = head // 2
     _, at_mid = fresh.load(game_id, at=mid)
-    conn = store._connection()
-    conn.execute("DELETE FROM snapshots")
+    with store._connection() as conn:
+        conn.execute("DELETE FROM snapshots")
     cold = GameService(store)
     assert cold.load(game_id)[1] == with_snapshots
     assert cold.load(game_id, at=mid)[1] == at_mid
