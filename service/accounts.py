@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import unicodedata
 import uuid
 from datetime import datetime
 
@@ -24,7 +25,9 @@ def create_account(
     """A new account and its token (the only time the token is ever seen)."""
     name = name.strip()
     if not name or len(name) > MAX_NAME:
-        raise BadRequest("bad_name", f"a name has 1 to {MAX_NAME} characters")
+        raise BadRequest("bad_name", f"a name has 1 to {MAX_NAME} characters, not only spaces")
+    if any(unicodedata.category(c) in ("Cc", "Cs") for c in name):
+        raise BadRequest("bad_name", "a name has no control characters")
     token = secrets.token_urlsafe(32)
     account = Account(uuid.uuid4().hex[:12], name, kind, token_hash(token), now.isoformat())
     store.add_account(account)

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 from flask import Flask
 
-from service.api import register_errors
+from service.api import MAX_BODY, GameIdConverter, register_errors
 from service.api.accounts import bp as accounts_bp
 from service.api.games import bp as games_bp
 from service.api.meta import bp as meta_bp
@@ -52,6 +52,9 @@ def create_app(
     )
     app = Flask(__name__, static_folder=None)  # the pages serve their own (service/web)
     app.json = OrjsonProvider(app)
+    # a chunked body is read no further than one byte past the limit (then 413)
+    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY + 1
+    app.url_map.converters["game"] = GameIdConverter
     app.extensions["tongiaki.settings"] = settings
     app.extensions["tongiaki.readmodels"] = readmodels
     app.extensions["tongiaki.games"] = GameService(

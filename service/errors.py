@@ -32,6 +32,20 @@ class BadRequest(ServiceError):
     title = "Unprocessable request"
 
 
+class PayloadTooLarge(ServiceError):
+    """The request body is larger than the service accepts (checked before reading it)."""
+
+    status = 413
+    title = "Payload too large"
+
+
+class TooManyRequests(ServiceError):
+    """A client sent more than its share (rate limits)."""
+
+    status = 429
+    title = "Too many requests"
+
+
 class Unauthorized(ServiceError):
     """No bearer token, or one that names no account."""
 

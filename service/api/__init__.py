@@ -6,11 +6,20 @@ import logging
 from functools import cache
 from typing import Any
 
+import orjson
 from flask import Flask, Response, current_app, json, request
 from marshmallow import Schema, ValidationError
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
+from werkzeug.routing import BaseConverter
 
-from service.errors import BadRequest, Forbidden, MalformedRequest, ServiceError
+from service.errors import (
+    BadRequest,
+    Forbidden,
+    MalformedRequest,
+    PayloadTooLarge,
+    ServiceError,
+    Unauthorized,
+)
 from service.games import GameService
 from service.store.base import Account, InvalidData, StoredEvent, StoreUnavailable
 
@@ -45,13 +54,46 @@ def player_or_auditor(game_id: str, what: str) -> Account:
     return who
 
 
+MAX_BODY = 16 * 1024  # bytes: the largest command is a few hundred
+MAX_DEPTH = 8  # nesting of a request body (a landing is three levels deep)
+MAX_INT = 2**31 - 1  # versions, sequence numbers and limits are 32-bit in the store
+GAME_ID = r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}"  # anything else is not a game: 404
+
+
+class GameIdConverter(BaseConverter):
+    """``<game:game_id>``: a game id's shape, so a NUL or a megabyte never reaches a query."""
+
+    regex = GAME_ID
+
+
+def parse_json(raw: bytes) -> Any:
+    """A request body as JSON: 400 unless it is JSON, 422 beyond ``MAX_DEPTH`` or with
+    a non-integer number (no field takes one; orjson reads huge integers as floats)."""
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise MalformedRequest("malformed_json", f"the body is not valid JSON: {exc}") from exc
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict | list):
+            if depth > MAX_DEPTH:
+                raise BadRequest("too_deep", f"the body nests deeper than {MAX_DEPTH} levels")
+            items = value.values() if isinstance(value, dict) else value
+            stack.extend((item, depth + 1) for item in items)
+        elif isinstance(value, float) or (
+            isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INT
+        ):
+            raise BadRequest("not_an_integer", "numbers in a request are integers of 32 bits")
+    return data
+
+
 def body(schema: type[Schema]) -> dict[str, Any]:
     """The JSON body, validated by ``schema`` (422 with the field errors otherwise)."""
-    data = request.get_json(silent=True)
-    if data is None and request.get_data():
-        raise MalformedRequest("malformed_json", "the body is not valid JSON")
-    if data is None:
-        data = {}
+    raw = request.get_data(cache=True)
+    if len(raw) > MAX_BODY:  # a chunked body has no Content-Length to check beforehand
+        raise PayloadTooLarge("body_too_large", f"a request body has at most {MAX_BODY} bytes")
+    data = parse_json(raw) if raw.strip() else {}
     if not isinstance(data, dict):
         raise MalformedRequest("malformed_body", "the body must be a JSON object")
     try:
@@ -61,19 +103,22 @@ def body(schema: type[Schema]) -> dict[str, Any]:
     return loaded
 
 
-def int_arg(
-    name: str, default: int | None = None, low: int = 0, high: int | None = None
-) -> int | None:
-    """A non-negative integer query argument (422 if it is not one)."""
+def int_arg(name: str, default: int | None = None, low: int = 0, high: int = MAX_INT) -> int | None:
+    """An integer query argument in ``[low, high]`` (422 if it is not one)."""
     raw = request.args.get(name)
     if raw is None or raw == "":
         return default
-    try:
-        value = int(raw)
-    except ValueError as exc:
-        raise BadRequest("bad_query", f"{name} must be an integer") from exc
-    if value < low or (high is not None and value > high):
-        raise BadRequest("bad_query", f"{name} must be between {low} and {high or '∞'}")
+    return bounded_int(raw, name, low, high)
+
+
+def bounded_int(raw: str, name: str, low: int = 0, high: int = MAX_INT) -> int:
+    """``raw`` as an integer in ``[low, high]``, else 422 ``bad_query``."""
+    text = raw.strip()
+    if not (text.isascii() and text.lstrip("-").isdigit() and len(text) <= 12):
+        raise BadRequest("bad_query", f"{name} must be an integer from {low} to {high}")
+    value = int(text)
+    if not low <= value <= high:
+        raise BadRequest("bad_query", f"{name} must be an integer from {low} to {high}")
     return value
 
 
@@ -107,11 +152,19 @@ def problem(status: int, code: str, title: str, detail: str, **extra: Any) -> Re
 def register_errors(app: Flask) -> None:
     """Map every error to problem+json in one place; views never catch."""
 
+    @app.before_request
+    def bounded_body() -> None:
+        if (request.content_length or 0) > MAX_BODY:
+            raise PayloadTooLarge("body_too_large", f"a request body has at most {MAX_BODY} bytes")
+
     @app.errorhandler(ServiceError)
     def service_error(exc: ServiceError) -> Response:
         response = problem(exc.status, exc.code, exc.title, exc.detail, **exc.extra)
         if exc.extra.get("replayed"):
             response.headers["Idempotent-Replayed"] = "true"
+        if isinstance(exc, Unauthorized):
+            error = ', error="invalid_token"' if exc.code == "bad_token" else ""
+            response.headers["WWW-Authenticate"] = f'Bearer realm="tongiaki"{error}'
         return response
 
     @app.errorhandler(StoreUnavailable)
@@ -132,8 +185,16 @@ def register_errors(app: Flask) -> None:
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException) -> Response:
+        if isinstance(exc, RequestEntityTooLarge):  # a chunked body past MAX_CONTENT_LENGTH
+            return service_error(
+                PayloadTooLarge("body_too_large", f"a request body has at most {MAX_BODY} bytes")
+            )
         code = (exc.name or "error").lower().replace(" ", "_")
-        return problem(exc.code or 500, code, exc.name or "Error", exc.description or "")
+        response = problem(exc.code or 500, code, exc.name or "Error", exc.description or "")
+        for name, value in exc.get_headers():  # Allow on 405, for instance
+            if name.lower() != "content-type":
+                response.headers[name] = value
+        return response
 
     @app.errorhandler(Exception)
     def unexpected(exc: Exception) -> Response:

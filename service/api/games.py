@@ -17,6 +17,7 @@ from domain.state import GameState
 from service.api import (
     account,
     body,
+    bounded_int,
     event_json,
     game_service,
     int_arg,
@@ -194,13 +195,13 @@ def _view(game_id: str, at: int | None) -> ResponseReturnValue:
     return response
 
 
-@bp.get("/games/<game_id>")
+@bp.get("/games/<game:game_id>")
 @documented(Operation("/games/{game_id}", "get", "A game's public state", GameView, errors=(404,)))
 def show(game_id: str) -> ResponseReturnValue:
     return _view(game_id, None)
 
 
-@bp.get("/games/<game_id>/state")
+@bp.get("/games/<game:game_id>/state")
 @documented(
     Operation(
         "/games/{game_id}/state",
@@ -215,7 +216,7 @@ def state_at(game_id: str) -> ResponseReturnValue:
     return _view(game_id, int_arg("at", None, 1))
 
 
-@bp.post("/games/<game_id>/seats")
+@bp.post("/games/<game:game_id>/seats")
 @documented(
     Operation(
         "/games/{game_id}/seats",
@@ -240,7 +241,7 @@ def join(game_id: str) -> ResponseReturnValue:
     return accepted(result, 201, with_legal=with_legal)
 
 
-@bp.post("/games/<game_id>/start")
+@bp.post("/games/<game:game_id>/start")
 @documented(
     Operation(
         "/games/{game_id}/start",
@@ -260,7 +261,7 @@ def start(game_id: str) -> ResponseReturnValue:
     return accepted(result, with_legal=with_legal)
 
 
-@bp.get("/games/<game_id>/legal")
+@bp.get("/games/<game:game_id>/legal")
 @documented(
     Operation(
         "/games/{game_id}/legal",
@@ -275,17 +276,21 @@ def legal(game_id: str) -> ResponseReturnValue:
 
 
 def _expected_version(envelope: dict[str, object]) -> int | None:
+    """The version a command expects: ``If-Match: "<version>"`` or ``expected_version``."""
     match = request.headers.get("If-Match")
     if match is None:
         value = envelope.get("expected_version")
         return value if isinstance(value, int) else None
+    text = match.strip().removeprefix("W/").strip('"')
+    if text == "*":  # any version (RFC 9110)
+        return None
     try:
-        return int(match.strip().removeprefix("W/").strip('"'))
-    except ValueError as exc:
+        return bounded_int(text, "If-Match", 0)
+    except BadRequest as exc:
         raise BadRequest("bad_if_match", 'If-Match is the quoted version, e.g. "12"') from exc
 
 
-@bp.post("/games/<game_id>/commands")
+@bp.post("/games/<game:game_id>/commands")
 @documented(
     Operation(
         "/games/{game_id}/commands",
@@ -314,7 +319,7 @@ def command(game_id: str) -> ResponseReturnValue:
     )
 
 
-@bp.get("/games/<game_id>/events")
+@bp.get("/games/<game:game_id>/events")
 @documented(
     Operation(
         "/games/{game_id}/events",
@@ -342,7 +347,7 @@ def events(game_id: str) -> ResponseReturnValue:
     )
 
 
-@bp.get("/games/<game_id>/stream")
+@bp.get("/games/<game:game_id>/stream")
 @documented(
     Operation(
         "/games/{game_id}/stream",
@@ -361,8 +366,8 @@ def stream(game_id: str) -> ResponseReturnValue:
     game_service().load(game_id)
     last = request.headers.get("Last-Event-ID") or request.args.get("after") or "0"
     try:
-        after = int(last)
-    except ValueError as exc:
+        after = bounded_int(last, "Last-Event-ID")
+    except BadRequest as exc:
         raise BadRequest("bad_last_event_id", "Last-Event-ID is a version number") from exc
     timeout = int_arg("timeout", 300, 1, 3600) or 300
     store = game_service().store
@@ -389,20 +394,30 @@ def stream(game_id: str) -> ResponseReturnValue:
     return response
 
 
-@bp.get("/games/<game_id>/journal")
+PAGE = [
+    query("after", "integer", "sequence number to start after (next_after of the last page)"),
+    query("limit", "integer", "at most this many (1 to 1000, default 200)"),
+]
+
+
+@bp.get("/games/<game:game_id>/journal")
 @documented(
     Operation(
         "/games/{game_id}/journal",
         "get",
-        "Every command received, accepted or rejected (the game's players and auditors)",
+        "Commands received, accepted or rejected, a page at a time"
+        " (the game's players and auditors)",
         Journal,
         auth=True,
-        errors=(401, 403, 404),
+        params=PAGE,
+        errors=(401, 403, 404, 422),
     )
 )
 def journal(game_id: str) -> ResponseReturnValue:
     player_or_auditor(game_id, "journal")
-    entries = game_service().store.journal(game_id)
+    after = int_arg("after", 0) or 0
+    limit = int_arg("limit", 200, 1, 1000) or 200
+    entries = game_service().store.journal(game_id, after, limit)
     return jsonify(
         game_id=game_id,
         commands=[
@@ -420,10 +435,11 @@ def journal(game_id: str) -> ResponseReturnValue:
             }
             for e in entries
         ],
+        next_after=entries[-1].seq if entries else after,
     )
 
 
-@bp.get("/games/<game_id>/verify")
+@bp.get("/games/<game:game_id>/verify")
 @documented(
     Operation(
         "/games/{game_id}/verify",

@@ -14,8 +14,19 @@ class Strict(Schema):
         unknown = RAISE
 
 
+# printable text: no control characters (C0, DEL, C1), which no name or entropy needs
+PRINTABLE = validate.Regexp(
+    r"^[^\x00-\x1f\x7f-\x9f]*\Z", error="control characters are not allowed"
+)
+MAX_INT = 2**31 - 1
+
+
 class AccountCreate(Strict):
-    name = fields.String(required=True, validate=validate.Length(1, 64))
+    name = fields.String(
+        required=True,
+        validate=[validate.Length(1, 64), PRINTABLE],
+        metadata={"description": "1 to 64 printable characters, not only spaces"},
+    )
 
 
 class AccountCreated(Strict):
@@ -41,7 +52,7 @@ class SeatCreate(Strict):
     colours = fields.List(
         fields.String(validate=validate.OneOf(COLOURS)), validate=validate.Length(1, 2)
     )
-    entropy = fields.String(load_default="", validate=validate.Length(0, 256))
+    entropy = fields.String(load_default="", validate=[validate.Length(0, 256), PRINTABLE])
 
     @validates_schema
     def one_of_colour_or_colours(self, data: dict[str, object], **_: object) -> None:
@@ -56,7 +67,9 @@ class CommandEnvelope(Schema):
         unknown = "include"
 
     type = fields.String(required=True, metadata={"description": "command type, e.g. Expand"})
-    expected_version = fields.Integer(validate=validate.Range(0), load_default=None)
+    expected_version = fields.Integer(
+        validate=validate.Range(0, MAX_INT), load_default=None, strict=True
+    )
 
 
 class Receipt(Strict):
@@ -136,6 +149,9 @@ class JournalItem(Strict):
 class Journal(Strict):
     game_id = fields.String(required=True)
     commands = fields.List(fields.Nested(JournalItem), required=True)
+    next_after = fields.Integer(
+        required=True, metadata={"description": "after= for the next page (empty when done)"}
+    )
 
 
 class VerificationSchema(Strict):
@@ -245,6 +261,9 @@ class AuditTurn(Strict):
 class Audit(ReadModel):
     game_id = fields.String(required=True)
     turns = fields.List(fields.Nested(AuditTurn), required=True)
+    next_after = fields.Integer(
+        required=True, metadata={"description": "after= for the next page (empty when done)"}
+    )
 
 
 class ProjectionLag(Strict):

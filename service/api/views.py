@@ -81,7 +81,7 @@ def ready(name: str, game_id: str) -> Checkpoint:
         pause = min(pause * 1.5, 0.02)
 
 
-@bp.get("/games/<game_id>/scoreboard")
+@bp.get("/games/<game:game_id>/scoreboard")
 @documented(
     Operation(
         "/games/{game_id}/scoreboard",
@@ -195,7 +195,7 @@ def my_games() -> ResponseReturnValue:
     return jsonify(games=_lobby(rows, me))
 
 
-@bp.get("/games/<game_id>/timeline")
+@bp.get("/games/<game:game_id>/timeline")
 @documented(
     Operation(
         "/games/{game_id}/timeline",
@@ -236,32 +236,51 @@ def timeline(game_id: str) -> ResponseReturnValue:
     )
 
 
-@bp.get("/games/<game_id>/audit")
+@bp.get("/games/<game:game_id>/audit")
 @documented(
     Operation(
         "/games/{game_id}/audit",
         "get",
-        "Audit timeline: per turn, every command received beside the events it caused",
+        "Audit timeline: per turn, every command received beside the events it caused"
+        " (a page of commands at a time)",
         Audit,
         auth=True,
-        params=[MIN_VERSION],
-        errors=(401, 403, 404, 503),
+        params=[
+            query("after", "integer", "sequence number to start after (next_after)"),
+            query("limit", "integer", "at most this many commands (1 to 1000, default 200)"),
+            MIN_VERSION,
+        ],
+        errors=(401, 403, 404, 422, 503),
     )
 )
 def audit(game_id: str) -> ResponseReturnValue:
     player_or_auditor(game_id, "audit")
     point = ready("audit", game_id)
+    after = int_arg("after", 0) or 0
+    limit = int_arg("limit", 200, 1, 1000) or 200
     rm = readmodels()
-    steps = {
-        r[0]: _step(r)
-        for r in rm.query(f"SELECT {STEP_COLUMNS} FROM rm_steps WHERE game_id = %s", (game_id,))
-    }
-    turns: dict[int, list[dict[str, Any]]] = {}
-    for r in rm.query(
+    rows = rm.query(
         "SELECT seq, turn, command_id, actor, received_at, payload, judged_version, outcome,"
-        " first_version, last_version, rejection FROM rm_audit WHERE game_id = %s ORDER BY seq",
-        (game_id,),
-    ):
+        " first_version, last_version, rejection FROM rm_audit WHERE game_id = %s AND seq > %s"
+        " ORDER BY seq LIMIT %s",
+        (game_id, after, limit),
+    )
+    firsts = [r[8] for r in rows if r[8] is not None]
+    lasts = [r[9] for r in rows if r[9] is not None]
+    steps = (
+        {
+            r[0]: _step(r)
+            for r in rm.query(
+                f"SELECT {STEP_COLUMNS} FROM rm_steps WHERE game_id = %s"
+                " AND version BETWEEN %s AND %s",
+                (game_id, min(firsts), max(lasts)),
+            )
+        }
+        if firsts and lasts
+        else {}
+    )
+    turns: dict[int, list[dict[str, Any]]] = {}
+    for r in rows:
         first, last = r[8], r[9]
         versions = range(first, last + 1) if first is not None and last is not None else ()
         turns.setdefault(r[1], []).append(
@@ -284,6 +303,7 @@ def audit(game_id: str) -> ResponseReturnValue:
         game_id=game_id,
         version=point.version,
         turns=[{"turn": t, "commands": c} for t, c in sorted(turns.items())],
+        next_after=rows[-1][0] if rows else after,
     )
 
 

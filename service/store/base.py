@@ -248,8 +248,8 @@ class EventStore(Protocol):
         """Games, most recently updated first, optionally of one status."""
         ...
 
-    def journal(self, game_id: str) -> list[JournalEntry]:
-        """Every command received for the game, in arrival order."""
+    def journal(self, game_id: str, after: int = 0, limit: int | None = None) -> list[JournalEntry]:
+        """Commands received for the game, in arrival order: ``seq > after``, at most ``limit``."""
         ...
 
     def put_secret(self, game_id: str, seed: bytes) -> None:

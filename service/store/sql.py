@@ -184,14 +184,17 @@ class SqlEventStore:
         with self._read() as cur:
             return self._find(cur, game_id, command_id)
 
-    def journal(self, game_id: str) -> list[JournalEntry]:
-        """Every command received for the game, in arrival order."""
+    def journal(self, game_id: str, after: int = 0, limit: int | None = None) -> list[JournalEntry]:
+        """Commands received for the game, in arrival order: ``seq > after``, at most ``limit``."""
+        query = (
+            f"SELECT {_JOURNAL_COLUMNS} FROM journal WHERE game_id = %s AND seq > %s ORDER BY seq"
+        )
+        params: list[Any] = [game_id, after]
+        if limit is not None:
+            query += " LIMIT %s"
+            params.append(limit)
         with self._read() as cur:
-            rows = self._exec(
-                cur,
-                f"SELECT {_JOURNAL_COLUMNS} FROM journal WHERE game_id = %s ORDER BY seq",
-                (game_id,),
-            ).fetchall()
+            rows = self._exec(cur, query, params).fetchall()
         return [_entry(r) for r in rows]
 
     # --- append ---------------------------------------------------------------

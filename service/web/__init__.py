@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flask import Blueprint, Response, abort, send_from_directory
+from flask import Blueprint, Response, send_from_directory
 from flask.typing import ResponseReturnValue
 
 STATIC = Path(__file__).parent / "static"
@@ -24,30 +24,24 @@ def page(name: str, title: str, game_id: str = "") -> Response:
     return Response(html, mimetype="text/html")
 
 
-def _game_id(game_id: str) -> str:
-    if not (1 <= len(game_id) <= 64 and all(c.isalnum() or c in "-_" for c in game_id)):
-        abort(404)
-    return game_id
-
-
 @bp.get("/")
 def lobby() -> ResponseReturnValue:
     return page("lobby", "Tongiaki — lobby")
 
 
-@bp.get("/games/<game_id>")
+@bp.get("/games/<game:game_id>")
 def game(game_id: str) -> ResponseReturnValue:
-    return page("game", "Tongiaki — game", _game_id(game_id))
+    return page("game", "Tongiaki — game", game_id)
 
 
-@bp.get("/games/<game_id>/replay")
+@bp.get("/games/<game:game_id>/replay")
 def replay(game_id: str) -> ResponseReturnValue:
-    return page("replay", "Tongiaki — replay", _game_id(game_id))
+    return page("replay", "Tongiaki — replay", game_id)
 
 
-@bp.get("/games/<game_id>/audit")
+@bp.get("/games/<game:game_id>/audit")
 def audit(game_id: str) -> ResponseReturnValue:
-    return page("audit", "Tongiaki — audit", _game_id(game_id))
+    return page("audit", "Tongiaki — audit", game_id)
 
 
 @bp.get("/favicon.ico")

@@ -43,5 +43,8 @@ def test_a_huge_integer_in_a_command_is_a_client_error_not_a_500(client):
     body = {"type": "PlaceStartingBoat", "beach": 2**70}
     r = blue.post(f"/games/{game_id}/commands", body)
     assert 400 <= r.status_code < 500 and r.content_type == "application/problem+json"
+    assert (r.status_code, r.json["code"]) == (422, "not_an_integer")
     r = blue.post(f"/games/{game_id}/commands", {**body, "beach": 1, "expected_version": 2**70})
-    assert r.status_code == 409 and r.json["code"] == "stale_version"
+    assert (r.status_code, r.json["code"]) == (422, "not_an_integer")
+    r = blue.post(f"/games/{game_id}/commands", {**body, "beach": 1, "expected_version": 2**31})
+    assert (r.status_code, r.json["code"]) == (422, "not_an_integer")

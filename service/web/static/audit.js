@@ -33,6 +33,20 @@ function verification(v) {
   );
 }
 
+// The audit comes a page of commands at a time; commands of one turn may span pages.
+async function auditPages() {
+  const turns = new Map();
+  let after = 0;
+  for (;;) {
+    const page = await api("GET", `/games/${gameId}/audit?after=${after}&limit=500`);
+    if (!page.ok) return page;
+    for (const t of page.data.turns) turns.set(t.turn, [...(turns.get(t.turn) || []), ...t.commands]);
+    if (page.data.next_after === after) break;
+    after = page.data.next_after;
+  }
+  return { ok: true, data: { turns: [...turns.entries()].sort((a, b) => a[0] - b[0]).map(([turn, commands]) => ({ turn, commands })) } };
+}
+
 async function main() {
   nav(gameId);
   const main = document.getElementById("main");
@@ -40,16 +54,18 @@ async function main() {
     main.replaceChildren(el("p", {}, "The audit is for this game's players and auditors: ", el("a", { href: "/" }, "sign in"), " first."));
     return;
   }
-  const [audit, verify, events] = await Promise.all([
-    api("GET", `/games/${gameId}/audit`),
+  const [audit, verify, game] = await Promise.all([
+    auditPages(),
     api("GET", `/games/${gameId}/verify`),
-    api("GET", `/games/${gameId}/events?limit=1000`),
+    api("GET", `/games/${gameId}`),
   ]);
   if (!audit.ok) {
     main.replaceChildren(el("p", { class: "error" }, problemText(audit.data)));
     return;
   }
-  const reveal = events.ok ? events.data.events.find((e) => e.type === "DeckRevealed") : null;
+  // DeckRevealed is among the last events (appended with GameEnded)
+  const tail = game.ok ? await api("GET", `/games/${gameId}/events?after=${Math.max(0, game.data.version - 5)}`) : null;
+  const reveal = tail?.ok ? tail.data.events.find((e) => e.type === "DeckRevealed") : null;
   main.replaceChildren(
     el(
       "section",

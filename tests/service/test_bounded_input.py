@@ -1,0 +1,214 @@
+"""Every input is bounded, and nothing a client sends gives a 500 (design.md, HTTP API)."""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+
+from tests.service.api import Player, open_game
+
+PROBLEM = "application/problem+json"
+
+
+def journal(player, game_id):
+    return player.get(f"/games/{game_id}/journal").json["commands"]
+
+
+def head(client, game_id):
+    return client.get(f"/api/v1/games/{game_id}").json["version"]
+
+
+def test_a_body_over_16_kib_is_refused_with_413_before_it_is_read(client):
+    game_id, players = open_game(client, ["blue", "red"])
+    before = journal(players[0], game_id)
+    huge = b'{"type": "Expand", "island": "' + b"x" * 10_000_000 + b'"}'
+    for who in (players[0], Player(client, "stranger")):
+        r = client.post(
+            f"/api/v1/games/{game_id}/commands",
+            data=huge,
+            headers={**who.headers, "Content-Type": "application/json"},
+        )
+        assert (r.status_code, r.content_type, r.json["code"]) == (413, PROBLEM, "body_too_large")
+    assert journal(players[0], game_id) == before
+
+
+def test_commands_from_an_account_without_a_seat_are_refused_before_the_journal(client):
+    game_id, players = open_game(client, ["blue", "red"])
+    stranger = Player(client, "stranger")
+    before = journal(players[0], game_id)
+    for payload in ({"type": "StartGame"}, {"type": "Expand", "island": "tonga"}, {"type": "?"}):
+        r = stranger.post(f"/games/{game_id}/commands", payload)
+        assert (r.status_code, r.json["code"]) == (403, "not_seated")
+    assert journal(players[0], game_id) == before
+
+
+@pytest.mark.parametrize(
+    "raw, status, code",
+    [
+        (b"[" * 5000 + b"]" * 5000, 400, "malformed_json"),  # deeper than any parser allows
+        (b'{"type": "Expand", "x": ' + b"[" * 50 + b"]" * 50 + b"}", 422, "too_deep"),
+        (b'{"type": "Expand", "island": "\\ud800"}', 400, "malformed_json"),  # lone surrogate
+        (b'{"type": "Expand", "n": 18446744073709551617}', 422, "not_an_integer"),
+        (b'{"type": "Expand", "n": 1.5}', 422, "not_an_integer"),
+        (b'{"type": "Expand", "n": 1e400}', 400, "malformed_json"),
+        (b"\xff\xfe", 400, "malformed_json"),
+        (b"[1, 2]", 400, "malformed_body"),
+    ],
+)
+def test_malformed_bodies_are_client_errors_and_change_nothing(client, raw, status, code):
+    game_id, players = open_game(client, ["blue", "red"])
+    version = head(client, game_id)
+    r = client.post(
+        f"/api/v1/games/{game_id}/commands",
+        data=raw,
+        headers={**players[0].headers, "Content-Type": "application/json"},
+    )
+    assert (r.status_code, r.content_type, r.json["code"]) == (status, PROBLEM, code)
+    assert head(client, game_id) == version
+
+
+@pytest.mark.parametrize("name", ["nul\x00name", "bell\x07", "\x9f", "   ", "x" * 65, ""])
+def test_names_are_printable_text_of_1_to_64_characters(client, name):
+    r = client.post("/api/v1/accounts", json={"name": name})
+    assert r.status_code == 422 and r.content_type == PROBLEM
+
+
+def test_a_lone_surrogate_in_a_name_is_malformed_json_not_a_500(client):
+    r = client.post(
+        "/api/v1/accounts",
+        data=b'{"name": "\\ud800"}',
+        headers={"Content-Type": "application/json"},
+    )
+    assert (r.status_code, r.json["code"]) == (400, "malformed_json")
+
+
+def test_entropy_is_printable_text(client):
+    a = Player(client, "a")
+    game_id = a.post("/games", {"max_players": 2}).json["game_id"]
+    r = a.post(f"/games/{game_id}/seats", {"colour": "blue", "entropy": "dice\x00"})
+    assert r.status_code == 422
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/games/ab%00cd",
+        "/games/ab%00cd/legal",
+        "/games/" + "a" * 65,
+        "/games/%F0%9F%8F%9D/events",
+        "/games/..%2F..%2Fetc/state",
+    ],
+)
+def test_a_game_id_of_the_wrong_shape_is_404(client, path):
+    r = client.get("/api/v1" + path)
+    assert (r.status_code, r.content_type) == (404, PROBLEM)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/events?after=9223372036854775808",
+        "/events?after=-1",
+        "/events?limit=0",
+        "/events?after=1e3",
+        "/events?after=%00",
+        "/state?at=18446744073709551617",
+        "/state?at=0",
+        "/timeline?after=99999999999999999999",
+        "/scoreboard?min_version=9223372036854775807",
+    ],
+)
+def test_out_of_range_query_integers_are_422(client, path):
+    game_id, _ = open_game(client, ["blue", "red"])
+    r = client.get(f"/api/v1/games/{game_id}{path}")
+    assert (r.status_code, r.content_type) == (422, PROBLEM), r.json
+
+
+@pytest.mark.parametrize("value", ["18446744073709551617", "-1", "abc", "1.0"])
+def test_a_last_event_id_out_of_range_is_422(client, value):
+    game_id, _ = open_game(client, ["blue", "red"])
+    r = client.get(f"/api/v1/games/{game_id}/stream?timeout=1", headers={"Last-Event-ID": value})
+    assert (r.status_code, r.json["code"]) == (422, "bad_last_event_id")
+
+
+@pytest.mark.parametrize("value", ['"18446744073709551617"', '"-3"', "twelve"])
+def test_an_if_match_out_of_range_is_422_and_changes_nothing(client, value):
+    game_id, players = open_game(client, ["blue", "red"])
+    legal = client.get(f"/api/v1/games/{game_id}/legal").json
+    mover = next(p for p in players if p.id == legal["player_id"])
+    r = mover.post(f"/games/{game_id}/commands", legal["commands"][0], **{"If-Match": value})
+    assert (r.status_code, r.json["code"]) == (422, "bad_if_match")
+    assert head(client, game_id) == legal["version"]
+
+
+def test_a_stale_if_match_is_409_stale_version_whoever_plays_now(client):
+    game_id, players = open_game(client, ["blue", "red"])
+    legal = client.get(f"/api/v1/games/{game_id}/legal").json
+    mover = next(p for p in players if p.id == legal["player_id"])
+    idle = next(p for p in players if p.id != legal["player_id"])
+    match = {"If-Match": f'"{legal["version"]}"'}
+    assert (
+        mover.post(f"/games/{game_id}/commands", legal["commands"][0], **match).status_code == 200
+    )
+    for who in (mover, idle):  # a race loser, whether or not it is now their turn
+        r = who.post(f"/games/{game_id}/commands", legal["commands"][0], **match)
+        assert (r.status_code, r.json["code"]) == (409, "stale_version"), r.json
+
+
+def test_journal_and_audit_come_a_page_at_a_time(client):
+    game_id, players = open_game(client, ["blue", "red"])
+    whole = journal(players[0], game_id)
+    assert len(whole) >= 3
+    got, after = [], 0
+    while True:
+        page = players[0].get(f"/games/{game_id}/journal?after={after}&limit=2").json
+        assert len(page["commands"]) <= 2
+        if not page["commands"]:
+            break
+        got += page["commands"]
+        after = page["next_after"]
+    assert got == whole
+    first = players[0].get(f"/games/{game_id}/audit?limit=1").json
+    assert sum(len(t["commands"]) for t in first["turns"]) == 1
+    rest = players[0].get(f"/games/{game_id}/audit?after={first['next_after']}&limit=1000").json
+    seqs = [c["seq"] for p in (first, rest) for t in p["turns"] for c in t["commands"]]
+    assert seqs == [c["seq"] for c in whole]
+
+
+def test_405_names_the_allowed_methods_and_401_the_scheme(client):
+    r = client.delete("/api/v1/games")
+    assert (r.status_code, r.content_type) == (405, PROBLEM)
+    assert set(r.headers["Allow"].replace(" ", "").split(",")) >= {"GET", "POST"}
+    r = client.post("/api/v1/games", json={})
+    assert (r.status_code, r.content_type) == (401, PROBLEM)
+    assert r.headers["WWW-Authenticate"].startswith("Bearer")
+    r = client.post("/api/v1/games", json={}, headers={"Authorization": "Bearer nope"})
+    assert 'error="invalid_token"' in r.headers["WWW-Authenticate"]
+
+
+def test_a_dropped_database_connection_is_503_with_retry_after(request, tmp_path):
+    """PostgreSQL ends every connection of the service (a restart, a failover)."""
+    from service.app import create_app
+    from service.settings import Settings
+    from service.store.postgres import PostgresEventStore
+
+    _, url = request.getfixturevalue("pg_schema")
+    store = PostgresEventStore(url, max_size=2)
+    client = create_app(Settings(data_dir=tmp_path), store=store).test_client()
+    game_id, _ = open_game(client, ["blue", "red"])
+    with psycopg.connect(url, autocommit=True) as admin:
+        mine = admin.execute("SELECT pg_backend_pid()").fetchone()[0]
+        admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> %s AND application_name = ''",
+            (mine,),
+        )
+    statuses = []
+    for _ in range(4):
+        r = client.get(f"/api/v1/games/{game_id}/events")
+        statuses.append(r.status_code)
+        if r.status_code == 503:
+            assert r.content_type == PROBLEM and r.headers["Retry-After"].isdigit()
+            assert r.json["code"] == "database_unavailable"
+    assert 500 not in statuses and statuses[-1] == 200, statuses
+    store.close()
