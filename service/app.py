@@ -15,6 +15,7 @@ from service.api.meta import bp as meta_bp
 from service.api.views import bp as views_bp
 from service.games import Doorbell, GameService
 from service.jsonprovider import OrjsonProvider
+from service.limits import RateLimits
 from service.settings import Settings
 from service.store.base import EventStore
 from service.web import bp as web_bp
@@ -57,6 +58,7 @@ def create_app(
     app.url_map.converters["game"] = GameIdConverter
     app.extensions["tongiaki.settings"] = settings
     app.extensions["tongiaki.readmodels"] = readmodels
+    app.extensions["tongiaki.limits"] = RateLimits(settings)
     app.extensions["tongiaki.games"] = GameService(
         store,
         clock=clock or (lambda: datetime.now(UTC)),

@@ -1,11 +1,112 @@
-"""Settings: the only reader of ``os.environ`` (style.md §9)."""
+"""Settings: the only reader of ``os.environ`` (style.md §9).
+
+Every value is checked when read: a mistake is a ``ConfigError`` naming the
+variable and what it accepts, so a service never starts on a setting it
+misread (a bad ``DATABASE_URL`` used to fall back to SQLite in silence).
+"""
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
+
+# what the rate limits guard, and their defaults (``limits`` notation, "; " between)
+RATE_LIMITS: dict[str, str] = {
+    "accounts": "10/minute; 100/day",  # sign-ups per client address
+    "games": "30/hour",  # games opened per account
+    "commands": "20/second; 600/minute",  # commands, seats and starts per account
+    "unauthorised": "30/second",  # requests with a bad token, per client address
+}
+OFF = "off"
+
+
+class ConfigError(ValueError):
+    """A setting that cannot be used; the message is one line for the operator."""
+
+
+def _redacted(url: str) -> str:
+    return re.sub(r"(://[^:/@]*):[^@]*@", r"\1:***@", url)
+
+
+def _integer(env: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
+    raw = env.get(name, "").strip() or str(default)
+    if not re.fullmatch(r"-?\d{1,10}", raw) or not low <= int(raw) <= high:
+        raise ConfigError(f"{name} must be a whole number from {low} to {high}, not {raw!r}")
+    return int(raw)
+
+
+def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    raw = env.get(name, "").strip() or str(default)
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 86_400:
+        raise ConfigError(f"{name} must be a number of seconds above 0, not {raw!r}")
+    return value
+
+
+def _database_url(raw: str) -> str:
+    url = raw.strip()
+    if not url:
+        return ""
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        readable = urlsplit(url).scheme in ("postgresql", "postgres") and conninfo_to_dict(url)
+    except Exception:  # psycopg names its own parse errors; the line below says what is wanted
+        readable = False
+    if not readable:
+        raise ConfigError(
+            "DATABASE_URL must be empty (the embedded SQLite file) or a PostgreSQL URL such as"
+            f" postgresql://user@host:5432/db, not {_redacted(url)!r}"
+        )
+    return url
+
+
+def _redis_url(raw: str) -> str:
+    url = raw.strip()
+    if not url:
+        return ""
+    parts = urlsplit(url)
+    ok = (parts.scheme in ("redis", "rediss") and parts.hostname) or parts.scheme == "unix"
+    path = parts.path.strip("/")
+    if not ok or (parts.scheme != "unix" and path and not path.isdigit()):
+        raise ConfigError(
+            "REDIS_URL must be empty (projections inline) or a Redis URL such as"
+            f" redis://host:6379/0, not {_redacted(url)!r}"
+        )
+    return url
+
+
+def parse_rate_limits(raw: str) -> dict[str, str]:
+    """``TONGIAKI_RATE_LIMITS``: "off", or overrides such as "commands=5/second;
+    games=10/hour" (several limits of one kind joined by ``,``). Checked here."""
+    from limits import parse_many
+
+    text = raw.strip()
+    if text.lower() == OFF:
+        return {}
+    chosen = dict(RATE_LIMITS)
+    for part in filter(None, (p.strip() for p in text.split(";"))):
+        kind, _, spec = part.partition("=")
+        kind = kind.strip()
+        if kind not in RATE_LIMITS or not spec.strip():
+            raise ConfigError(
+                f"TONGIAKI_RATE_LIMITS: {part!r} is not KIND=LIMITS with KIND one of"
+                f" {', '.join(RATE_LIMITS)} (or the whole value 'off')"
+            )
+        spec = "; ".join(s.strip() for s in spec.split(","))
+        try:
+            parse_many(spec)
+        except ValueError as exc:
+            raise ConfigError(f"TONGIAKI_RATE_LIMITS: {spec!r} is not a rate limit") from exc
+        chosen[kind] = spec
+    return chosen
 
 
 @dataclass(frozen=True)
@@ -15,27 +116,43 @@ class Settings:
     database_url: str = ""  # empty: SQLite file under data_dir
     redis_url: str = ""  # empty: projections run inline
     queue: str = "tongiaki"  # the rq queue of projection jobs
-    sweep_every: float = 30.0  # seconds between a worker's sweeps for lagging games
+    sweep_every: float = 30.0  # seconds between sweeps for lagging games
     data_dir: Path = Path("var")
     testing: bool = False  # allows fixed tile orders (never in production)
     snapshot_every: int = 100
     host: str = "127.0.0.1"
     port: int = 8000
+    # kind → limits; empty: no rate limits (TONGIAKI_RATE_LIMITS=off)
+    rate_limits: dict[str, str] = field(default_factory=lambda: dict(RATE_LIMITS), hash=False)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
-        """Settings from ``DATABASE_URL``, ``REDIS_URL``, ``TONGIAKI_*`` variables."""
+        """Settings from ``DATABASE_URL``, ``REDIS_URL``, ``TONGIAKI_*`` variables.
+
+        Raises ``ConfigError`` (one line, naming the variable) for any value it
+        cannot use.
+        """
         e = os.environ if env is None else env
+        queue = e.get("TONGIAKI_QUEUE", "").strip() or "tongiaki"
+        if not re.fullmatch(r"[A-Za-z0-9_.:-]{1,64}", queue):
+            raise ConfigError(
+                f"TONGIAKI_QUEUE must be 1 to 64 letters, digits or _.:-, not {queue!r}"
+            )
+        testing = e.get("TONGIAKI_TESTING", "").strip()
+        if testing not in ("", "0", "1"):
+            raise ConfigError(f"TONGIAKI_TESTING must be 1 (on) or 0 (off), not {testing!r}")
+        host = e.get("TONGIAKI_HOST", "").strip() or "127.0.0.1"
         return cls(
-            database_url=e.get("DATABASE_URL", ""),
-            redis_url=e.get("REDIS_URL", ""),
-            queue=e.get("TONGIAKI_QUEUE", "tongiaki"),
-            sweep_every=float(e.get("TONGIAKI_SWEEP_EVERY", "30")),
-            data_dir=Path(e.get("TONGIAKI_DATA_DIR", "var")),
-            testing=e.get("TONGIAKI_TESTING", "") == "1",
-            snapshot_every=int(e.get("TONGIAKI_SNAPSHOT_EVERY", "100")),
-            host=e.get("TONGIAKI_HOST", "127.0.0.1"),
-            port=int(e.get("TONGIAKI_PORT", "8000")),
+            database_url=_database_url(e.get("DATABASE_URL", "")),
+            redis_url=_redis_url(e.get("REDIS_URL", "")),
+            queue=queue,
+            sweep_every=_seconds(e, "TONGIAKI_SWEEP_EVERY", 30.0),
+            data_dir=Path(e.get("TONGIAKI_DATA_DIR", "").strip() or "var"),
+            testing=testing == "1",
+            snapshot_every=_integer(e, "TONGIAKI_SNAPSHOT_EVERY", 100, 1, 1_000_000),
+            host=host,
+            port=_integer(e, "TONGIAKI_PORT", 8000, 1, 65_535),
+            rate_limits=parse_rate_limits(e.get("TONGIAKI_RATE_LIMITS", "")),
         )
 
     @property

@@ -18,9 +18,11 @@ from service.errors import (
     MalformedRequest,
     PayloadTooLarge,
     ServiceError,
+    TooManyRequests,
     Unauthorized,
 )
 from service.games import GameService
+from service.limits import RateLimits
 from service.store.base import Account, InvalidData, StoredEvent, StoreUnavailable
 
 log = logging.getLogger("tongiaki.api")
@@ -35,8 +37,24 @@ def game_service() -> GameService:
 
 
 def account() -> Account:
-    """The caller's account, from the bearer token (401 otherwise)."""
-    return game_service().authenticate(request.headers.get("Authorization"))
+    """The caller's account, from the bearer token (401 otherwise; 429 past the limit
+    of failed attempts from one address)."""
+    try:
+        return game_service().authenticate(request.headers.get("Authorization"))
+    except Unauthorized:
+        limit("unauthorised", client_address())
+        raise
+
+
+def client_address() -> str:
+    """The client's address (behind a proxy, run it with ProxyFix: see README)."""
+    return request.remote_addr or "unknown"
+
+
+def limit(kind: str, key: str) -> None:
+    """Count a request against the rate limits of ``kind`` (429 past them)."""
+    limits: RateLimits = current_app.extensions["tongiaki.limits"]
+    limits.hit(kind, key)
 
 
 @cache
@@ -152,6 +170,11 @@ def problem(status: int, code: str, title: str, detail: str, **extra: Any) -> Re
 def register_errors(app: Flask) -> None:
     """Map every error to problem+json in one place; views never catch."""
 
+    @app.after_request
+    def no_sniffing(response: Response) -> Response:
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        return response
+
     @app.before_request
     def bounded_body() -> None:
         if (request.content_length or 0) > MAX_BODY:
@@ -162,6 +185,8 @@ def register_errors(app: Flask) -> None:
         response = problem(exc.status, exc.code, exc.title, exc.detail, **exc.extra)
         if exc.extra.get("replayed"):
             response.headers["Idempotent-Replayed"] = "true"
+        if isinstance(exc, TooManyRequests):
+            response.headers["Retry-After"] = str(exc.extra.get("retry_after", 1))
         if isinstance(exc, Unauthorized):
             error = ', error="invalid_token"' if exc.code == "bad_token" else ""
             response.headers["WWW-Authenticate"] = f'Bearer realm="tongiaki"{error}'

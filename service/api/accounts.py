@@ -6,7 +6,7 @@ from flask import Blueprint, jsonify
 from flask.typing import ResponseReturnValue
 
 from service.accounts import create_account
-from service.api import body, game_service
+from service.api import body, client_address, game_service, limit
 from service.api.openapi import Operation, documented
 from service.api.schemas import AccountCreate, AccountCreated
 
@@ -22,10 +22,11 @@ bp = Blueprint("accounts", __name__)
         AccountCreated,
         201,
         AccountCreate,
-        errors=(422,),
+        errors=(400, 413, 422, 429),
     )
 )
 def create() -> ResponseReturnValue:
+    limit("accounts", client_address())
     data = body(AccountCreate)
     service = game_service()
     account, token = create_account(service.store, data["name"], service.clock())

@@ -21,6 +21,7 @@ from service.api import (
     event_json,
     game_service,
     int_arg,
+    limit,
     player_or_auditor,
     status_arg,
 )
@@ -150,6 +151,7 @@ def accepted(
 )
 def create() -> ResponseReturnValue:
     who = account()
+    limit("games", who.account_id)
     data = body(GameCreate)
     with_legal = include_legal()
     order = data.pop("tile_order")
@@ -233,6 +235,7 @@ def state_at(game_id: str) -> ResponseReturnValue:
 )
 def join(game_id: str) -> ResponseReturnValue:
     who = account()
+    limit("commands", who.account_id)
     data = body(SeatCreate)
     with_legal = include_legal()
     key = idempotency_key()
@@ -255,6 +258,7 @@ def join(game_id: str) -> ResponseReturnValue:
 )
 def start(game_id: str) -> ResponseReturnValue:
     who = account()
+    limit("commands", who.account_id)
     with_legal = include_legal()
     key = idempotency_key()
     result = game_service().execute(game_id, who, {"type": "StartGame"}, None, key)
@@ -309,6 +313,7 @@ def _expected_version(envelope: dict[str, object]) -> int | None:
 )
 def command(game_id: str) -> ResponseReturnValue:
     who = account()
+    limit("commands", who.account_id)
     envelope = body(CommandEnvelope)
     expected = _expected_version(envelope)
     envelope.pop("expected_version", None)

@@ -41,6 +41,7 @@ def server(tmp_path_factory):
         "DATABASE_URL": "",
         "REDIS_URL": "",
         "TONGIAKI_PORT": str(port),
+        "TONGIAKI_RATE_LIMITS": "off",
     }
     log = open(data / "server.log", "w")  # noqa: SIM115
     proc = subprocess.Popen(

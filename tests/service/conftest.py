@@ -12,7 +12,7 @@ from service.store.sqlite import SQLiteEventStore
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def app(request, tmp_path):
-    settings = Settings(data_dir=tmp_path, testing=True, snapshot_every=25)
+    settings = Settings(data_dir=tmp_path, testing=True, snapshot_every=25, rate_limits={})
     if request.param == "sqlite":
         store = SQLiteEventStore(tmp_path / "t.db")
     else:

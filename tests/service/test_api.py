@@ -258,7 +258,7 @@ def test_fixed_tile_orders_only_in_testing_mode(tmp_path):
     from service.app import create_app
     from service.settings import Settings
 
-    app = create_app(Settings(data_dir=tmp_path, testing=False))
+    app = create_app(Settings(data_dir=tmp_path, testing=False, rate_limits={}))
     blue = Player(app.test_client(), "blue")
     r = blue.post("/games", {"max_players": 2, "tile_order": ["ocean7"]})
     assert r.status_code == 403 and r.json["code"] == "testing_only"

@@ -194,7 +194,7 @@ def test_a_dropped_database_connection_is_503_with_retry_after(request, tmp_path
 
     _, url = request.getfixturevalue("pg_schema")
     store = PostgresEventStore(url, max_size=2)
-    client = create_app(Settings(data_dir=tmp_path), store=store).test_client()
+    client = create_app(Settings(data_dir=tmp_path, rate_limits={}), store=store).test_client()
     game_id, _ = open_game(client, ["blue", "red"])
     with psycopg.connect(url, autocommit=True) as admin:
         mine = admin.execute("SELECT pg_backend_pid()").fetchone()[0]

@@ -13,7 +13,7 @@ from tests.service.api import open_game, play_to_the_end
 
 
 def finished_game(tmp_path):
-    app = create_app(Settings(data_dir=tmp_path))
+    app = create_app(Settings(data_dir=tmp_path, rate_limits={}))
     client = app.test_client()
     game_id, players = open_game(client, ["blue", "red"])
     play_to_the_end(client, game_id, players, seed=5)

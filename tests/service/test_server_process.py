@@ -43,7 +43,12 @@ class Http:
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def server(request, tmp_path):
-    env = {**os.environ, "TONGIAKI_DATA_DIR": str(tmp_path), "TONGIAKI_PORT": str(free_port())}
+    env = {
+        **os.environ,
+        "TONGIAKI_DATA_DIR": str(tmp_path),
+        "TONGIAKI_PORT": str(free_port()),
+        "TONGIAKI_RATE_LIMITS": "off",  # bots move faster than people (tests/system test limits)
+    }
     env.pop("DATABASE_URL", None)
     if request.param == "postgres":
         _, url = request.getfixturevalue("pg_schema")

@@ -1,0 +1,76 @@
+"""Rate limits against abuse: 429 problem+json with Retry-After, nothing changed."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.app import create_app
+from service.settings import ConfigError, Settings, parse_rate_limits
+from tests.service.api import Player, open_game
+
+LIMITS = parse_rate_limits(
+    "accounts=6/minute; games=2/hour; commands=4/minute; unauthorised=3/minute"
+)
+
+
+@pytest.fixture
+def limited(tmp_path):
+    app = create_app(Settings(data_dir=tmp_path, rate_limits=LIMITS))
+    yield app.test_client()
+    app.extensions["tongiaki.games"].store.close()
+
+
+def refused(r, kind):
+    assert r.status_code == 429, r.json
+    assert r.content_type == "application/problem+json"
+    assert (r.json["code"], r.json["limit"]) == ("rate_limited", kind)
+    assert int(r.headers["Retry-After"]) >= 1
+
+
+def test_sign_ups_from_one_address_are_limited(limited):
+    for n in range(6):
+        assert limited.post("/api/v1/accounts", json={"name": f"n{n}"}).status_code == 201
+    refused(limited.post("/api/v1/accounts", json={"name": "one too many"}), "accounts")
+    other = limited.post(
+        "/api/v1/accounts", json={"name": "elsewhere"}, environ_base={"REMOTE_ADDR": "10.0.0.9"}
+    )
+    assert other.status_code == 201
+
+
+def test_games_opened_per_account_are_limited(limited):
+    ann = Player(limited, "ann")
+    for _ in range(2):
+        assert ann.post("/games", {"max_players": 2}).status_code == 201
+    refused(ann.post("/games", {"max_players": 2}), "games")
+    assert Player(limited, "bob").post("/games", {"max_players": 2}).status_code == 201
+
+
+def test_a_command_flood_from_one_account_is_refused_and_changes_nothing(limited):
+    game_id, players = open_game(limited, ["blue", "red"])
+    ann = players[0]  # took a seat: one command of her four this minute
+    journal = ann.get(f"/games/{game_id}/journal").json["commands"]
+    version = limited.get(f"/api/v1/games/{game_id}").json["version"]
+    statuses = [
+        ann.post(f"/games/{game_id}/commands", {"type": "StartGame"}).status_code for _ in range(6)
+    ]
+    assert statuses == [409, 409, 409, 429, 429, 429]  # refused by the rules (R25), then limited
+    assert limited.get(f"/api/v1/games/{game_id}").json["version"] == version
+    after = ann.get(f"/games/{game_id}/journal").json["commands"]
+    assert len(after) - len(journal) == statuses.count(409)  # refused by the rules: journalled
+
+
+def test_bad_tokens_from_one_address_are_limited(limited):
+    for _ in range(3):
+        r = limited.get("/api/v1/me/games", headers={"Authorization": "Bearer guess"})
+        assert r.status_code == 401
+    refused(
+        limited.get("/api/v1/me/games", headers={"Authorization": "Bearer guess"}), "unauthorised"
+    )
+
+
+def test_rate_limit_settings_are_checked_at_start():
+    assert parse_rate_limits("off") == {}
+    assert parse_rate_limits("")["commands"] == "20/second; 600/minute"
+    for bad in ("commands", "commands=", "spam=1/second", "commands=often"):
+        with pytest.raises(ConfigError):
+            parse_rate_limits(bad)
