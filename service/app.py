@@ -19,7 +19,7 @@ from service.limits import RateLimits
 from service.settings import Settings
 from service.store.base import EventStore
 from service.web import bp as web_bp
-from workers.jobs import InlineDoorbell, RqDoorbell
+from workers.jobs import BackgroundDoorbell, InlineDoorbell, RqDoorbell, sweep_inline
 from workers.readmodels import ReadModels
 
 
@@ -34,11 +34,42 @@ def open_store(settings: Settings) -> EventStore:
     return SQLiteEventStore(settings.sqlite_path)
 
 
+REDIS_CHECK_TIMEOUT = 2.0  # seconds
+
+
+def check_services(settings: Settings) -> None:
+    """Reach the database and Redis once, within seconds, or raise with the cause."""
+    store = open_store(settings)  # PostgreSQL: StoreUnavailable after at most 5 s
+    try:
+        store.upgrade()
+    finally:
+        store.close()
+    if settings.redis_url:
+        from redis import Redis
+        from redis.exceptions import RedisError
+
+        from service.store.base import StoreUnavailable
+
+        client = Redis.from_url(
+            settings.redis_url,
+            socket_timeout=REDIS_CHECK_TIMEOUT,
+            socket_connect_timeout=REDIS_CHECK_TIMEOUT,
+        )
+        try:
+            client.ping()
+        except RedisError as exc:
+            where = settings.redis_url.split("@")[-1]
+            raise StoreUnavailable(f"cannot reach Redis at {where}: {exc}") from exc
+        finally:
+            client.close()
+
+
 def create_app(
     settings: Settings | None = None,
     *,
     store: EventStore | None = None,
     clock: Callable[[], datetime] | None = None,
+    sweep: bool = True,
 ) -> Flask:
     """The Flask app. Nothing connects at import time; the schema is upgraded here."""
     settings = settings or Settings.from_env()
@@ -46,11 +77,14 @@ def create_app(
     store.upgrade()
     readmodels = ReadModels(store)  # type: ignore[arg-type]
     readmodels.upgrade()
-    doorbell: Doorbell = (
-        RqDoorbell(settings.redis_url, settings.queue)
-        if settings.redis_url
-        else InlineDoorbell(readmodels)
-    )
+    doorbell: Doorbell
+    if settings.redis_url:
+        # rung from a thread of its own: a slow or hung Redis never delays a command
+        doorbell = BackgroundDoorbell(RqDoorbell(settings.redis_url, settings.queue, timeout=1.0))
+    else:
+        doorbell = InlineDoorbell(readmodels)
+        if sweep:  # projections left behind by a crash or a failed catch-up
+            sweep_inline(readmodels, settings.sweep_every)
     app = Flask(__name__, static_folder=None)  # the pages serve their own (service/web)
     app.json = OrjsonProvider(app)
     # a chunked body is read no further than one byte past the limit (then 413)

@@ -12,7 +12,43 @@ import click
 from domain.simulation import play
 
 
-@click.group()
+class Cli(click.Group):
+    """The command group, and the one place a user's mistake becomes one line.
+
+    A bad setting, an unreachable database or Redis, a refused value: each is
+    printed as ``Error: …`` with a non-zero exit, never a traceback.
+    """
+
+    def invoke(self, ctx: click.Context) -> object:
+        from redis.exceptions import RedisError
+
+        from service.errors import ServiceError
+        from service.settings import ConfigError
+        from service.store.base import StoreError
+        from service.transfer import TransferError
+
+        try:
+            return super().invoke(ctx)
+        except ConfigError as exc:
+            raise BadSetting(str(exc)) from exc
+        except ServiceError as exc:
+            raise click.ClickException(exc.detail) from exc
+        except (StoreError, TransferError) as exc:
+            raise click.ClickException(str(exc)) from exc
+        except RedisError as exc:
+            raise click.ClickException(f"Redis: {exc}") from exc
+        except OSError as exc:  # a data directory or file the user named
+            where = f"{exc.filename}: " if exc.filename else ""
+            raise click.ClickException(f"{where}{exc.strerror or exc}") from exc
+
+
+class BadSetting(click.ClickException):
+    """A configuration mistake: exit status 2, as for a bad option."""
+
+    exit_code = 2
+
+
+@click.group(cls=Cli)
 def main() -> None:
     """Tongiaki: play, watch and audit the island-hopping game."""
 
@@ -114,15 +150,22 @@ def _service():  # type: ignore[no-untyped-def]
 )
 def serve(host: str | None, port: int | None, workers: int, threads: int) -> None:
     """Run the HTTP service (SQLite under ./var unless DATABASE_URL is set)."""
-    from service.app import create_app
+    from service.app import check_services, create_app
 
     settings = _settings()
     host = host or settings.host
     port = port or settings.port
+    if not 1 <= port <= 65_535:
+        raise click.BadParameter("a port is from 1 to 65535", param_hint="--port")
+    check_services(settings)  # here, once, with the cause: not in every worker's traceback
     where = "PostgreSQL" if settings.uses_postgres else f"SQLite at {settings.sqlite_path}"
     click.echo(f"tongiaki: serving on http://{host}:{port}/ ({where})", err=True)
     if workers <= 0:
-        create_app(settings).run(host=host, port=port, threaded=True)
+        app = create_app(settings)
+        try:
+            app.run(host=host, port=port, threaded=True)
+        except OSError as exc:  # the port is taken, the address is not ours
+            raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror}") from exc
         return
     from gunicorn.app.base import BaseApplication
 
@@ -133,6 +176,7 @@ def serve(host: str | None, port: int | None, workers: int, threads: int) -> Non
             self.cfg.set("threads", threads)
             self.cfg.set("worker_class", "gthread")
             self.cfg.set("timeout", 120)
+            self.cfg.set("graceful_timeout", 10)
 
         def load(self):  # type: ignore[no-untyped-def]
             return create_app(settings)
@@ -202,65 +246,46 @@ def verify(game_id: str, as_json: bool) -> None:
 @main.command(name="export")
 @click.argument("game_id")
 @click.option("--output", "-o", type=click.File("w"), default="-", help="Default: stdout.")
-def export_game(game_id: str, output) -> None:  # type: ignore[no-untyped-def]
-    """Write a game's events with metadata and hashes as NDJSON."""
-    import json
+@click.option(
+    "--with-secret",
+    is_flag=True,
+    help="Include the deck seed (operators moving a game not yet over; keep the file private).",
+)
+def export_game(game_id: str, output, with_secret: bool) -> None:  # type: ignore[no-untyped-def]
+    """Write a game as NDJSON: a header, its events with hashes, its journal."""
+    from service.transfer import export_lines
 
-    service = _service()
-    service.load(game_id)
-    for e in service.store.read(game_id):
-        output.write(
-            json.dumps(
-                {
-                    "game_id": e.game_id,
-                    "version": e.version,
-                    "type": e.type,
-                    "data": e.data,
-                    "metadata": e.metadata,
-                    "prev_hash": e.prev_hash,
-                    "hash": e.hash,
-                },
-                sort_keys=True,
-            )
-            + "\n"
-        )
+    store = _store()
+    try:
+        lines = list(export_lines(store, game_id, with_secret))
+    finally:
+        store.close()
+    output.writelines(lines)
+    if with_secret:
+        click.echo("the export holds the deck seed: keep it private", err=True)
 
 
 @main.command(name="import")
 @click.argument("source", type=click.File("r"))
 def import_game(source) -> None:  # type: ignore[no-untyped-def]
-    """Load a game exported as NDJSON, after checking its hash chain."""
-    import json
+    """Load an exported game, after checking it through, and build its read models."""
     from datetime import UTC, datetime
 
-    from domain.evolve import replay
-    from service.games import decode_events
-    from service.store.base import StoredEvent, check_chain
+    from service.transfer import import_game as load
+    from workers.readmodels import ReadModels
 
-    rows = [json.loads(line) for line in source if line.strip()]
-    if not rows:
-        raise click.ClickException("no events in the file")
-    events = [
-        StoredEvent(
-            r["game_id"],
-            r["version"],
-            r["type"],
-            r["data"],
-            r["metadata"],
-            r["prev_hash"],
-            r["hash"],
-        )
-        for r in rows
-    ]
-    if len({e.game_id for e in events}) != 1:
-        raise click.ClickException("the file holds more than one game")
-    report = check_chain(events)
-    if not report.ok:
-        raise click.ClickException("hash chain broken: " + "; ".join(report.problems[:3]))
-    state = replay(decode_events(events))
-    service = _service()
-    service.store.import_stream(events, state.phase.value, datetime.now(UTC).isoformat())
-    click.echo(f"imported game {events[0].game_id}: {len(events)} events, {state.phase.value}")
+    store = _store()
+    try:
+        done = load(store, source, datetime.now(UTC).isoformat())
+        rm = ReadModels(store)  # type: ignore[arg-type]
+        rm.upgrade()
+        applied = rm.catch_up_game(done.game_id)
+    finally:
+        store.close()
+    click.echo(
+        f"imported game {done.game_id}: {done.events} events, {done.journal} journal entries,"
+        f" {done.status}; read models built ({sum(applied.values())} items)"
+    )
 
 
 @main.group()
@@ -308,6 +333,9 @@ def worker(burst: bool) -> None:
         raise click.UsageError(
             "REDIS_URL is not set: without Redis the projections run inline in the service"
         )
+    from service.app import check_services
+
+    check_services(settings)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     click.echo(f"tongiaki worker on queue {settings.queue!r}", err=True)
     run_worker(settings, burst=burst)

@@ -15,7 +15,9 @@ projection lags behind and enqueues ``catch_up(game_id)`` for it.
 from __future__ import annotations
 
 import logging
+import os
 import threading
+import time
 from functools import cache
 
 from redis import Redis
@@ -121,10 +123,16 @@ return redis.call('SET', KEYS[2], 1, 'NX', 'EX', ARGV[2])
 
 
 class RqDoorbell:
-    """Production: mark the game dirty, queue a batch job unless one waits; never fail."""
+    """Production: mark the game dirty, queue a batch job unless one waits; never fail.
 
-    def __init__(self, redis_url: str, queue: str = "tongiaki") -> None:
-        self.redis = Redis.from_url(redis_url, socket_timeout=2, socket_connect_timeout=2)
+    Rings synchronously; the service wraps it in ``BackgroundDoorbell`` so that a
+    slow or hung Redis never delays a command.
+    """
+
+    def __init__(self, redis_url: str, queue: str = "tongiaki", timeout: float = 2.0) -> None:
+        self.redis = Redis.from_url(
+            redis_url, socket_timeout=timeout, socket_connect_timeout=timeout
+        )
         self.queue = Queue(queue, connection=self.redis)
         self.pending = pending_key(queue)
         self.dirty = dirty_key(queue)
@@ -152,6 +160,62 @@ class RqDoorbell:
             log.warning("doorbell for %s not rung (%s); the sweeper will catch up", game_id, exc)
 
 
+class BackgroundDoorbell:
+    """Rings another doorbell from a thread of its own: ``ring`` only notes the game.
+
+    Games rung while a ring is under way are rung together next, once each. If
+    the process dies with games noted but not rung, or Redis is away, the
+    sweeper catches them up: a ring is a hint, never the only way an event is
+    projected.
+    """
+
+    def __init__(self, inner: RqDoorbell, limit: int = 10_000) -> None:
+        self.inner = inner
+        self.limit = limit  # games noted at most; beyond, the sweeper finds them
+        self._pending: dict[str, None] = {}
+        self._wake = threading.Condition()
+        self._busy = False
+        self._thread: threading.Thread | None = None
+        self._pid = 0
+
+    def ring(self, game_id: str) -> None:
+        """Note the game and wake the ringer; never blocks on Redis."""
+        with self._wake:
+            if len(self._pending) < self.limit:
+                self._pending[game_id] = None
+            self._start()
+            self._wake.notify()
+
+    def _start(self) -> None:
+        if self._thread is None or self._pid != os.getpid() or not self._thread.is_alive():
+            self._pid = os.getpid()  # a forked process has no thread: start its own
+            self._thread = threading.Thread(target=self._run, name="doorbell", daemon=True)
+            self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            with self._wake:
+                while not self._pending:
+                    self._busy = False
+                    self._wake.notify_all()
+                    self._wake.wait()
+                games, self._pending = list(self._pending), {}
+                self._busy = True
+            for game_id in games:
+                self.inner.ring(game_id)  # logs and swallows Redis errors
+
+    def flush(self, timeout: float = 5.0) -> bool:
+        """Wait until every noted game was rung (tests, shutdown); False on timeout."""
+        deadline = time.monotonic() + timeout
+        with self._wake:
+            while self._pending or self._busy:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._wake.wait(left)
+        return True
+
+
 def sweep(rm: ReadModels, queue: Queue | None = None) -> list[str]:
     """Enqueue (or, without a queue, run) a catch-up for every lagging game."""
     lagging = rm.behind()
@@ -166,6 +230,24 @@ def sweep(rm: ReadModels, queue: Queue | None = None) -> list[str]:
     if lagging:
         log.info("sweeper: %d games behind", len(lagging))
     return lagging
+
+
+def sweep_inline(rm: ReadModels, every: float) -> threading.Event:
+    """Embedded default: catch up lagging games now (after a crash, say) and every
+    ``every`` seconds, in a thread of their own; set the returned event to stop."""
+    stop = threading.Event()
+
+    def loop() -> None:
+        while True:
+            try:
+                sweep(rm)
+            except Exception:  # the database away: the next sweep tries again
+                log.exception("inline sweep failed")
+            if stop.wait(every):
+                return
+
+    threading.Thread(target=loop, name="sweeper", daemon=True).start()
+    return stop
 
 
 def run_worker(settings: Settings, *, burst: bool = False) -> None:

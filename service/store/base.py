@@ -232,6 +232,18 @@ class EventStore(Protocol):
         """Journal a rejected command (or return the outcome already stored for its id)."""
         ...
 
+    def import_stream(
+        self,
+        events: Sequence[StoredEvent],
+        status: str,
+        at: str,
+        journal: Sequence[JournalEntry] = (),
+        seed: bytes | None = None,
+    ) -> None:
+        """Store an exported game as it is, with its journal and seed, in one transaction
+        (``ConcurrencyConflict`` if the game is already here)."""
+        ...
+
     def outcome(self, game_id: str, command_id: str) -> JournalEntry | None:
         """The journalled outcome of a command id, if any."""
         ...

@@ -289,17 +289,35 @@ class SqlEventStore:
             params,
         )
 
-    def import_stream(self, events: Sequence[StoredEvent], status: str, at: str) -> None:
-        """Store an exported game's events as they are (hashes kept); the game must be new."""
+    def import_stream(
+        self,
+        events: Sequence[StoredEvent],
+        status: str,
+        at: str,
+        journal: Sequence[JournalEntry] = (),
+        seed: bytes | None = None,
+    ) -> None:
+        """Store an exported game as it is (hashes kept), with its journal and deck seed,
+        in one transaction; ``ConcurrencyConflict`` if the game is already here."""
         game_id = events[0].game_id
         with self._tx() as cur:
             exists = self._exec(
-                cur, "SELECT 1 FROM games WHERE game_id = %s", (game_id,)
+                cur, "SELECT version FROM games WHERE game_id = %s", (game_id,)
             ).fetchone()
             if exists:
-                raise ConcurrencyConflict(game_id, 0, -1)
+                raise ConcurrencyConflict(game_id, 0, int(exists[0]))
             for start in range(0, len(events), 100):
                 self._insert_events(cur, events[start : start + 100])
+            for entry in journal:
+                if self._journal(cur, replace(entry, game_id=game_id)) is None:
+                    raise ConcurrencyConflict(game_id, 0, -1)
+            if seed is not None:
+                self._exec(
+                    cur,
+                    "INSERT INTO secrets (game_id, seed) VALUES (%s, %s)"
+                    " ON CONFLICT (game_id) DO NOTHING",
+                    (game_id, seed),
+                )
             head = events[-1]
             self._exec(
                 cur,

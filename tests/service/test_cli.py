@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import sqlite3
+import time
 
+import pytest
 from click.testing import CliRunner
 
 from service.app import create_app
@@ -24,6 +26,12 @@ def finished_game(tmp_path):
 def run(tmp_path, *args, input=None):
     env = {"TONGIAKI_DATA_DIR": str(tmp_path), "DATABASE_URL": "", "REDIS_URL": ""}
     return CliRunner().invoke(main, list(args), env=env, input=input, catch_exceptions=False)
+
+
+@pytest.fixture(autouse=True)
+def no_service_settings(monkeypatch):
+    for name in ("DATABASE_URL", "REDIS_URL", "TONGIAKI_PORT", "TONGIAKI_RATE_LIMITS"):
+        monkeypatch.delenv(name, raising=False)
 
 
 def test_db_upgrade_is_idempotent(tmp_path):
@@ -71,7 +79,7 @@ def test_export_then_import_elsewhere_gives_the_same_verified_game(tmp_path):
 def test_import_refuses_a_broken_chain(tmp_path):
     game_id = finished_game(tmp_path / "a")
     lines = run(tmp_path / "a", "export", game_id).output.splitlines()
-    lines[3] = lines[3].replace('"version": 4', '"version": 40')
+    lines[4] = lines[4].replace('"version": 4', '"version": 40')  # line 1 is the header
     result = CliRunner().invoke(
         main,
         ["import", "-"],
@@ -124,3 +132,103 @@ def test_projections_status_names_a_halted_game_and_fails(tmp_path):
 def test_a_worker_needs_redis(tmp_path):
     result = run(tmp_path, "worker", "--burst")
     assert result.exit_code == 2 and "REDIS_URL" in result.output
+
+
+def unfinished_game(tmp_path):
+    app = create_app(Settings(data_dir=tmp_path, rate_limits={}))
+    client = app.test_client()
+    game_id, players = open_game(client, ["blue", "red"])
+    app.extensions["tongiaki.games"].store.close()
+    return game_id, client, players
+
+
+def test_import_names_the_line_of_a_malformed_export(tmp_path):
+    game_id = finished_game(tmp_path / "a")
+    lines = run(tmp_path / "a", "export", game_id).output.splitlines()
+    lines[6] = lines[6][:-9]
+    result = run(tmp_path / "b", "import", "-", input="\n".join(lines) + "\n")
+    assert result.exit_code == 1 and "Error: line 7: not JSON" in result.output
+    assert "Traceback" not in result.output
+    assert run(tmp_path / "b", "verify", game_id).exit_code == 1  # nothing was imported
+
+
+def test_import_refuses_a_truncated_export(tmp_path):
+    game_id = finished_game(tmp_path / "a")
+    lines = run(tmp_path / "a", "export", game_id).output.splitlines(keepends=True)
+    for cut in (len(lines) - 1, len(lines) // 2, 1):
+        result = run(tmp_path / "b", "import", "-", input="".join(lines[:cut]))
+        assert result.exit_code == 1 and "truncated" in result.output, result.output
+    assert run(tmp_path / "b", "import", "-", input="".join(lines[1:])).exit_code == 1  # no header
+
+
+def test_an_import_builds_the_read_models_of_the_game(tmp_path):
+    game_id = finished_game(tmp_path / "a")
+    exported = run(tmp_path / "a", "export", game_id).output
+    imported = run(tmp_path / "b", "import", "-", input=exported)
+    assert imported.exit_code == 0 and "read models built" in imported.output
+    client = create_app(Settings(data_dir=tmp_path / "b", rate_limits={})).test_client()
+    assert client.get(f"/api/v1/games/{game_id}/scoreboard").status_code == 200
+    report = run(tmp_path / "b", "verify", "--json", game_id)
+    assert report.exit_code == 0 and '"commands_rerun": 0' not in report.output
+
+
+def test_a_game_not_over_moves_only_with_its_secret_and_plays_on(tmp_path):
+    game_id, _, _ = unfinished_game(tmp_path / "a")
+    plain = run(tmp_path / "a", "export", game_id).output
+    refused = run(tmp_path / "b", "import", "-", input=plain)
+    assert refused.exit_code == 1 and "--with-secret" in refused.output
+    secret = run(tmp_path / "a", "export", "--with-secret", game_id)
+    assert secret.exit_code == 0
+    moved = run(tmp_path / "b", "import", "-", input=secret.stdout)
+    assert moved.exit_code == 0 and "setup" in moved.output
+    client = create_app(Settings(data_dir=tmp_path / "b", rate_limits={})).test_client()
+    legal = client.get(f"/api/v1/games/{game_id}/legal").json
+    assert legal["commands"], "the moved game can be played on"
+
+
+@pytest.mark.parametrize(
+    "env, words",
+    [
+        ({"DATABASE_URL": "garbage"}, "DATABASE_URL must be"),
+        ({"DATABASE_URL": "mysql://root@127.0.0.1/test"}, "DATABASE_URL must be"),
+        ({"REDIS_URL": "garbage"}, "REDIS_URL must be"),
+        ({"TONGIAKI_PORT": "abc"}, "TONGIAKI_PORT must be"),
+        ({"TONGIAKI_RATE_LIMITS": "commands=lots"}, "TONGIAKI_RATE_LIMITS"),
+    ],
+)
+def test_a_bad_setting_stops_the_service_with_one_line(tmp_path, env, words):
+    result = CliRunner().invoke(main, ["serve"], env={"TONGIAKI_DATA_DIR": str(tmp_path), **env})
+    assert result.exit_code == 2
+    assert result.output.startswith("Error: ") and words in result.output
+    assert result.output.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "env, words",
+    [
+        (
+            {"DATABASE_URL": "postgresql://postgres@127.0.0.1:1/test"},
+            "cannot connect to PostgreSQL",
+        ),
+        ({"REDIS_URL": "redis://127.0.0.1:1/0"}, "cannot reach Redis"),
+    ],
+)
+def test_an_unreachable_service_stops_the_service_within_seconds_with_its_cause(
+    tmp_path, env, words
+):
+    started = time.monotonic()
+    result = CliRunner().invoke(main, ["serve"], env={"TONGIAKI_DATA_DIR": str(tmp_path), **env})
+    assert time.monotonic() - started < 6
+    assert result.exit_code == 1 and words in result.output and "refused" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_user_mistakes_on_the_command_line_print_no_traceback(tmp_path):
+    for args in (["auditor", "create", ""], ["auditor", "create", "x" * 99], ["verify", "nope"]):
+        result = run(tmp_path, *args)
+        assert result.exit_code == 1 and result.output.startswith("Error: "), result.output
+    game_id = finished_game(tmp_path / "a")
+    exported = run(tmp_path / "a", "export", game_id).output
+    assert run(tmp_path / "b", "import", "-", input=exported).exit_code == 0
+    again = run(tmp_path / "b", "import", "-", input=exported)
+    assert again.exit_code == 1 and "already here" in again.output

@@ -1,0 +1,257 @@
+"""Moving a game between servers: ``tongiaki export`` and ``tongiaki import``.
+
+An export is NDJSON. Line 1 is a header naming the format, the game, how many
+event and journal lines follow and the head hash, so a truncated file is told
+from a whole one. Then every event as stored (bytes and hashes kept), then every
+journal entry. A game that is not over can only be moved with its deck seed
+(``--with-secret``, for operators): without it nobody could play on.
+
+Import checks everything before it writes anything, and names the line of the
+first problem; then it stores the game in one transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from domain.errors import DomainError
+from domain.evolve import replay
+from domain.serialization import decode_event
+from domain.state import GameState, Phase
+from service.store.base import (
+    ConcurrencyConflict,
+    EventStore,
+    JournalEntry,
+    StoredEvent,
+    check_chain,
+)
+
+FORMAT = "tongiaki-export/1"
+GAME_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}")
+
+
+class TransferError(Exception):
+    """An export or import that cannot be done; the message says why (and where)."""
+
+
+@dataclass(frozen=True)
+class Imported:
+    game_id: str
+    events: int
+    journal: int
+    status: str
+
+
+def export_lines(store: EventStore, game_id: str, with_secret: bool = False) -> Iterator[str]:
+    """The export of one game, line by line (header, events, journal)."""
+    head = store.head(game_id)
+    if head is None or head.version == 0:
+        raise TransferError(f"there is no game {game_id!r}")
+    events = store.read(game_id, limit=head.version)
+    journal = store.journal(game_id)
+    header: dict[str, Any] = {
+        "format": FORMAT,
+        "game_id": game_id,
+        "events": len(events),
+        "journal": len(journal),
+        "head_version": events[-1].version,
+        "head_hash": events[-1].hash,
+    }
+    if with_secret:
+        seed = store.get_secret(game_id)
+        if seed is None:
+            raise TransferError(f"game {game_id} has no deck secret on this server")
+        header["secret"] = seed.hex()
+    yield _line(header)
+    for e in events:
+        yield _line(
+            {
+                "game_id": e.game_id,
+                "version": e.version,
+                "type": e.type,
+                "data": e.data,
+                "metadata": e.metadata,
+                "prev_hash": e.prev_hash,
+                "hash": e.hash,
+            }
+        )
+    for j in journal:
+        yield _line(
+            {
+                "journal": {
+                    "command_id": j.command_id,
+                    "actor": j.actor,
+                    "received_at": j.received_at,
+                    "payload": j.payload,
+                    "judged_version": j.judged_version,
+                    "outcome": j.outcome,
+                    "first_version": j.first_version,
+                    "last_version": j.last_version,
+                    "rejection": j.rejection,
+                    "fingerprint": j.fingerprint,
+                }
+            }
+        )
+
+
+def _line(value: dict[str, Any]) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def _rows(source: TextIO) -> Iterator[tuple[int, dict[str, Any]]]:
+    for number, text in enumerate(source, start=1):
+        if not text.strip():
+            continue
+        try:
+            row = json.loads(text)
+        except ValueError as exc:
+            raise TransferError(f"line {number}: not JSON ({exc})") from exc
+        if not isinstance(row, dict):
+            raise TransferError(f"line {number}: not a JSON object")
+        yield number, row
+
+
+def _field(row: dict[str, Any], name: str, kind: type | tuple[type, ...], number: int) -> Any:
+    value = row.get(name)
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is int):
+        raise TransferError(f"line {number}: {name!r} is missing or not of the right type")
+    return value
+
+
+def read_export(source: TextIO) -> tuple[dict[str, Any], list[StoredEvent], list[JournalEntry]]:
+    """Parse and check an export's shape (header, counts, fields), naming bad lines."""
+    rows = iter(_rows(source))
+    first = next(rows, None)
+    if first is None:
+        raise TransferError("the file is empty")
+    number, header = first
+    if header.get("format") != FORMAT:
+        raise TransferError(
+            f"line {number}: not a {FORMAT} header (export the game again with this version)"
+        )
+    game_id = _field(header, "game_id", str, number)
+    if not GAME_ID.fullmatch(game_id):
+        raise TransferError(f"line {number}: {game_id!r} is not a game id")
+    expected_events = _field(header, "events", int, number)
+    expected_journal = _field(header, "journal", int, number)
+    events: list[StoredEvent] = []
+    journal: list[JournalEntry] = []
+    last = number
+    for number, row in rows:
+        last = number
+        if "journal" in row:
+            entry = row["journal"]
+            if not isinstance(entry, dict):
+                raise TransferError(f"line {number}: a journal line holds an object")
+            journal.append(_journal_entry(game_id, entry, number))
+            continue
+        if journal:
+            raise TransferError(f"line {number}: an event after the journal")
+        if row.get("game_id") != game_id:
+            raise TransferError(f"line {number}: an event of another game ({row.get('game_id')!r})")
+        events.append(
+            StoredEvent(
+                game_id,
+                _field(row, "version", int, number),
+                _field(row, "type", str, number),
+                _field(row, "data", str, number),
+                _field(row, "metadata", str, number),
+                _field(row, "prev_hash", str, number),
+                _field(row, "hash", str, number),
+            )
+        )
+    if (len(events), len(journal)) != (expected_events, expected_journal):
+        raise TransferError(
+            f"truncated or padded: the header promises {expected_events} events and"
+            f" {expected_journal} journal entries; the file has {len(events)} and {len(journal)}"
+            f" (it ends at line {last})"
+        )
+    if not events:
+        raise TransferError("the export holds no events")
+    if events[-1].hash != header.get("head_hash"):
+        raise TransferError("the last event's hash is not the head hash in the header")
+    return header, events, journal
+
+
+def _journal_entry(game_id: str, entry: dict[str, Any], number: int) -> JournalEntry:
+    def optional_int(name: str) -> int | None:
+        value = entry.get(name)
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+            raise TransferError(f"line {number}: journal {name!r} is not a number")
+        return value
+
+    outcome = _field(entry, "outcome", str, number)
+    if outcome not in ("accepted", "rejected"):
+        raise TransferError(f"line {number}: journal outcome {outcome!r} is unknown")
+    rejection = entry.get("rejection")
+    fingerprint = entry.get("fingerprint")
+    return JournalEntry(
+        game_id,
+        _field(entry, "command_id", str, number),
+        _field(entry, "actor", dict, number),
+        _field(entry, "received_at", str, number),
+        _field(entry, "payload", dict, number),
+        _field(entry, "judged_version", int, number),
+        outcome,
+        optional_int("first_version"),
+        optional_int("last_version"),
+        rejection if isinstance(rejection, dict) else None,
+        fingerprint=fingerprint if isinstance(fingerprint, str) else None,
+    )
+
+
+def import_game(store: EventStore, source: TextIO, at: str) -> Imported:
+    """Check an export through and through, then store it (nothing is written on error)."""
+    header, events, journal = read_export(source)
+    game_id = events[0].game_id
+    chain = check_chain(events)
+    if not chain.ok:
+        raise TransferError("hash chain broken: " + "; ".join(chain.problems[:3]))
+    state = _replayed(events)
+    seed = _seed(header, state)
+    if store.head(game_id) is not None:
+        raise TransferError(f"game {game_id} is already here; nothing was imported")
+    try:
+        store.import_stream(events, state.phase.value, at, journal, seed)
+    except ConcurrencyConflict as exc:
+        raise TransferError(f"game {game_id} is already here; nothing was imported") from exc
+    return Imported(game_id, len(events), len(journal), state.phase.value)
+
+
+def _replayed(events: Iterable[StoredEvent]) -> GameState:
+    decoded = []
+    for e in events:
+        try:
+            decoded.append(decode_event(e.body()))
+        except (DomainError, ValueError) as exc:
+            raise TransferError(f"event {e.version} cannot be read: {exc}") from exc
+    try:
+        return replay(decoded)
+    except Exception as exc:  # recorded events never fail to fold; these were edited
+        raise TransferError(f"the events do not make a game: {exc!r}") from exc
+
+
+def _seed(header: dict[str, Any], state: GameState) -> bytes | None:
+    """The deck seed to keep: revealed in the events, or carried by the header."""
+    if state.seed_hex is not None:
+        return bytes.fromhex(state.seed_hex)
+    raw = header.get("secret")
+    if raw is None:
+        if state.phase is Phase.ENDED:
+            return None
+        raise TransferError(
+            f"game {state.game_id} is not over ({state.phase.value}) and the export carries no"
+            " deck secret, so it could not be played on here: export it with --with-secret"
+        )
+    try:
+        seed = bytes.fromhex(str(raw))
+    except ValueError as exc:
+        raise TransferError("the header's secret is not hex") from exc
+    if hashlib.sha256(seed).hexdigest() != state.deck_commitment:
+        raise TransferError("the header's secret does not match the game's deck commitment")
+    return seed
