@@ -1,18 +1,23 @@
-"""Shared test configuration.
+"""Shared test configuration: where the tests find PostgreSQL and Redis.
 
-Tests that need PostgreSQL or Redis use the ``postgres_url`` / ``redis_url``
-fixtures. They skip when a service is missing, except when
-``TONGIAKI_REQUIRE_SERVICES=1`` (set by ``.ci/run``): then they fail.
+- ``TONGIAKI_TEST_DATABASE_URL`` (default ``postgresql://postgres@127.0.0.1:5432/test``):
+  every test that needs PostgreSQL works in a schema of its own there, dropped
+  afterwards. The database is created if the server lacks it.
+- ``TONGIAKI_TEST_REDIS_URL`` (default ``redis://127.0.0.1:6379/15``): the tests use
+  that one Redis database (never another, never a server-wide command) and empty
+  it when they finish.
+- ``TONGIAKI_REQUIRE_SERVICES=1`` (set by ``.ci/run``): a missing service fails the
+  tests that need it, with one line saying what is missing; otherwise they skip.
 """
 
 from __future__ import annotations
 
 import os
-import socket
 import uuid
 
 import psycopg
 import pytest
+from psycopg import sql
 
 POSTGRES_URL = os.environ.get(
     "TONGIAKI_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test"
@@ -20,33 +25,77 @@ POSTGRES_URL = os.environ.get(
 REDIS_URL = os.environ.get("TONGIAKI_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 
 
-def _reachable(host: str, port: int) -> bool:
-    try:
-        with socket.create_connection((host, port), timeout=1):
-            return True
-    except OSError:
-        return False
+def _one_line(text: object) -> str:
+    return " ".join(str(text).split())
 
 
-def _need(service: str, host: str, port: int) -> None:
-    if _reachable(host, port):
-        return
-    message = f"{service} is not reachable at {host}:{port}"
+def _missing(message: str) -> None:
+    message = _one_line(message)
     if os.environ.get("TONGIAKI_REQUIRE_SERVICES") == "1":
-        pytest.fail(message + " and TONGIAKI_REQUIRE_SERVICES=1")
+        pytest.fail(message + " (TONGIAKI_REQUIRE_SERVICES=1)", pytrace=False)
     pytest.skip(message)
+
+
+def _ensure_database(url: str) -> str | None:
+    """Connect to the test database, creating it if the server lacks it; the problem, if any."""
+    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+    try:
+        psycopg.connect(url, connect_timeout=3).close()
+        return None
+    except psycopg.OperationalError as exc:
+        if "does not exist" not in str(exc):
+            return f"PostgreSQL is not reachable at {url}: {_one_line(exc)}"
+    name = conninfo_to_dict(url).get("dbname", "test")
+    try:
+        with psycopg.connect(
+            make_conninfo(url, dbname="postgres"), autocommit=True, connect_timeout=3
+        ) as conn:
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    except psycopg.Error as exc:
+        return f"the test database {name!r} does not exist and cannot be created: {exc}"
+    return None
+
+
+def pytest_report_header() -> list[str]:
+    """One line on what the service tests will find (they skip or fail without it)."""
+    from redis import Redis
+    from redis.exceptions import RedisError
+
+    found = []
+    problem = _ensure_database(POSTGRES_URL)
+    found.append(f"PostgreSQL {'ok' if not problem else 'MISSING'} ({POSTGRES_URL})")
+    try:
+        Redis.from_url(REDIS_URL, socket_connect_timeout=2).ping()
+        found.append(f"Redis ok ({REDIS_URL})")
+    except RedisError:
+        found.append(f"Redis MISSING ({REDIS_URL})")
+    chromium = os.environ.get("TONGIAKI_CHROMIUM", "/usr/bin/chromium")
+    found.append(f"Chromium {'ok' if os.path.exists(chromium) else 'MISSING'} ({chromium})")
+    return ["services: " + "; ".join(found)]
 
 
 @pytest.fixture(scope="session")
 def postgres_url() -> str:
-    _need("PostgreSQL", "127.0.0.1", 5432)
+    problem = _ensure_database(POSTGRES_URL)
+    if problem:
+        _missing(problem + "; set TONGIAKI_TEST_DATABASE_URL")
     return POSTGRES_URL
 
 
 @pytest.fixture(scope="session")
 def redis_url() -> str:
-    _need("Redis", "127.0.0.1", 6379)
-    return REDIS_URL
+    from redis import Redis
+    from redis.exceptions import RedisError
+
+    client = Redis.from_url(REDIS_URL, socket_connect_timeout=3, socket_timeout=3)
+    try:
+        client.ping()
+    except RedisError as exc:
+        _missing(f"Redis is not reachable at {REDIS_URL}: {exc}; set TONGIAKI_TEST_REDIS_URL")
+    yield REDIS_URL
+    client.flushdb()  # this database only: the tests' own, nothing else on the server
+    client.close()
 
 
 @pytest.fixture

@@ -97,22 +97,28 @@ def test_a_simple_worker_in_burst_mode_brings_every_read_model_level(pg, env, re
     assert dump(rm) == level
 
 
-def test_rings_for_many_games_queue_one_batch_job_that_levels_them_all(pg, env, redis_url):
+def test_rings_for_many_games_queue_one_batch_job_that_levels_them_all(pg, env):
     _, store, _ = pg
-    bell = RqDoorbell(redis_url, env)
-    bell.redis.script_flush()  # as after a Redis restart: the ring loads its script again
-    games = [
-        append_game(store, simulated(s).events[:30], game_id=f"b{s}", after_each=bell.ring)
-        for s in (34, 35, 36)
-    ]
-    queue = Queue(env, connection=Redis.from_url(redis_url))
-    assert queue.count == 1  # one waiting batch job, however many games and commands
-    assert [j.func_name for j in queue.jobs] == ["workers.jobs.catch_up_dirty"]
-    assert queue.jobs[0].args == (env,)  # ids only: the queue's name
-    SimpleWorker([queue], connection=queue.connection).work(burst=True)
-    rm = jobs.readmodels()
-    assert rm.behind() == [] and queue.count == 0
-    assert all(rm.checkpoint("scoreboard", g).version == store.head(g).version for g in games)
+    port = free_port()
+    redis = start_redis(port)  # a Redis of its own: SCRIPT FLUSH is server-wide
+    try:
+        bell = RqDoorbell(f"redis://127.0.0.1:{port}/0", env)
+        bell.redis.script_flush()  # as after a Redis restart: the ring loads its script again
+        games = [
+            append_game(store, simulated(s).events[:30], game_id=f"b{s}", after_each=bell.ring)
+            for s in (34, 35, 36)
+        ]
+        queue = Queue(env, connection=Redis(port=port))
+        assert queue.count == 1  # one waiting batch job, however many games and commands
+        assert [j.func_name for j in queue.jobs] == ["workers.jobs.catch_up_dirty"]
+        assert queue.jobs[0].args == (env,)  # ids only: the queue's name
+        SimpleWorker([queue], connection=queue.connection).work(burst=True)
+        rm = jobs.readmodels()
+        assert rm.behind() == [] and queue.count == 0
+        assert all(rm.checkpoint("scoreboard", g).version == store.head(g).version for g in games)
+    finally:
+        redis.kill()
+        redis.wait()
 
 
 def test_a_ring_while_a_batch_runs_queues_the_next_batch(pg, env, redis_url):
