@@ -35,6 +35,7 @@ from service.api.schemas import (
     GameView,
     Journal,
     LegalCommands,
+    NoFields,
     SeatCreate,
     VerificationSchema,
 )
@@ -259,6 +260,7 @@ def join(game_id: str) -> ResponseReturnValue:
 def start(game_id: str) -> ResponseReturnValue:
     who = account()
     limit("commands", who.account_id)
+    body(NoFields)  # nothing, or {}: anything else is a mistake worth saying
     with_legal = include_legal()
     key = idempotency_key()
     result = game_service().execute(game_id, who, {"type": "StartGame"}, None, key)

@@ -35,6 +35,10 @@ class AccountCreated(Strict):
     token = fields.String(required=True, metadata={"description": "shown once; send as Bearer"})
 
 
+class NoFields(Strict):
+    """A body with nothing in it (``{}``), or no body at all."""
+
+
 class GameCreate(Strict):
     max_players = fields.Integer(load_default=6, validate=validate.Range(2, 6))
     two_colours_each = fields.Boolean(load_default=False)

@@ -1,0 +1,587 @@
+"""A model-based test of the whole service: random interleavings against real processes.
+
+Hypothesis drives the HTTP API of running servers — the embedded default, and
+two web processes on one PostgreSQL database with Redis and a worker — with
+random sequences of what users do: accounts, games, seats, refused and accepted
+starts, legal and illegal commands from the right and wrong accounts, retries
+with reused and foreign Idempotency-Keys, two processes racing on one version,
+stream reads, malformed and oversized bodies, whole games played to the end.
+Each request goes to a process drawn at random.
+
+After every step: no 5xx; every error is problem+json; a refused request changed
+no version; the versions of the game touched are gapless and its journal and
+events agree; every finished game passes verification, and the HTTP answer of
+each process equals the CLI's.
+
+Runs are derandomised in the suite (reproducible); ``TONGIAKI_STATEFUL_RANDOM=1``
+explores new ones, ``TONGIAKI_STATEFUL_EXAMPLES`` sets how many.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+import threading
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    Bundle,
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    multiple,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
+
+from tests.servers import ROOT, Http, Reply, Server, embedded, production
+
+PROBLEM = "application/problem+json"
+COLOURS = ("blue", "red", "green", "yellow")
+EXAMPLES = int(os.environ.get("TONGIAKI_STATEFUL_EXAMPLES", "8"))
+RANDOM = os.environ.get("TONGIAKI_STATEFUL_RANDOM") == "1"
+RUNS: dict[str, int] = {}  # steps run per setting (printed at the end of the session)
+
+
+@dataclass
+class Cluster:
+    """The processes under test and what the test needs to talk to them."""
+
+    name: str
+    servers: list[Server]
+    env: dict[str, str]
+    auditor: str = ""
+    https: list[Http] = field(default_factory=list)
+
+    def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "service.cli", *args],
+            cwd=ROOT,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+
+def make_auditor(cluster: Cluster) -> None:
+    done = cluster.cli("auditor", "create", "stateful auditor")
+    assert done.returncode == 0, done.stderr
+    cluster.auditor = done.stdout.split("token: ")[1].strip()
+    cluster.https = [s.http() for s in cluster.servers if s.port]
+
+
+@pytest.fixture(scope="module")
+def embedded_cluster(tmp_path_factory) -> Iterator[Cluster]:
+    tmp = tmp_path_factory.mktemp("stateful-embedded")
+    with embedded(tmp) as server:
+        cluster = Cluster("embedded", [server], server.env)
+        make_auditor(cluster)
+        yield cluster
+
+
+@pytest.fixture(scope="module")
+def production_cluster(tmp_path_factory, postgres_url, redis_url) -> Iterator[Cluster]:
+    import uuid
+
+    import psycopg
+
+    tmp = tmp_path_factory.mktemp("stateful-production")
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    url = f"{postgres_url}{'&' if '?' in postgres_url else '?'}options=-csearch_path%3D{schema}"
+    try:
+        with production(tmp, url, redis_url, queue=f"stateful-{schema}") as servers:
+            cluster = Cluster("production", servers, servers[0].env)
+            make_auditor(cluster)
+            yield cluster
+    finally:
+        with psycopg.connect(postgres_url, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+@dataclass
+class Account:
+    account_id: str
+    token: str
+
+
+@dataclass
+class Game:
+    game_id: str
+    max_players: int
+    seats: dict[str, str] = field(default_factory=dict)  # account id -> colour
+    started: bool = False
+    ended: bool = False
+    # Idempotency-Key -> (account, command, If-Match, receipt) of its accepted use
+    keys: dict[str, tuple[str, object, str, dict]] = field(default_factory=dict)
+
+
+class Service(RuleBasedStateMachine):
+    """The service as its users see it."""
+
+    cluster: Cluster  # set before each run
+
+    accounts = Bundle("accounts")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.games: dict[str, Game] = {}
+        self.rng = random.Random(0)
+        self.steps = 0
+
+    # --- talking to the service --------------------------------------------------
+
+    def http(self, which: int) -> Http:
+        https = self.cluster.https
+        return https[which % len(https)]
+
+    def call(
+        self, which: int, method: str, path: str, body=None, token=None, headers=None, raw=None
+    ) -> Reply:
+        reply = self.http(which).call(method, path, body, token, headers, raw)
+        assert reply.status < 500, (method, path, body, reply.status, reply.raw[:500])
+        if reply.status >= 400:
+            assert reply.content_type == PROBLEM, (method, path, reply.status, reply.headers)
+            assert reply.json["status"] == reply.status and reply.json["code"]
+        return reply
+
+    def head(self, game_id: str) -> int:
+        reply = self.call(0, "GET", f"/games/{game_id}")
+        assert reply.status == 200
+        return reply.json["version"]
+
+    def legal(self, game_id: str, which: int = 0) -> dict:
+        reply = self.call(which, "GET", f"/games/{game_id}/legal")
+        assert reply.status == 200
+        return reply.json
+
+    def open_games(self, *, started: bool | None = None, ended: bool = False) -> list[Game]:
+        return [
+            g
+            for g in self.games.values()
+            if g.ended == ended and (started is None or g.started == started)
+        ]
+
+    # --- invariants of one game ------------------------------------------------------
+
+    def check_game(self, game: Game) -> None:
+        """Versions gapless; journal and events agree; a finished game verifies."""
+        events, after = [], 0
+        while True:
+            page = self.call(0, "GET", f"/games/{game.game_id}/events?after={after}&limit=1000")
+            events += page.json["events"]
+            if not page.json["events"]:
+                break
+            after = page.json["next_after"]
+        versions = [e["version"] for e in events]
+        assert versions == list(range(1, len(events) + 1)), versions
+        journal, after = [], 0
+        while True:
+            page = self.call(
+                0,
+                "GET",
+                f"/games/{game.game_id}/journal?after={after}&limit=1000",
+                None,
+                self.cluster.auditor,
+            )
+            assert page.status == 200, page.json
+            journal += page.json["commands"]
+            if not page.json["commands"]:
+                break
+            after = page.json["next_after"]
+        accepted = sorted(
+            (c for c in journal if c["outcome"] == "accepted"), key=lambda c: c["first_version"]
+        )
+        covered = []
+        for c in accepted:
+            span = range(c["first_version"], c["last_version"] + 1)
+            covered += list(span)
+            assert {events[v - 1]["metadata"]["command_id"] for v in span} == {c["command_id"]}
+        assert covered == versions, "the accepted commands' events are exactly the stream"
+        ended = bool(events) and events[-1]["type"] == "DeckRevealed"
+        if ended and not game.ended:
+            game.ended = True
+            self.verify(game)
+
+    def verify(self, game: Game) -> None:
+        reports = [
+            self.call(i, "GET", f"/games/{game.game_id}/verify").json
+            for i in range(len(self.cluster.https))
+        ]
+        done = self.cluster.cli("verify", "--json", game.game_id)
+        by_cli = json.loads(done.stdout)
+        assert all(r == by_cli for r in reports), (reports, by_cli)
+        assert by_cli["ok"] and by_cli["deck_revealed"], by_cli
+
+    # --- rules -------------------------------------------------------------------------
+
+    @initialize(target=accounts, n=st.integers(2, 4))
+    def some_accounts(self, n):
+        made = []
+        for i in range(n):
+            reply = self.call(i, "POST", "/accounts", {"name": f"user {i}"})
+            assert reply.status == 201
+            made.append(Account(reply.json["account_id"], reply.json["token"]))
+        return multiple(*made)
+
+    @rule(target=accounts, which=st.integers(0, 3), name=st.text(min_size=0, max_size=70))
+    def create_account(self, which, name):
+        self.steps += 1
+        reply = self.call(which, "POST", "/accounts", {"name": name})
+        fine = (
+            1 <= len(name) <= 64
+            and name.strip()
+            and not any(unicodedata.category(c) == "Cc" for c in name)
+        )
+        assert reply.status == (201 if fine else 422), (name, reply.json)
+        if reply.status == 201:
+            return Account(reply.json["account_id"], reply.json["token"])
+        return multiple()
+
+    @rule(owner=accounts, which=st.integers(0, 3), players=st.integers(2, 4))
+    def create_game(self, owner, which, players):
+        self.steps += 1
+        reply = self.call(which, "POST", "/games", {"max_players": players}, owner.token)
+        assert reply.status == 201, reply.json
+        game = Game(reply.json["game_id"], players)
+        self.games[game.game_id] = game
+        self.check_game(game)
+
+    @precondition(lambda self: self.open_games(started=False))
+    @rule(data=st.data(), who=accounts, which=st.integers(0, 3))
+    def join(self, data, who, which):
+        self.steps += 1
+        game = data.draw(st.sampled_from(self.open_games(started=False)))
+        colour = data.draw(st.sampled_from(COLOURS))
+        version = self.head(game.game_id)
+        reply = self.call(
+            which, "POST", f"/games/{game.game_id}/seats", {"colour": colour}, who.token
+        )
+        if who.account_id in game.seats:
+            expected = (409, "already_seated")
+        elif len(game.seats) >= game.max_players:
+            expected = (409, "table_full")
+        elif colour in game.seats.values():
+            expected = (409, "colour_taken")
+        else:
+            expected = (201, None)
+        assert (reply.status, reply.json.get("code")) == expected, reply.json
+        if reply.status == 201:
+            game.seats[who.account_id] = colour
+        else:
+            assert self.head(game.game_id) == version
+        self.check_game(game)
+
+    @precondition(lambda self: self.open_games())
+    @rule(data=st.data(), who=accounts, which=st.integers(0, 3))
+    def start(self, data, who, which):
+        self.steps += 1
+        game = data.draw(st.sampled_from(self.open_games()))
+        version = self.head(game.game_id)
+        reply = self.call(which, "POST", f"/games/{game.game_id}/start", None, who.token)
+        if who.account_id not in game.seats:
+            expected = (403, "not_seated")
+        elif game.started:
+            expected = (409, "unexpected_command")
+        elif len(game.seats) < 2:
+            expected = (409, "not_enough_players")
+        else:
+            expected = (200, None)
+        assert (reply.status, reply.json.get("code")) == expected, (reply.json, game)
+        if reply.status == 200:
+            game.started = True
+        else:
+            assert self.head(game.game_id) == version
+        self.check_game(game)
+
+    @precondition(lambda self: self.open_games(started=True))
+    @rule(data=st.data(), which=st.integers(0, 3), moves=st.integers(1, 6), keyed=st.booleans())
+    def play_legal(self, data, which, moves, keyed):
+        """The active player posts legal moves; keyed moves are retried and must replay."""
+        self.steps += 1
+        game = data.draw(st.sampled_from(self.open_games(started=True)))
+        tokens = self.tokens()
+        for n in range(moves):
+            legal = self.legal(game.game_id, which + n)
+            if legal["decision"] is None:
+                break
+            choice = data.draw(st.sampled_from(legal["commands"]))
+            headers = {"If-Match": f'"{legal["version"]}"'}
+            if keyed:
+                headers["Idempotency-Key"] = f"k{self.steps}-{n}"
+            token = tokens[legal["player_id"]]
+            reply = self.call(
+                which + n, "POST", f"/games/{game.game_id}/commands", choice, token, headers
+            )
+            assert reply.status == 200, reply.json
+            if keyed:
+                game.keys[headers["Idempotency-Key"]] = (
+                    legal["player_id"],
+                    choice,
+                    headers["If-Match"],
+                    reply.json["receipt"],
+                )
+                again = self.call(
+                    which + n + 1, "POST", f"/games/{game.game_id}/commands", choice, token, headers
+                )
+                assert again.status == 200 and again.json["replayed"], again.json
+                assert again.json["receipt"] == reply.json["receipt"]
+        self.check_game(game)
+
+    @precondition(lambda self: any(g.keys for g in self.games.values()))
+    @rule(data=st.data(), which=st.integers(0, 3), foreign=st.booleans())
+    def reuse_a_key(self, data, which, foreign):
+        """The same key with another body is 422; another account's same key is its own."""
+        self.steps += 1
+        game = data.draw(st.sampled_from([g for g in self.games.values() if g.keys]))
+        key = data.draw(st.sampled_from(sorted(game.keys)))
+        owner, choice, if_match, receipt = game.keys[key]
+        tokens = self.tokens()
+        version = self.head(game.game_id)
+        path = f"/games/{game.game_id}/commands"
+        if foreign:
+            other = next((a for a in tokens if a != owner), None)
+            if other is None:
+                return
+            reply = self.call(which, "POST", path, choice, tokens[other], {"Idempotency-Key": key})
+            assert not reply.json.get("replayed"), reply.json
+            if reply.status != 200:
+                assert self.head(game.game_id) == version
+        elif data.draw(st.booleans()):  # the owner retries, later: the original answer
+            headers = {"Idempotency-Key": key, "If-Match": if_match}
+            reply = self.call(which, "POST", path, choice, tokens[owner], headers)
+            assert reply.status == 200 and reply.json["replayed"], reply.json
+            assert reply.json["receipt"] == receipt
+            assert self.head(game.game_id) == version
+        else:
+            body = {"type": "PlaceBoats", "other": key}
+            reply = self.call(which, "POST", path, body, tokens[owner], {"Idempotency-Key": key})
+            assert (reply.status, reply.json["code"]) == (422, "idempotency_key_reused"), reply.json
+            assert self.head(game.game_id) == version
+        self.check_game(game)
+
+    @precondition(lambda self: self.open_games(started=True))
+    @rule(data=st.data(), which=st.integers(0, 3), seated=st.booleans(), stranger=accounts)
+    def wrong_account(self, data, which, seated, stranger):
+        """A legal command from someone whose move it is not: refused, nothing changes."""
+        self.steps += 1
+        game = data.draw(st.sampled_from(self.open_games(started=True)))
+        legal = self.legal(game.game_id)
+        if legal["decision"] is None:
+            return
+        tokens = self.tokens()
+        if seated:
+            who = next((a for a in game.seats if a != legal["player_id"]), None)
+            token, expected = (tokens[who], (403, "not_your_turn")) if who else (None, None)
+        else:
+            token = stranger.token
+            expected = (403, "not_seated") if stranger.account_id not in game.seats else None
+        if token is None or expected is None:
+            return
+        choice = data.draw(st.sampled_from(legal["commands"]))
+        reply = self.call(which, "POST", f"/games/{game.game_id}/commands", choice, token)
+        assert (reply.status, reply.json["code"]) == expected, reply.json
+        assert self.head(game.game_id) == legal["version"]
+        self.check_game(game)
+
+    @precondition(lambda self: self.open_games(started=True))
+    @rule(
+        data=st.data(),
+        which=st.integers(0, 3),
+        payload=st.one_of(
+            st.fixed_dictionaries(
+                {"type": st.sampled_from(["Expand", "Land", "PlaceTile", "Emigrate", "Nope"])}
+            ),
+            st.dictionaries(
+                st.text(max_size=5), st.integers(-(2**40), 2**40) | st.text(max_size=5), max_size=3
+            ),
+            st.fixed_dictionaries(
+                {"type": st.just("PlaceStartingBoat"), "beach": st.integers(-5, 2**31 - 1)}
+            ),
+        ),
+    )
+    def illegal_command(self, data, which, payload):
+        """The active player sends something malformed or against the rules."""
+        self.steps += 1
+        game = data.draw(st.sampled_from(self.open_games(started=True)))
+        legal = self.legal(game.game_id)
+        if legal["decision"] is None:
+            return
+        if any(c == payload for c in legal["commands"]):
+            return
+        token = self.tokens()[legal["player_id"]]
+        reply = self.call(which, "POST", f"/games/{game.game_id}/commands", payload, token)
+        assert reply.status in (400, 409, 422), reply.json
+        assert self.head(game.game_id) == legal["version"]
+        self.check_game(game)
+
+    @precondition(lambda self: self.open_games(started=True))
+    @rule(data=st.data(), first=st.integers(0, 3))
+    def race(self, data, first):
+        """Two processes get two moves for one version at once: one wins, one is stale."""
+        self.steps += 1
+        game = data.draw(st.sampled_from(self.open_games(started=True)))
+        legal = self.legal(game.game_id)
+        if legal["decision"] is None or len(legal["commands"]) < 2:
+            return
+        a, b = data.draw(
+            st.lists(
+                st.sampled_from(legal["commands"]), min_size=2, max_size=2, unique_by=json.dumps
+            )
+        )
+        token = self.tokens()[legal["player_id"]]
+        headers = {"If-Match": f'"{legal["version"]}"'}
+        replies: list[Reply] = []
+
+        def post(which, body):
+            own = Http(self.http(which).port)
+            replies.append(
+                own.call("POST", f"/games/{game.game_id}/commands", body, token, headers)
+            )
+            own.close()
+
+        threads = [
+            threading.Thread(target=post, args=(first + i, body)) for i, body in enumerate((a, b))
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        statuses = sorted(r.status for r in replies)
+        assert statuses == [200, 409], [(r.status, r.json) for r in replies]
+        loser = next(r for r in replies if r.status == 409)
+        assert loser.json["code"] == "stale_version" and loser.content_type == PROBLEM
+        self.check_game(game)
+
+    @precondition(lambda self: self.games)
+    @rule(data=st.data(), which=st.integers(0, 3), back=st.integers(0, 50))
+    def read_stream(self, data, which, back):
+        """A spectator resumes the stream after some version: the events come in order."""
+        self.steps += 1
+        game = data.draw(st.sampled_from(list(self.games.values())))
+        head = self.head(game.game_id)
+        after = max(0, head - back)
+        reply = self.call(
+            which,
+            "GET",
+            f"/games/{game.game_id}/stream?timeout=1",
+            headers={"Last-Event-ID": str(after)},
+        )
+        assert reply.status == 200 and reply.content_type == "text/event-stream"
+        ids = [int(line[4:]) for line in reply.raw.decode().splitlines() if line.startswith("id: ")]
+        assert ids[: head - after] == list(range(after + 1, head + 1)), (after, head, ids[:5])
+
+    @precondition(lambda self: self.games)
+    @rule(
+        data=st.data(),
+        which=st.integers(0, 3),
+        who=accounts,
+        raw=st.sampled_from(
+            [
+                b"{" * 3000,
+                b"[" * 20 + b"]" * 20,
+                b'{"type": "Expand", "island": "' + b"x" * 20_000 + b'"}',
+                b'{"type": "Expand", "island": "\\ud800"}',
+                b'{"type": "Expand", "n": 1e999}',
+                b"\x00\x01\x02",
+                b"",
+            ]
+        ),
+        path=st.sampled_from(["commands", "seats", "start"]),
+    )
+    def malformed_body(self, data, which, who, raw, path):
+        self.steps += 1
+        game = data.draw(st.sampled_from(list(self.games.values())))
+        version = self.head(game.game_id)
+        reply = self.call(which, "POST", f"/games/{game.game_id}/{path}", None, who.token, raw=raw)
+        if reply.status in (200, 201):  # an empty body is a fine start, nothing else
+            assert raw == b"" and path == "start", reply.json
+            game.started = True
+        else:
+            assert 400 <= reply.status < 500
+            assert self.head(game.game_id) == version
+        self.check_game(game)
+
+    @precondition(lambda self: self.open_games(started=True))
+    @rule(data=st.data(), which=st.integers(0, 3))
+    def play_to_the_end(self, data, which):
+        """Bots finish a game (the command's answer carries the next legal moves)."""
+        self.steps += 1
+        game = data.draw(st.sampled_from(self.open_games(started=True)))
+        tokens = self.tokens()
+        rng = random.Random(data.draw(st.integers(0, 2**16)))
+        legal = self.legal(game.game_id, which)
+        for n in range(5000):
+            if legal["decision"] is None:
+                break
+            reply = self.call(
+                which + n,
+                "POST",
+                f"/games/{game.game_id}/commands?include=legal",
+                rng.choice(legal["commands"]),
+                tokens[legal["player_id"]],
+                {"If-Match": f'"{legal["version"]}"'},
+            )
+            assert reply.status == 200, reply.json
+            legal = reply.json["legal"]
+        self.check_game(game)
+        assert game.ended
+
+    def tokens(self) -> dict[str, str]:
+        return {a.account_id: a.token for a in self.bundle("accounts")}
+
+    @invariant()
+    def counted(self):
+        RUNS[self.cluster.name] = RUNS.get(self.cluster.name, 0) + 1
+
+    def teardown(self):
+        for game in self.games.values():
+            self.check_game(game)
+
+
+def run(cluster: Cluster) -> None:
+    Service.cluster = cluster
+    run_state_machine_as_test(
+        Service,
+        settings=settings(
+            max_examples=EXAMPLES,
+            stateful_step_count=25,
+            deadline=None,
+            derandomize=not RANDOM,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+        ),
+    )
+
+
+def test_the_embedded_default_keeps_every_promise(embedded_cluster):
+    run(embedded_cluster)
+
+
+def test_two_web_processes_on_postgresql_keep_every_promise(production_cluster):
+    run(production_cluster)
+
+
+def pytest_terminal_summary_lines() -> list[str]:
+    return [f"stateful: {n} steps on {name}" for name, n in RUNS.items()]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def report_runs(request):
+    yield
+    if RUNS:
+        Path(ROOT / "test-output").mkdir(exist_ok=True)
+        (ROOT / "test-output" / "stateful-runs.json").write_text(json.dumps(RUNS))
+        print("\n" + "; ".join(pytest_terminal_summary_lines()))
