@@ -173,6 +173,9 @@ def service_env(url: str, redis_url: str) -> tuple[int, str, dict[str, str]]:
         "REDIS_URL": redis_url,
         "TONGIAKI_QUEUE": queue,
         "TONGIAKI_PORT": str(port),
+        # bots move far faster than the per-account limits allow people to: this
+        # measures throughput (bench/soak.py keeps them on)
+        "TONGIAKI_RATE_LIMITS": "off",
     }
     return port, queue, env
 

@@ -238,7 +238,7 @@ def sweep_inline(rm: ReadModels, every: float) -> threading.Event:
     stop = threading.Event()
 
     def loop() -> None:
-        while True:
+        while not rm.store.closed:  # a closed store: its app is gone
             try:
                 sweep(rm)
             except Exception:  # the database away: the next sweep tries again

@@ -294,6 +294,11 @@ class EventStore(Protocol):
         """The account with this id."""
         ...
 
+    @property
+    def closed(self) -> bool:
+        """Whether ``close`` was called (background work of a closed store stops)."""
+        ...
+
     def close(self) -> None:
         """Release connections."""
         ...

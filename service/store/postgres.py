@@ -239,6 +239,11 @@ class PostgresEventStore(SqlEventStore):
             row = cur.fetchone()
         return int(row[0])
 
+    @property
+    def closed(self) -> bool:
+        """Whether ``close`` was called."""
+        return bool(self.pool.closed)
+
     def close(self) -> None:
         """Close the pool."""
         self.pool.close()

@@ -159,6 +159,11 @@ class SQLiteEventStore(SqlEventStore):
             finally:
                 cur.close()
 
+    @property
+    def closed(self) -> bool:
+        """Whether ``close`` was called."""
+        return self._closed
+
     def connections(self) -> int:
         """Connections open now (idle or in use)."""
         with self._available:
