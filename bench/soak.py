@@ -26,22 +26,28 @@ each request going to a web process chosen at random:
   bots' ``Idempotency-Key`` with other bodies; each answer is checked against
   the status (and code) it should have.
 
-Every answer is counted by status; every error answer must be
-``application/problem+json``. Once, at 40 % of the run, the worker's process
-group gets SIGKILL and a new worker is started. After the traffic, the read
-models must catch up (every game's scoreboard at its head), every game's events
-are read back (versions exactly 1..head, the hash chain linked, every receipt
-and event a client got a 2xx for present, no command applied twice) and every
-game is verified (``GET /verify``). The file handles and resident memory of
-every process (gunicorn masters and their workers, the rq worker) are printed
-after a warm-up, at the end of the traffic and once idle.
+Every answer is counted by status; an error answer that is not
+``application/problem+json``, or has another status than its client expected,
+is listed under "findings" with examples. Once, at 40 % of the run, the
+worker's process group gets SIGKILL and new workers are started (every 2 s
+until one works; after the traffic if none did). After the traffic, the read
+models must catch up (every game's scoreboard at its head, ``/projections``
+level), every game's events are read back (versions exactly 1..head, the hash
+chain linked, every receipt and event a client got a 2xx for present, no
+command applied twice) and every game is verified (``GET /verify``). The open
+file descriptors, resident memory (VmRSS) and CPU time of every process
+(gunicorn masters and their workers, the rq workers) are printed after a
+warm-up, at the end of the traffic and once idle; so is how busy the whole host
+was (other work on it slows every figure).
 
 Exit status 1 if an event is lost or duplicated, an answer is a 5xx (other than
 the documented 503 ``projection_lagging`` of a read model that is behind), an
-SSE stream skips or repeats a version, a game fails verification or the read
-models do not catch up. Everything is removed at the end, also on Ctrl-C: the
-schema is dropped and the Redis keys of this run's queue deleted (nothing
-else in that database is touched; never FLUSHDB/FLUSHALL).
+SSE stream skips or repeats a version, a worker fails to start, a game fails
+verification or the read models do not catch up. Everything is removed at the
+end, also on Ctrl-C: the processes are stopped, the schema dropped and the Redis
+keys of this run's queue, jobs and workers deleted (nothing else in that
+database is touched; never FLUSHDB or FLUSHALL). The service logs are kept in a
+temporary directory when the run fails.
 """
 
 from __future__ import annotations
@@ -125,6 +131,8 @@ class Stats:
         self.stream_events = 0
         self.stream_gaps = 0
         self.client_cpu = 0.0  # seconds of CPU this process (every client) used
+        self.host_busy = 0.0  # share of the host's CPU time busy during the traffic
+        self.ended = 0.0  # time.monotonic() once every client stopped
 
     def answer(self, client: str, method: str, path: str, reply: Reply) -> None:
         with self.lock:
@@ -209,17 +217,21 @@ class Api:
         headers: dict[str, str] | None = None,
         raw: bytes | None = None,
         fresh: bool = False,
+        what: str = "",
     ) -> Reply:
         """Send one request to a web process chosen at random (``path`` under /api/v1).
 
         ``body`` goes as JSON, ``raw`` as it is; ``fresh`` uses a connection of its
-        own, closed afterwards (for requests a server may answer before reading them).
+        own, closed afterwards (for requests a server may answer before reading them);
+        ``what`` names the request among the transport errors.
         """
         sent = {"Content-Type": "application/json"} if body is not None or raw else {}
         if token is not None:
             sent["Authorization"] = f"Bearer {token}"
         sent.update(headers or {})
-        data = raw if raw is not None else None if body is None else json.dumps(body).encode()
+        data = raw
+        if raw is None and body is not None:
+            data = json.dumps(body).encode()
         port = self.rng.choice(self.ports)
         try:
             if fresh:
@@ -231,7 +243,7 @@ class Api:
             else:
                 reply = self._kept_alive(port, method, API + path, data, sent)
         except (OSError, http.client.HTTPException) as exc:
-            self.stats.failed_transport(self.client, exc)
+            self.stats.failed_transport(f"{self.client}{' sending ' + what if what else ''}", exc)
             raise TransportError(f"{method} {short(path)}: {exc!r}") from exc
         self.stats.answer(self.client, method, path, reply)
         return reply
@@ -334,13 +346,15 @@ class Registry:
         with self.lock:
             return list(self.games.values())
 
-    def pick(self, rng: random.Random, live: float = 0.7, owner: str | None = None) -> GameRec:
+    def pick(
+        self, rng: random.Random, live: float = 0.7, owner: str | None = None
+    ) -> GameRec | None:
         """A game: one being played with probability ``live``, else any (None if none yet)."""
         games = [g for g in self.all() if owner is None or g.owner == owner]
         playing = [g for g in games if g.started and not g.finished]
         if playing and rng.random() < live:
             return rng.choice(playing)
-        return rng.choice(games) if games else None  # type: ignore[return-value]
+        return rng.choice(games) if games else None
 
 
 @dataclass
@@ -647,6 +661,11 @@ class Spectator(Client):
                         "spectator: a stream skipped or repeated a version",
                         f"{rec.game_id}: {last} then id {event_id} (data {data['version']})",
                     )
+                if rec.accepted.get(event_id, data["hash"]) != data["hash"]:
+                    stats.finding(
+                        "spectator: a streamed event differs from its player's receipt",
+                        f"{rec.game_id} version {event_id}",
+                    )
                 last = event_id
                 with stats.lock:
                     stats.stream_events += 1
@@ -748,8 +767,12 @@ class Fuzzer(Client):
         self.expect("bad UTF-8", reply, {400})
 
     def oversized(self) -> None:
+        """The server may answer 413 and close before it read the body: a broken pipe."""
         body = b'{"name": "' + b"x" * self.rng.randint(17_000, 200_000) + b'"}'
-        reply = self.post("/accounts", body, fresh=True)
+        try:
+            reply = self.post("/accounts", body, fresh=True, what="an oversized body")
+        except TransportError:
+            return
         self.expect("an oversized body", reply, {413}, "body_too_large")
 
     def oversized_chunked(self) -> None:
@@ -1200,8 +1223,11 @@ class Figures:
         for (role, pid), seen in self.rows.items():
             line = f"  {role:<24}{pid:>8}     "
             for i, form in enumerate(("{:>7}", "{:>7.1f}", "{:>7.1f}")):
+                scale = 1024 if i == 1 else 1  # RSS in MiB
                 line += "".join(
-                    form.format(seen[m][i] / (1024 if i == 1 else 1)) if m in seen else f"{'-':>7}"
+                    form.format(seen[m][i] / scale if scale > 1 else seen[m][i])
+                    if m in seen
+                    else f"{'-':>7}"
                     for m in self.moments
                 )
                 line += " " * (9 if i == 0 else 7)
@@ -1209,19 +1235,18 @@ class Figures:
 
 
 def clean_redis(url: str, queue: str) -> int:
-    """Delete this run's keys: every key naming the queue, its jobs and its workers."""
+    """Delete this run's keys: every key naming the queue, and its jobs, workers and
+    schedulers (rq hashes whose ``origin`` or ``queues`` is the queue) with their keys."""
     redis = Redis.from_url(url)
     doomed: set[bytes] = set()
-    owners: set[str] = set()  # ids of jobs and workers of this queue
+    owners: set[str] = set()  # ids of this queue's jobs, workers and schedulers
     for key in redis.scan_iter(count=1000):
         name = key.decode(errors="replace")
         if queue in name:
             doomed.add(key)
-            continue
-        kind = "origin" if name.startswith("rq:job:") else "queues"
-        if name.startswith(("rq:job:", "rq:worker:")) and redis.type(key) == b"hash":
-            value = (redis.hget(key, kind) or b"").decode(errors="replace")
-            if queue in value.split(","):
+        elif name.count(":") >= 2 and name.startswith("rq:") and redis.type(key) == b"hash":
+            values = [redis.hget(key, field) for field in ("origin", "queues")]
+            if any(isinstance(v, bytes) and queue in v.decode().split(",") for v in values):
                 doomed.add(key)
                 owners.add(name.split(":")[2])
     for key in redis.scan_iter(match="rq:*", count=1000):
@@ -1307,14 +1332,20 @@ def check_game(api: Api, rec: GameRec) -> GameCheck:
     return check
 
 
-def catch_up(api: Api, heads: dict[str, int], timeout: float) -> tuple[float, dict[str, str]]:
+def catch_up(
+    api: Api, games: list[GameRec], since: float, timeout: float
+) -> tuple[float, dict[str, int], dict[str, str]]:
     """Poll every game's scoreboard until its version is the game's head.
 
-    The seconds it took, and the games that did not get there (with their last answer).
+    The seconds it took from ``since`` (the end of the traffic), every game's head,
+    and the games whose scoreboard did not get there (with their last answer).
     """
-    started = time.monotonic()
+    heads = {}
+    for rec in games:
+        reply = api.call("GET", f"/games/{rec.game_id}")
+        heads[rec.game_id] = reply.json["version"] if reply.status == 200 else 0
     waiting = {gid: "never asked" for gid in heads}
-    while waiting and time.monotonic() - started < timeout:
+    while waiting and time.monotonic() - since < timeout:
         for gid in list(waiting):
             reply = api.call("GET", f"/games/{gid}/scoreboard")
             if reply.status == 200 and reply.json["version"] == heads[gid]:
@@ -1324,7 +1355,7 @@ def catch_up(api: Api, heads: dict[str, int], timeout: float) -> tuple[float, di
                 waiting[gid] = f"{reply.status} version {version}, head {heads[gid]}"
         if waiting:
             time.sleep(0.5)
-    return time.monotonic() - started, waiting
+    return time.monotonic() - since, heads, waiting
 
 
 def projections_level(api: Api, timeout: float) -> list[str]:
@@ -1383,38 +1414,55 @@ def run_traffic(
         time.sleep(max(0.0, started + second - time.monotonic()))
 
     notes = []
-    cpu = time.process_time()
+    cpu, host = time.process_time(), cpu_ticks()
     for t in threads:
         t.start()
     try:
         until(min(15.0, 0.2 * duration))
         figures.take("warm", stack)
         until(KILL_AT * duration)
-        killed_at = time.monotonic() - started
-        old = stack.worker
-        stack.kill_worker()
-        notes.append(
-            f"{old.role} (pid {old.pid}) killed (SIGKILL to its group) at {killed_at:.1f} s"
-        )
-        new = stack.start_worker(attempts=3)
-        if new is not None:
-            notes.append(
-                f"{new.role} (pid {new.pid}) working at {time.monotonic() - started:.1f} s"
-            )
-            if killed_at + 10 < duration:
-                until(killed_at + 5)
-                figures.take("warm", stack)  # the new worker's, 5 s after it started
-        else:
-            notes.append("no new worker would start under load: trying again after the traffic")
+        notes += replace_worker(stack, figures, started, duration)
         until(duration)
         figures.take("end", stack)
     finally:
         seconds = time.monotonic() - started
         ctx.stats.client_cpu = time.process_time() - cpu
+        busy, total = (now - then for now, then in zip(cpu_ticks(), host, strict=True))
+        ctx.stats.host_busy = busy / max(total, 1)
         ctx.stop.set()
         for t in threads:
             t.join(timeout=30)
+        ctx.stats.ended = time.monotonic()
     return seconds, notes
+
+
+def replace_worker(stack: Stack, figures: Figures, started: float, duration: float) -> list[str]:
+    """SIGKILL the worker's group; start new ones until one works or the traffic ends."""
+    old = stack.worker
+    stack.kill_worker()
+    killed_at = time.monotonic() - started
+    notes = [f"{old.role} (pid {old.pid}) killed (SIGKILL to its group) at {killed_at:.1f} s"]
+    while (new := stack.start_worker()) is None:
+        if time.monotonic() - started > duration - 5:
+            notes.append("no new worker would start during the traffic: trying again after it")
+            return notes
+        time.sleep(2)
+    up = time.monotonic() - started
+    notes.append(
+        f"{new.role} (pid {new.pid}) working at {up:.1f} s: read models without a worker"
+        f" for {up - killed_at:.1f} s"
+    )
+    if up + 10 < duration:
+        time.sleep(5)
+        figures.take("warm", stack)  # the new worker's, 5 s after it started
+    return notes
+
+
+def cpu_ticks() -> tuple[int, int]:
+    """(busy, total) clock ticks of the whole host since boot (/proc/stat)."""
+    fields = [int(f) for f in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle, iowait
+    return sum(fields) - idle, sum(fields)
 
 
 def after_traffic(args: argparse.Namespace, stack: Stack, ctx: Context) -> dict[str, Any]:
@@ -1422,10 +1470,12 @@ def after_traffic(args: argparse.Namespace, stack: Stack, ctx: Context) -> dict[
     api = Api(stack.ports, ctx.stats, "checker", random.Random(args.seed))
     games = ctx.registry.all()
     started = time.monotonic()
-    checks = [check_game(api, rec) for rec in games]
-    heads = {c.game_id: c.head for c in checks if c.head}
-    caught_in, lagging = catch_up(api, heads, args.catch_up)
+    caught_in, heads, lagging = catch_up(api, games, ctx.stats.ended, args.catch_up)
     behind = projections_level(api, 10.0 if not lagging else 1.0)
+    checks = [check_game(api, rec) for rec in games]
+    for check in checks:
+        if check.head != heads[check.game_id]:
+            check.problems.append(f"head {check.head}, GET /games said {heads[check.game_id]}")
     verified, failed = verify(api, games)
     api.close()
     return {
@@ -1460,9 +1510,10 @@ def report(
     lat = sorted(stats.latencies) or [0.0]
     print(f"\ntraffic ({seconds:.1f} s)")
     print(
-        f"  requests          {stats.total():,} ({stats.total() / seconds:,.0f}/s;"
-        f" the clients used {stats.client_cpu:.1f} s of CPU)"
+        f"  host              {os.cpu_count()} cores, {stats.host_busy:.0%} busy (everything on"
+        f" the host, not only this run); the clients used {stats.client_cpu:.1f} s of CPU"
     )
+    print(f"  requests          {stats.total():,} ({stats.total() / seconds:,.0f}/s)")
     print(
         f"  commands          {stats.commands:,} accepted ({stats.commands / seconds:,.1f}/s;"
         f" p50 {statistics.median(lat):.1f} ms, p99 {lat[int(0.99 * (len(lat) - 1))]:.1f} ms);"
@@ -1498,7 +1549,7 @@ def report(
     lagging, behind = after["lagging"], after["behind"]
     print(
         f"  read models       {len(checks) - len(lagging)}/{len(checks)} scoreboards at their"
-        f" game's head after {after['caught_in']:.1f} s; /projections:"
+        f" game's head {after['caught_in']:.1f} s after the clients stopped; /projections:"
         f" {'level' if not behind else '; '.join(behind)}"
     )
     for gid, last in list(lagging.items())[:SAMPLES]:

@@ -150,7 +150,8 @@ def _service():  # type: ignore[no-untyped-def]
 )
 def serve(host: str | None, port: int | None, workers: int, threads: int) -> None:
     """Run the HTTP service (SQLite under ./var unless DATABASE_URL is set)."""
-    from service.app import check_services, create_app
+    from service.app import check_services
+    from service.serving import run_embedded, run_gunicorn
 
     settings = _settings()
     host = host or settings.host
@@ -161,27 +162,12 @@ def serve(host: str | None, port: int | None, workers: int, threads: int) -> Non
     where = "PostgreSQL" if settings.uses_postgres else f"SQLite at {settings.sqlite_path}"
     click.echo(f"tongiaki: serving on http://{host}:{port}/ ({where})", err=True)
     if workers <= 0:
-        app = create_app(settings)
         try:
-            app.run(host=host, port=port, threaded=True)
+            run_embedded(settings, host, port)
         except OSError as exc:  # the port is taken, the address is not ours
             raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror}") from exc
         return
-    from gunicorn.app.base import BaseApplication
-
-    class Gunicorn(BaseApplication):  # type: ignore[misc]
-        def load_config(self) -> None:
-            self.cfg.set("bind", f"{host}:{port}")
-            self.cfg.set("workers", workers)
-            self.cfg.set("threads", threads)
-            self.cfg.set("worker_class", "gthread")
-            self.cfg.set("timeout", 120)
-            self.cfg.set("graceful_timeout", 10)
-
-        def load(self):  # type: ignore[no-untyped-def]
-            return create_app(settings)
-
-    Gunicorn().run()
+    run_gunicorn(settings, host, port, workers, threads)
 
 
 @main.group()

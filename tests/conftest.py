@@ -6,6 +6,8 @@
 - ``TONGIAKI_TEST_REDIS_URL`` (default ``redis://127.0.0.1:6379/15``): the tests use
   that one Redis database (never another, never a server-wide command) and empty
   it when they finish.
+- A few tests start a Redis of their own (to stop or hang it): they need the
+  ``redis-server`` program.
 - ``TONGIAKI_REQUIRE_SERVICES=1`` (set by ``.ci/run``): a missing service fails the
   tests that need it, with one line saying what is missing; otherwise they skip.
 """
@@ -96,6 +98,18 @@ def redis_url() -> str:
     yield REDIS_URL
     client.flushdb()  # this database only: the tests' own, nothing else on the server
     client.close()
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> str:
+    """The ``redis-server`` program, for tests that start (and stop, or hang) a Redis of
+    their own (Debian: ``apt install redis-server``)."""
+    import shutil
+
+    found = shutil.which("redis-server")
+    if found is None:
+        _missing("the redis-server program is not installed (apt install redis-server)")
+    return str(found)
 
 
 @pytest.fixture

@@ -35,6 +35,7 @@ PROJECTIONS = ("scoreboard", "lobby", "leaderboard", "timeline", "audit")
 MAX_ATTEMPTS = 3
 KEYFRAME_EVERY = 10
 STATE_CACHE = 256  # games whose latest folds are kept in memory
+READMODEL_SCHEMA = 1  # the read-model tables' version (readmodel_schema); raise it with TABLES
 
 TABLES = [
     """CREATE TABLE IF NOT EXISTS projection_checkpoints (
@@ -241,7 +242,7 @@ class ReadModels:
 
     def upgrade(self) -> None:
         """Create the read-model tables (idempotent; safe for processes starting together)."""
-        self.store.ensure_tables(TABLES)
+        self.store.ensure_tables(TABLES, "readmodel_schema", READMODEL_SCHEMA)
 
     # --- catching up ----------------------------------------------------------
 

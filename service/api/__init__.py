@@ -20,6 +20,7 @@ from service.errors import (
     ServiceError,
     TooManyRequests,
     Unauthorized,
+    Unavailable,
 )
 from service.games import GameService
 from service.limits import RateLimits
@@ -185,8 +186,8 @@ def register_errors(app: Flask) -> None:
         response = problem(exc.status, exc.code, exc.title, exc.detail, **exc.extra)
         if exc.extra.get("replayed"):
             response.headers["Idempotent-Replayed"] = "true"
-        if isinstance(exc, TooManyRequests):
-            response.headers["Retry-After"] = str(exc.extra.get("retry_after", 1))
+        if isinstance(exc, TooManyRequests | Unavailable):
+            response.headers["Retry-After"] = str(exc.extra.get("retry_after", RETRY_AFTER))
         if isinstance(exc, Unauthorized):
             error = ', error="invalid_token"' if exc.code == "bad_token" else ""
             response.headers["WWW-Authenticate"] = f'Bearer realm="tongiaki"{error}'

@@ -35,15 +35,20 @@ class AccountCreated(Strict):
     token = fields.String(required=True, metadata={"description": "shown once; send as Bearer"})
 
 
+def strict_boolean(**kwargs: object) -> fields.Boolean:
+    """JSON true or false only (marshmallow would also read "yes", "on", 1 …)."""
+    return fields.Boolean(truthy={True}, falsy={False}, **kwargs)  # type: ignore[arg-type]
+
+
 class NoFields(Strict):
     """A body with nothing in it (``{}``), or no body at all."""
 
 
 class GameCreate(Strict):
-    max_players = fields.Integer(load_default=6, validate=validate.Range(2, 6))
-    two_colours_each = fields.Boolean(load_default=False)
-    free_orientation_after_first = fields.Boolean(load_default=False)
-    first_seat = fields.Integer(load_default=1, validate=validate.Range(1, 6))
+    max_players = fields.Integer(load_default=6, validate=validate.Range(2, 6), strict=True)
+    two_colours_each = strict_boolean(load_default=False)
+    free_orientation_after_first = strict_boolean(load_default=False)
+    first_seat = fields.Integer(load_default=1, validate=validate.Range(1, 6), strict=True)
     tile_order = fields.List(
         fields.String(),
         load_default=None,

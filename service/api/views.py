@@ -55,7 +55,8 @@ def ready(name: str, game_id: str) -> Checkpoint:
     head = game_service().store.head(game_id)
     if head is None or head.version == 0:
         raise NotFound("unknown_game", f"there is no game {game_id!r}")
-    wanted = int_arg("min_version", 0, 0) or 0
+    # a game's read model exists once its first event is in: wait for that at least
+    wanted = int_arg("min_version", 0, 0) or 1
     if wanted > head.version:
         raise BadRequest("bad_version", f"the game is at version {head.version}")
     deadline = time.monotonic() + WAIT_SECONDS
@@ -76,6 +77,7 @@ def ready(name: str, game_id: str) -> Checkpoint:
                 "projection_lagging",
                 f"the {name} has applied version {version}, not yet {wanted}; retry shortly",
                 projection=name,
+                retry_after=1,
             )
         time.sleep(pause)
         pause = min(pause * 1.5, 0.02)
@@ -98,7 +100,9 @@ def scoreboard(game_id: str) -> ResponseReturnValue:
         "SELECT version, data FROM rm_scoreboard WHERE game_id = %s", (game_id,)
     )
     if not rows:
-        raise Unavailable("projection_lagging", "the scoreboard is not built yet; retry shortly")
+        raise Unavailable(
+            "projection_lagging", "the scoreboard is not built yet; retry shortly", retry_after=1
+        )
     return jsonify(game_id=game_id, version=rows[0][0], **json.loads(rows[0][1]))
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -96,6 +97,8 @@ def translated() -> Iterator[None]:
         raise StoreUnavailable(f"postgresql: {exc}") from exc
 
 
+MIGRATION_ATTEMPTS = 20
+MIGRATION_LOCK_TIMEOUT = "200ms"  # below deadlock_timeout (1 s by default)
 CONNECT_TIMEOUT = 5.0  # seconds: an unreachable database fails this fast, with its cause
 
 
@@ -208,9 +211,35 @@ class PostgresEventStore(SqlEventStore):
     def _upgrade_lock(self, cur: Any) -> None:
         cur.execute("SELECT pg_advisory_xact_lock(%s)", (UPGRADE_LOCK,))
 
+    def _table_exists(self, cur: Any, name: str) -> bool:
+        row = cur.execute("SELECT to_regclass(%s) IS NOT NULL", (name,)).fetchone()
+        return bool(row[0])
+
     def upgrade(self) -> int:
-        """Create or migrate the schema under an advisory lock (idempotent)."""
+        """Create or migrate the schema under an advisory lock (idempotent).
+
+        A database already at ``SCHEMA_VERSION`` is not touched (no DDL, no lock).
+        A migration may run while commands are in flight: it waits at most
+        ``MIGRATION_LOCK_TIMEOUT`` for each lock, less than PostgreSQL waits before
+        it looks for deadlocks, so it gives way to the commands (never the other
+        way round), then tries again.
+        """
+        for attempt in range(MIGRATION_ATTEMPTS):
+            current = self.recorded_version()
+            if current >= SCHEMA_VERSION:
+                return current
+            try:
+                return self._migrate()
+            except StoreUnavailable as exc:
+                gave_way = "lock timeout" in str(exc) or "deadlock" in str(exc)
+                if not gave_way or attempt == MIGRATION_ATTEMPTS - 1:
+                    raise
+                time.sleep(0.2 * (attempt + 1))
+        raise AssertionError("unreachable")
+
+    def _migrate(self) -> int:
         with self._tx() as cur:
+            cur.execute(f"SET LOCAL lock_timeout = '{MIGRATION_LOCK_TIMEOUT}'")
             self._upgrade_lock(cur)
             cur.execute(
                 "CREATE TABLE IF NOT EXISTS schema_version"

@@ -118,13 +118,37 @@ class SqlEventStore:
     def _upgrade_lock(self, cur: Any) -> None:
         """Serialise schema changes between processes (SQLite: the write lock does)."""
 
-    def ensure_tables(self, statements: Sequence[str]) -> None:
-        """Run further CREATE ... IF NOT EXISTS statements (read models) under the
-        schema upgrade lock, so processes starting together do not race."""
+    def _table_exists(self, cur: Any, name: str) -> bool:  # pragma: no cover - adapters
+        raise NotImplementedError
+
+    def recorded_version(self, table: str = "schema_version") -> int:
+        """The highest version recorded in ``table`` (0 if none), read without any lock.
+
+        Upgrades look here first: a database already at the version a process
+        needs is left alone, so starting a process never takes a lock that could
+        wait on (or deadlock with) the commands in flight.
+        """
+        with self._read() as cur:
+            if not self._table_exists(cur, table):
+                return 0
+            row = self._exec(cur, f"SELECT MAX(version) FROM {table}").fetchone()
+        return int(row[0] or 0)
+
+    def ensure_tables(self, statements: Sequence[str], marker: str, version: int) -> None:
+        """Create further tables (read models) unless ``marker`` records ``version``;
+        under the schema upgrade lock, so processes starting together do not race."""
+        if self.recorded_version(marker) >= version:
+            return
         with self._tx() as cur:
             self._upgrade_lock(cur)
+            self._exec(cur, f"CREATE TABLE IF NOT EXISTS {marker} (version INTEGER PRIMARY KEY)")
             for statement in statements:
                 cur.execute(statement)
+            self._exec(
+                cur,
+                f"INSERT INTO {marker} (version) VALUES (%s) ON CONFLICT DO NOTHING",
+                (version,),
+            )
 
     def _tx(self) -> AbstractContextManager[Any]:  # pragma: no cover - adapters override
         """A write transaction yielding a cursor."""

@@ -116,8 +116,18 @@ class SQLiteEventStore(SqlEventStore):
         except sqlite3.OperationalError as exc:  # locked, busy, disk: not the request's fault
             raise StoreUnavailable(f"sqlite: {exc}") from exc
 
+    def _table_exists(self, cur: Any, name: str) -> bool:
+        row = cur.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
+        ).fetchone()
+        return row is not None
+
     def upgrade(self) -> int:
-        """Create the schema if needed; record its version (idempotent)."""
+        """Create the schema if needed; record its version (idempotent; no write when
+        the database is already at ``SCHEMA_VERSION``)."""
+        current = self.recorded_version()
+        if current >= SCHEMA_VERSION:
+            return current
         with self._tx() as cur:
             cur.execute(
                 "CREATE TABLE IF NOT EXISTS schema_version"

@@ -57,10 +57,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_redis(port: int) -> subprocess.Popen:
+def start_redis(port: int, program: str = "redis-server") -> subprocess.Popen:
     proc = subprocess.Popen(
         [
-            "redis-server",
+            program,
             "--port",
             str(port),
             "--bind",
@@ -97,10 +97,10 @@ def test_a_simple_worker_in_burst_mode_brings_every_read_model_level(pg, env, re
     assert dump(rm) == level
 
 
-def test_rings_for_many_games_queue_one_batch_job_that_levels_them_all(pg, env):
+def test_rings_for_many_games_queue_one_batch_job_that_levels_them_all(pg, env, redis_server):
     _, store, _ = pg
     port = free_port()
-    redis = start_redis(port)  # a Redis of its own: SCRIPT FLUSH is server-wide
+    redis = start_redis(port, redis_server)  # a Redis of its own: SCRIPT FLUSH is server-wide
     try:
         bell = RqDoorbell(f"redis://127.0.0.1:{port}/0", env)
         bell.redis.script_flush()  # as after a Redis restart: the ring loads its script again
@@ -175,10 +175,12 @@ def test_a_game_failing_in_a_batch_gets_its_own_retried_job_and_the_others_level
     assert rm.behind() == []
 
 
-def test_with_redis_stopped_commands_still_succeed_and_the_sweeper_levels_everything(pg, env):
+def test_with_redis_stopped_commands_still_succeed_and_the_sweeper_levels_everything(
+    pg, env, redis_server
+):
     _, store, rm = pg
     port = free_port()
-    redis = start_redis(port)
+    redis = start_redis(port, redis_server)
     bell = RqDoorbell(f"redis://127.0.0.1:{port}/0", env)
     try:
         append_game(store, simulated(32).events[:60], game_id="before", after_each=bell.ring)
@@ -187,7 +189,9 @@ def test_with_redis_stopped_commands_still_succeed_and_the_sweeper_levels_everyt
         # Redis is down: every doorbell fails, every command is still appended
         game = append_game(store, simulated(33).events, game_id="during", after_each=bell.ring)
         assert store.head(game).version == len(simulated(33).events)
-        redis = start_redis(port)  # back, empty: the jobs rung while it was down are gone
+        redis = start_redis(
+            port, redis_server
+        )  # back, empty: the jobs rung while it was down are gone
         queue = Queue(env, connection=Redis(port=port))
         assert queue.count == 0
         assert sweep(rm, queue) == ["before", "during"]

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
 
-from tests.servers import Http, embedded
+from tests.servers import Http, embedded, production
 
 
 def test_a_chunked_body_past_the_limit_is_413_and_nothing_is_journalled(tmp_path):
@@ -31,3 +32,51 @@ def test_a_chunked_body_past_the_limit_is_413_and_nothing_is_journalled(tmp_path
     assert response.status == 413 and problem["code"] == "body_too_large", problem
     assert response.getheader("Content-Type") == "application/problem+json"
     assert [c["payload"]["type"] for c in journal["commands"]] == ["CreateGame", "JoinGame"]
+
+
+def transport_errors(port: int) -> list[tuple[int, str, dict]]:
+    """A request line, a header and a request the HTTP server itself refuses."""
+    seen = []
+    for line, headers in (
+        (f"GET /api/v1/games?limit={'9' * 70_000} HTTP/1.1", {}),
+        ("GET /api/v1/me/games HTTP/1.1", {"Authorization": "Bearer " + "x" * 70_000}),
+        ("GET /api/v1/games HTTP/1.1 and more", {}),
+    ):
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            head = line + "\r\nHost: x\r\n" + "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+            s.sendall((head + "\r\n").encode())
+            data = b""
+            while chunk := s.recv(65536):
+                data += chunk
+        status_line, _, rest = data.partition(b"\r\n")
+        header_block, _, body = rest.partition(b"\r\n\r\n")
+        content_type = next(
+            (
+                h.split(b":", 1)[1].strip().decode()
+                for h in header_block.split(b"\r\n")
+                if h.lower().startswith(b"content-type:")
+            ),
+            "",
+        )
+        seen.append((int(status_line.split()[1]), content_type, json.loads(body)))
+    return seen
+
+
+def check_transport_errors(seen):
+    for status, content_type, problem in seen:
+        assert 400 <= status < 500 or status == 505, status
+        assert content_type == "application/problem+json"
+        assert problem["status"] == status and problem["code"] and problem["detail"]
+
+
+def test_the_embedded_server_refuses_huge_request_lines_and_headers_as_problems(tmp_path):
+    with embedded(tmp_path) as server:
+        check_transport_errors(transport_errors(server.port))
+
+
+def test_gunicorn_refuses_huge_request_lines_and_headers_as_problems(
+    tmp_path, pg_schema, redis_url
+):
+    _, url = pg_schema
+    with production(tmp_path, url, redis_url, queue=f"tr-{pg_schema[0]}", web=1) as servers:
+        check_transport_errors(transport_errors(servers[0].port))

@@ -51,12 +51,14 @@ def test_the_embedded_default_catches_up_games_left_behind_at_start(tmp_path):
             time.sleep(0.1)
 
 
-def test_a_hung_redis_never_slows_a_command_and_the_sweeper_catches_up(tmp_path, pg_schema):
+def test_a_hung_redis_never_slows_a_command_and_the_sweeper_catches_up(
+    tmp_path, pg_schema, redis_server
+):
     _, url = pg_schema
     port = free_port()
     redis = subprocess.Popen(
         [
-            "redis-server",
+            redis_server,
             "--port",
             str(port),
             "--bind",
