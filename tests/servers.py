@@ -231,3 +231,36 @@ def rss_kib(pid: int) -> int:
         if line.startswith("VmRSS:"):
             return int(line.split()[1])
     return 0
+
+
+def start_redis(program: str, port: int) -> subprocess.Popen[bytes]:
+    """A Redis of a test's own on ``port`` (to stop, hang or flush without touching others)."""
+    from redis import Redis
+
+    process = subprocess.Popen(
+        [program, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+    )
+    for _ in range(200):
+        try:
+            Redis(port=port).ping()
+            return process
+        except Exception:
+            time.sleep(0.05)
+    process.kill()
+    raise RuntimeError("redis-server did not start")
+
+
+def seated_game(http: Http, names: tuple[str, ...] = ("ann", "bob")) -> tuple[str, dict[str, str]]:
+    """New accounts, a game with a seat for each, not started: (game id, account -> token)."""
+    colours = ("blue", "red", "green", "yellow", "orange", "purple")
+    tokens = {}
+    for name in names:
+        made = http.call("POST", "/accounts", {"name": name}).json
+        tokens[made["account_id"]] = made["token"]
+    first = next(iter(tokens.values()))
+    gid = http.call("POST", "/games", {"max_players": len(names)}, first).json["game_id"]
+    for token, colour in zip(tokens.values(), colours, strict=False):
+        reply = http.call("POST", f"/games/{gid}/seats", {"colour": colour}, token)
+        assert reply.status == 201, reply.json
+    return gid, tokens

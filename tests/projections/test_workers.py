@@ -19,6 +19,7 @@ from rq.job import Job
 from service.store.postgres import PostgresEventStore
 from tests.projections.conftest import append_game, simulated
 from tests.projections.test_readmodels import dump
+from tests.servers import start_redis
 from workers import jobs
 from workers.jobs import RqDoorbell, sweep
 from workers.readmodels import ReadModels
@@ -57,30 +58,6 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_redis(port: int, program: str = "redis-server") -> subprocess.Popen:
-    proc = subprocess.Popen(
-        [
-            program,
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-        ],
-        stdout=subprocess.DEVNULL,
-    )
-    for _ in range(100):
-        try:
-            Redis(port=port).ping()
-            return proc
-        except Exception:
-            time.sleep(0.05)
-    raise RuntimeError("redis-server did not start")
-
-
 def test_a_simple_worker_in_burst_mode_brings_every_read_model_level(pg, env, redis_url):
     _, store, rm = pg
     bell = RqDoorbell(redis_url, env)
@@ -100,7 +77,7 @@ def test_a_simple_worker_in_burst_mode_brings_every_read_model_level(pg, env, re
 def test_rings_for_many_games_queue_one_batch_job_that_levels_them_all(pg, env, redis_server):
     _, store, _ = pg
     port = free_port()
-    redis = start_redis(port, redis_server)  # a Redis of its own: SCRIPT FLUSH is server-wide
+    redis = start_redis(redis_server, port)  # a Redis of its own: SCRIPT FLUSH is server-wide
     try:
         bell = RqDoorbell(f"redis://127.0.0.1:{port}/0", env)
         bell.redis.script_flush()  # as after a Redis restart: the ring loads its script again
@@ -180,7 +157,7 @@ def test_with_redis_stopped_commands_still_succeed_and_the_sweeper_levels_everyt
 ):
     _, store, rm = pg
     port = free_port()
-    redis = start_redis(port, redis_server)
+    redis = start_redis(redis_server, port)
     bell = RqDoorbell(f"redis://127.0.0.1:{port}/0", env)
     try:
         append_game(store, simulated(32).events[:60], game_id="before", after_each=bell.ring)
@@ -189,9 +166,8 @@ def test_with_redis_stopped_commands_still_succeed_and_the_sweeper_levels_everyt
         # Redis is down: every doorbell fails, every command is still appended
         game = append_game(store, simulated(33).events, game_id="during", after_each=bell.ring)
         assert store.head(game).version == len(simulated(33).events)
-        redis = start_redis(
-            port, redis_server
-        )  # back, empty: the jobs rung while it was down are gone
+        # back, empty: the jobs rung while it was down are gone
+        redis = start_redis(redis_server, port)
         queue = Queue(env, connection=Redis(port=port))
         assert queue.count == 0
         assert sweep(rm, queue) == ["before", "during"]

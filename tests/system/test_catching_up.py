@@ -6,18 +6,15 @@ from __future__ import annotations
 import os
 import signal
 import statistics
-import subprocess
 import time
 from datetime import UTC, datetime
-
-from redis import Redis
 
 from domain.legal import legal_commands
 from domain.serialization import encode
 from service.accounts import create_account
 from service.games import GameService
 from service.store.sqlite import SQLiteEventStore
-from tests.servers import base_env, embedded, free_port, start
+from tests.servers import base_env, embedded, free_port, seated_game, start, start_redis
 
 
 def test_the_embedded_default_catches_up_games_left_behind_at_start(tmp_path):
@@ -56,27 +53,8 @@ def test_a_hung_redis_never_slows_a_command_and_the_sweeper_catches_up(
 ):
     _, url = pg_schema
     port = free_port()
-    redis = subprocess.Popen(
-        [
-            redis_server,
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-        ],
-        stdout=subprocess.DEVNULL,
-    )
+    redis = start_redis(redis_server, port)
     try:
-        for _ in range(100):
-            try:
-                Redis(port=port).ping()
-                break
-            except Exception:
-                time.sleep(0.05)
         redis_url = f"redis://127.0.0.1:{port}/0"
         env = base_env(
             DATABASE_URL=url,
@@ -94,14 +72,8 @@ def test_a_hung_redis_never_slows_a_command_and_the_sweeper_catches_up(
         )
         try:
             http = web.http()
-            tokens = {}
-            for name in ("ann", "bob"):
-                made = http.call("POST", "/accounts", {"name": name}).json
-                tokens[made["account_id"]] = made["token"]
+            gid, tokens = seated_game(http)
             ann = next(iter(tokens.values()))
-            gid = http.call("POST", "/games", {"max_players": 2}, ann).json["game_id"]
-            for token, colour in zip(tokens.values(), ("blue", "red"), strict=True):
-                http.call("POST", f"/games/{gid}/seats", {"colour": colour}, token)
             http.call("POST", f"/games/{gid}/start", None, ann)
             os.kill(redis.pid, signal.SIGSTOP)  # hung: connections open, no answers
             times = []

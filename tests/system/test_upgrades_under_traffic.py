@@ -12,23 +12,15 @@ import subprocess
 import sys
 import threading
 
-from tests.servers import ROOT, Http, production
+from tests.servers import ROOT, Http, production, seated_game
 
 
 def bots(http_port: int, stop: threading.Event, statuses: list[int], seed: int) -> None:
     rng = random.Random(seed)
     http = Http(http_port)
     while not stop.is_set():
-        tokens = {}
-        for name in ("ann", "bob"):
-            made = http.call("POST", "/accounts", {"name": name}).json
-            tokens[made["account_id"]] = made["token"]
+        gid, tokens = seated_game(http)
         ann = next(iter(tokens.values()))
-        gid = http.call("POST", "/games", {"max_players": 2}, ann).json["game_id"]
-        for token, colour in zip(tokens.values(), ("blue", "red"), strict=True):
-            statuses.append(
-                http.call("POST", f"/games/{gid}/seats", {"colour": colour}, token).status
-            )
         reply = http.call("POST", f"/games/{gid}/start?include=legal", None, ann)
         statuses.append(reply.status)
         legal = reply.json["legal"]
