@@ -22,7 +22,8 @@ bp = Blueprint("accounts", __name__)
         AccountCreated,
         201,
         AccountCreate,
-        errors=(400, 413, 422, 429),
+        errors=(400, 413, 422),
+        limited=True,
     )
 )
 def create() -> ResponseReturnValue:

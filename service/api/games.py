@@ -15,6 +15,8 @@ from domain.legal import legal_commands
 from domain.serialization import encode
 from domain.state import GameState
 from service.api import (
+    MAX_INT,
+    STATUSES,
     account,
     body,
     bounded_int,
@@ -37,6 +39,7 @@ from service.api.schemas import (
     LegalCommands,
     NoFields,
     SeatCreate,
+    StreamEvent,
     VerificationSchema,
 )
 from service.errors import BadRequest
@@ -64,7 +67,11 @@ INCLUDE = query(
     "string",
     "legal: the response also carries the next decision's legal commands "
     "(as GET /games/{game_id}/legal), which saves a round trip per move",
+    enum=["legal"],
 )
+AFTER = query("after", "integer", "version to start after", minimum=0, maximum=MAX_INT)
+STATUS = query("status", "string", "open, setup, playing or ended", enum=list(STATUSES))
+ANSWERED = ("ETag", "Idempotent-Replayed")
 
 
 def include_legal() -> bool:
@@ -146,8 +153,9 @@ def accepted(
         201,
         GameCreate,
         auth=True,
-        errors=(401, 403, 422),
+        errors=(401, 403, 409, 422),
         params=[INCLUDE],
+        headers=("ETag",),
     )
 )
 def create() -> ResponseReturnValue:
@@ -167,7 +175,10 @@ def create() -> ResponseReturnValue:
         "get",
         "List games, newest activity first",
         GameList,
-        params=[query("status", "string", "open, setup, playing or ended")],
+        params=[
+            STATUS,
+            query("limit", "integer", "at most this many (1 to 500)", minimum=1, maximum=500),
+        ],
         errors=(422,),
     )
 )
@@ -211,7 +222,7 @@ def show(game_id: str) -> ResponseReturnValue:
         "get",
         "The state at any version (snapshot + fold)",
         GameView,
-        params=[query("at", "integer", "version (default: latest)")],
+        params=[query("at", "integer", "version (default: latest)", minimum=1, maximum=MAX_INT)],
         errors=(404, 422),
     )
 )
@@ -232,6 +243,7 @@ def state_at(game_id: str) -> ResponseReturnValue:
         auth=True,
         errors=(401, 403, 404, 409, 422),
         params=[IDEMPOTENCY_KEY, INCLUDE],
+        headers=ANSWERED,
     )
 )
 def join(game_id: str) -> ResponseReturnValue:
@@ -252,9 +264,11 @@ def join(game_id: str) -> ResponseReturnValue:
         "post",
         "Start the game (a seated player)",
         CommandAccepted,
+        request=NoFields,
         auth=True,
         errors=(401, 403, 404, 409, 422),
         params=[IDEMPOTENCY_KEY, INCLUDE],
+        headers=ANSWERED,
     )
 )
 def start(game_id: str) -> ResponseReturnValue:
@@ -307,10 +321,11 @@ def _expected_version(envelope: dict[str, object]) -> int | None:
         auth=True,
         errors=(401, 403, 404, 409, 422),
         params=[
-            header("If-Match", 'expected version, e.g. "12"'),
+            header("If-Match", 'expected version, e.g. "12" (or *: any)'),
             IDEMPOTENCY_KEY,
             INCLUDE,
         ],
+        headers=ANSWERED,
     )
 )
 def command(game_id: str) -> ResponseReturnValue:
@@ -334,10 +349,11 @@ def command(game_id: str) -> ResponseReturnValue:
         "Events after a version (JSON, or NDJSON with Accept: application/x-ndjson)",
         EventPage,
         params=[
-            query("after", "integer", "version to start after"),
-            query("limit", "integer", "at most this many (≤ 1000)"),
+            AFTER,
+            query("limit", "integer", "at most this many (1 to 1000)", minimum=1, maximum=1000),
         ],
         errors=(404, 422),
+        also={"application/x-ndjson": {"schema": {"type": "string"}}},
     )
 )
 def events(game_id: str) -> ResponseReturnValue:
@@ -360,11 +376,12 @@ def events(game_id: str) -> ResponseReturnValue:
         "/games/{game_id}/stream",
         "get",
         "Live events as server-sent events; resumes after Last-Event-ID",
-        None,
+        StreamEvent,
         content="text/event-stream",
         params=[
             header("Last-Event-ID", "the last version received"),
-            query("timeout", "integer", "close after this many seconds"),
+            query("after", "integer", "as Last-Event-ID (for clients that cannot send it)"),
+            query("timeout", "integer", "close after this many seconds", minimum=1, maximum=3600),
         ],
         errors=(404, 422),
     )
@@ -402,8 +419,14 @@ def stream(game_id: str) -> ResponseReturnValue:
 
 
 PAGE = [
-    query("after", "integer", "sequence number to start after (next_after of the last page)"),
-    query("limit", "integer", "at most this many (1 to 1000, default 200)"),
+    query(
+        "after",
+        "integer",
+        "sequence number to start after (next_after of the last page)",
+        minimum=0,
+        maximum=MAX_INT,
+    ),
+    query("limit", "integer", "at most this many (default 200)", minimum=1, maximum=1000),
 ]
 
 

@@ -28,6 +28,9 @@ class Operation:
     params: list[dict[str, Any]] = field(default_factory=list)
     errors: tuple[int, ...] = ()
     content: str = "application/json"
+    also: dict[str, dict[str, Any]] = field(default_factory=dict)  # other content types
+    headers: tuple[str, ...] = ()  # response headers of the success answer
+    limited: bool = False  # counted against a rate limit (429)
 
 
 OPERATIONS: list[Operation] = []
@@ -43,14 +46,85 @@ def documented(op: Operation) -> Callable[[Callable[..., Any]], Callable[..., An
     return mark
 
 
-def query(name: str, kind: str, description: str) -> dict[str, Any]:
-    """A query parameter."""
-    return {"in": "query", "name": name, "schema": {"type": kind}, "description": description}
+def query(name: str, kind: str, description: str, **schema: Any) -> dict[str, Any]:
+    """A query parameter (``schema`` adds bounds: minimum, maximum, enum…)."""
+    return {
+        "in": "query",
+        "name": name,
+        "schema": {"type": kind, **schema},
+        "description": description,
+    }
 
 
 def header(name: str, description: str) -> dict[str, Any]:
     """A request header."""
     return {"in": "header", "name": name, "schema": {"type": "string"}, "description": description}
+
+
+MAX_INT = 2**31 - 1
+
+# Response headers the service sends, by name.
+HEADERS: dict[str, dict[str, Any]] = {
+    "Retry-After": {
+        "description": "seconds to wait before trying again",
+        "schema": {"type": "integer"},
+    },
+    "WWW-Authenticate": {
+        "description": 'Bearer realm="tongiaki" (error="invalid_token" for a bad token)',
+        "schema": {"type": "string"},
+    },
+    "Allow": {"description": "the methods this path accepts", "schema": {"type": "string"}},
+    "ETag": {
+        "description": 'the game\'s version after the command, e.g. "12"',
+        "schema": {"type": "string"},
+    },
+    "Idempotent-Replayed": {
+        "description": "true when the answer replays the stored outcome of an Idempotency-Key",
+        "schema": {"type": "string"},
+    },
+}
+
+# Why each status can come, for every operation that may answer it.
+REASONS = {
+    400: "the body is not JSON, or not a JSON object (problem)",
+    401: "no bearer token, or one that names no account (problem)",
+    403: "not allowed: not your seat or your turn, not a player (problem)",
+    404: "no such game (problem)",
+    405: "this path does not take that method; Allow lists those it takes (problem)",
+    409: "a rule violation (with its rule) or a stale version (problem)",
+    413: "the body is over 16 KiB (problem)",
+    414: "the request line is too long for the HTTP server (problem)",
+    422: "a field, query argument or header is invalid (problem)",
+    429: "too many requests of this kind from this account or address (problem)",
+    431: "the headers are too large for the HTTP server (problem)",
+    503: "the database cannot be reached, or a read model is behind or halted (problem)",
+}
+ERROR_HEADERS = {
+    401: ("WWW-Authenticate",),
+    405: ("Allow",),
+    429: ("Retry-After",),
+    503: ("Retry-After",),
+}
+
+
+def _statuses(op: Operation) -> set[int]:
+    """Every error status the operation can answer: its own and the service-wide ones."""
+    codes = set(op.errors) | {405, 414, 431, 503}
+    if op.auth:
+        codes |= {401, 429}
+    if op.limited:
+        codes |= {429}
+    if op.method == "post":
+        codes |= {400, 413, 422}
+    if "{game_id}" in op.path:
+        codes |= {404}
+    if any(p["in"] in ("query", "header") for p in op.params):
+        codes |= {422}
+    return codes
+
+
+def _required(schema: type[Schema]) -> bool:
+    return any(f.required for f in schema._declared_fields.values())
 
 
 def build_spec() -> dict[str, Any]:
@@ -70,29 +144,39 @@ def build_spec() -> dict[str, Any]:
     by_path: dict[str, dict[str, Any]] = {}
     for op in OPERATIONS:
         responses: dict[str, Any] = {}
+        success: dict[str, Any] = {"description": "OK"}
         if op.response is not None:
-            responses[str(op.status)] = {
-                "description": "OK",
-                "content": {op.content: {"schema": op.response}},
-            }
+            success["content"] = {op.content: {"schema": op.response}, **op.also}
         else:
-            responses[str(op.status)] = {"description": op.content}
-        for code in op.errors:
+            success["description"] = op.content
+            success["content"] = {op.content: {"schema": {"type": "string"}}}
+        if op.headers:
+            success["headers"] = {h: HEADERS[h] for h in op.headers}
+        responses[str(op.status)] = success
+        for code in sorted(_statuses(op)):
             responses[str(code)] = {
-                "description": "problem",
+                "description": REASONS.get(code, "problem"),
                 "content": {"application/problem+json": {"schema": "Problem"}},
             }
+            if code in ERROR_HEADERS:
+                responses[str(code)]["headers"] = {h: HEADERS[h] for h in ERROR_HEADERS[code]}
         operation: dict[str, Any] = {"summary": op.summary, "responses": responses}
         params = [dict(p) for p in op.params]
         if "{game_id}" in op.path:
             params.insert(
-                0, {"in": "path", "name": "game_id", "required": True, "schema": {"type": "string"}}
+                0,
+                {
+                    "in": "path",
+                    "name": "game_id",
+                    "required": True,
+                    "schema": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"},
+                },
             )
         if params:
             operation["parameters"] = params
         if op.request is not None:
             operation["requestBody"] = {
-                "required": True,
+                "required": _required(op.request),
                 "content": {"application/json": {"schema": op.request}},
             }
         if op.auth:

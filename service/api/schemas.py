@@ -107,6 +107,18 @@ class CommandAccepted(Strict):
     )
 
 
+class StreamEvent(Schema):
+    """One server-sent event: ``id`` the version, ``event`` its type, ``data`` the stored
+    event as JSON text (as in EventPage); comments keep the connection alive."""
+
+    class Meta:
+        unknown = "include"
+
+    id = fields.String(metadata={"description": "the event's version (for Last-Event-ID)"})
+    event = fields.String(metadata={"description": "the event's type, e.g. TileDrawn"})
+    data = fields.String(metadata={"description": "the stored event as JSON"})
+
+
 class EventPage(Strict):
     game_id = fields.String(required=True)
     head = fields.Integer(required=True)
@@ -177,13 +189,26 @@ class VerificationSchema(Strict):
     rerun_problems = fields.List(fields.String(), required=True)
 
 
-class Problem(Strict):
+class Problem(Schema):
+    """RFC 9457 problem details; extension members beyond those listed may appear."""
+
+    class Meta:
+        unknown = "include"
+
     type = fields.String(required=True)
     title = fields.String(required=True)
     status = fields.Integer(required=True)
     detail = fields.String(required=True)
-    code = fields.String(required=True)
+    code = fields.String(required=True, metadata={"description": "stable, for programs"})
     rule = fields.String(metadata={"description": "the rule id (rules.md) a command broke"})
+    errors = fields.Dict(metadata={"description": "invalid_fields: the message of each field"})
+    version = fields.Integer(metadata={"description": "stale_version: the game's version now"})
+    replayed = fields.Boolean(
+        metadata={"description": "the stored outcome of an Idempotency-Key, answered again"}
+    )
+    projection = fields.String(metadata={"description": "the read model that is behind"})
+    retry_after = fields.Integer(metadata={"description": "seconds to wait (as Retry-After)"})
+    limit = fields.String(metadata={"description": "rate_limited: which limit"})
 
 
 class ReadModel(Strict):

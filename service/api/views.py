@@ -14,7 +14,15 @@ from typing import Any
 from flask import Blueprint, current_app, jsonify
 from flask.typing import ResponseReturnValue
 
-from service.api import account, game_service, int_arg, player_or_auditor, status_arg
+from service.api import (
+    MAX_INT,
+    STATUSES,
+    account,
+    game_service,
+    int_arg,
+    player_or_auditor,
+    status_arg,
+)
 from service.api.openapi import Operation, documented, query
 from service.api.schemas import Audit, Leaderboard, Lobby, ProjectionStatus, Scoreboard, Timeline
 from service.errors import BadRequest, NotFound, Unavailable
@@ -23,7 +31,19 @@ from workers.readmodels import Checkpoint, ReadModels
 bp = Blueprint("views", __name__)
 
 WAIT_SECONDS = 5.0
-MIN_VERSION = query("min_version", "integer", "wait until the read model applied this version")
+MIN_VERSION = query(
+    "min_version",
+    "integer",
+    "wait (up to 5 s) until the read model applied this version",
+    minimum=0,
+    maximum=MAX_INT,
+)
+
+
+def limit_query(high: int) -> dict[str, object]:
+    return query("limit", "integer", f"at most this many (1 to {high})", minimum=1, maximum=high)
+
+
 STEP_COLUMNS = "version, turn, step, colour, actor, type, rule, automatic, description"
 
 
@@ -113,7 +133,7 @@ def scoreboard(game_id: str) -> ResponseReturnValue:
         "get",
         "Accounts by wins, then points: games played, wins (shared wins count), average rank",
         Leaderboard,
-        params=[query("limit", "integer", "at most this many (≤ 500)")],
+        params=[limit_query(500)],
         errors=(422,),
     )
 )
@@ -159,8 +179,8 @@ def _lobby(rows: list[Any], me: str | None = None) -> list[dict[str, Any]]:
         "Open, running and finished games with seats, whose turn and last activity",
         Lobby,
         params=[
-            query("status", "string", "open, setup, playing or ended"),
-            query("limit", "integer", "at most this many (≤ 500)"),
+            query("status", "string", "open, setup, playing or ended", enum=list(STATUSES)),
+            limit_query(500),
         ],
         errors=(422,),
     )
@@ -207,8 +227,8 @@ def my_games() -> ResponseReturnValue:
         "Replay timeline: every event as a step with turn, step, seat and description",
         Timeline,
         params=[
-            query("after", "integer", "version to start after"),
-            query("limit", "integer", "at most this many (≤ 1000)"),
+            query("after", "integer", "version to start after", minimum=0, maximum=MAX_INT),
+            limit_query(1000),
             MIN_VERSION,
         ],
         errors=(404, 422, 503),
@@ -250,8 +270,14 @@ def timeline(game_id: str) -> ResponseReturnValue:
         Audit,
         auth=True,
         params=[
-            query("after", "integer", "sequence number to start after (next_after)"),
-            query("limit", "integer", "at most this many commands (1 to 1000, default 200)"),
+            query(
+                "after",
+                "integer",
+                "sequence number to start after (next_after)",
+                minimum=0,
+                maximum=MAX_INT,
+            ),
+            limit_query(1000),
             MIN_VERSION,
         ],
         errors=(401, 403, 404, 422, 503),

@@ -1,0 +1,435 @@
+"""The OpenAPI document against a real server: schemathesis tries every operation.
+
+Per backend (the embedded default on SQLite, and one gunicorn web process on
+PostgreSQL) a real ``tongiaki serve`` answers requests that schemathesis
+generates from the document it serves at ``/api/v1/openapi.json``: for every
+operation ``MAX_EXAMPLES`` cases that keep to the document and as many that break
+it (wrong types, missing or extra fields, bad headers), derandomised, so every
+run sends the same cases; then a few hand-picked ones (``_explicit_cases``). Every
+answer must keep to the document: no 5xx, a documented status code, a documented
+content type, a body matching its schema.
+
+A failing case does not stop its operation: each distinct failure (operation,
+check, status, and the problem code or the schema error) is kept with the first
+request that showed it, and the test fails after all operations have run, listing
+them all. The number of cases per backend is printed in pytest's terminal summary
+("openapi fuzz") and recorded as the test's ``schemathesis_cases`` property.
+``TONGIAKI_FUZZ_EXAMPLES=100`` runs a deeper search by hand (1.5 minutes a backend).
+
+Seed data, so that path parameters often name real games: an account ("fuzz",
+whose token secured operations send), a game in play (waiting for fuzz, whose
+legal commands are mixed into the command bodies), a game played to its end by
+random legal moves, and an open game.
+
+The cases come from ``APIOperation.as_strategy`` under a plain ``@given`` rather
+than from ``@schema.parametrize()`` with ``schemathesis.pytest.from_fixture``:
+that lazy loader (schemathesis 4.32) reads ``Function._nodeid``, which pytest 9.2
+no longer has.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+import schemathesis
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+from hypothesis.errors import Unsatisfiable
+
+from tests.servers import Server, base_env, embedded, free_port, start
+
+# per operation, backend and mode (positive, negative); more for a deeper run by hand
+MAX_EXAMPLES = int(os.environ.get("TONGIAKI_FUZZ_EXAMPLES", "20"))
+STREAM_TIMEOUT = 1  # seconds: ``?timeout=`` of the event stream, so that a case ends
+CHECKS = (
+    "not_a_server_error",
+    "status_code_conformance",
+    "content_type_conformance",
+    "response_schema_conformance",
+)
+# values mixed into the generated ones, which would hardly ever hit them: known query
+# values, stale and current versions, and Idempotency-Keys that repeat (replays, reuse)
+KNOWN = {
+    "query": {
+        "include": ["legal"],
+        "status": ["open", "setup", "playing", "ended"],
+    },
+    "header": {
+        "If-Match": ['"1"', "*"],
+        "Idempotency-Key": ["fuzz-1", "fuzz-2"],
+        "Last-Event-ID": ["0", "2"],
+    },
+}
+EXAMPLES = settings(
+    max_examples=MAX_EXAMPLES,
+    derandomize=True,  # the same cases on every run
+    database=None,
+    deadline=None,
+    phases=[Phase.explicit, Phase.generate],
+    suppress_health_check=list(HealthCheck),
+)
+
+
+@dataclass
+class Finding:
+    """One distinct failure, with the first request that showed it."""
+
+    operation: str
+    check: str
+    status: int | None
+    detail: str
+    request: str
+    response: str
+    message: str
+    count: int = 1
+
+    def describe(self) -> str:
+        return (
+            f"- {self.operation}: {self.check} (status {self.status}; {self.detail}) x{self.count}\n"
+            f"    request:  {self.request}\n"
+            f"    response: {self.response}\n"
+            f"    check:    {self.message}"
+        )
+
+
+@dataclass
+class Target:
+    """A running server with its seed data, and what the cases found on it."""
+
+    backend: str
+    server: Server
+    token: str
+    games: list[str]
+    legal: list[dict[str, Any]]
+    session: Any = field(default_factory=lambda: requests.Session())  # kept alive
+    cases: Counter[str] = field(default_factory=Counter)
+    explicit: int = 0
+    findings: dict[tuple[str, ...], Finding] = field(default_factory=dict)
+
+    def record(
+        self, case: Any, sent: dict[str, str], response: Any, check: str, message: str
+    ) -> None:
+        status = getattr(response, "status_code", None)
+        if check.startswith("ST108"):  # the schema error, e.g. "('errors' was unexpected)"
+            detail = message.strip().splitlines()[0] if message.strip() else ""
+        else:
+            problem = _json(response)
+            if isinstance(problem, dict) and "code" in problem:
+                detail = f"code {problem['code']}"
+            else:  # e.g. "Received: application/x-ndjson"
+                detail = message.strip().splitlines()[0] if message.strip() else ""
+        key = (case.operation.label, check, str(status), detail)
+        if key in self.findings:
+            self.findings[key].count += 1
+            return
+        self.findings[key] = Finding(
+            operation=case.operation.label,
+            check=check,
+            status=status,
+            detail=detail,
+            request=_request(case, sent, self.token),
+            response=_clip(getattr(response, "text", "") or ""),
+            message=_clip(" ".join(message.split()), 400),
+        )
+
+    def summary(self) -> str:
+        total = sum(self.cases.values())
+        return (
+            f"{self.backend}: {total} cases over {len(self.cases)} operations"
+            f" ({total - self.explicit} generated, at most {MAX_EXAMPLES} positive and"
+            f" {MAX_EXAMPLES} negative per operation, derandomised; {self.explicit} hand-picked),"
+            f" {len(self.findings)} distinct failures"
+        )
+
+    def report(self) -> str:
+        order = sorted(self.findings.values(), key=lambda f: (f.operation, f.check, f.detail))
+        return "\n".join([self.summary(), *(f.describe() for f in order)])
+
+
+def _json(response: Any) -> Any:
+    try:
+        return json.loads(response.content) if response is not None and response.content else None
+    except ValueError:
+        return None
+
+
+def _clip(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} chars)"
+
+
+def _request(case: Any, sent: dict[str, str], token: str) -> str:
+    """The request, as a line: method, path, query, headers (not the token), body."""
+    parts = [f"{case.method.upper()} /api/v1{case.formatted_path}"]
+    if case.query:
+        parts.append(f"query={case.query!r}")
+    headers = {
+        k: ("Bearer <fuzz's token>" if v == f"Bearer {token}" else v)
+        for k, v in {**(case.headers or {}), **sent}.items()
+    }
+    if headers:
+        parts.append(f"headers={headers!r}")
+    if case.body is not None and type(case.body).__name__ != "NotSet":
+        parts.append(f"body={_clip(repr(case.body), 300)}")
+    return " ".join(parts)
+
+
+# --- the servers and their seed data ---------------------------------------------
+
+
+@contextmanager
+def _server(backend: str, request: pytest.FixtureRequest, tmp: Path) -> Iterator[Server]:
+    """``tongiaki serve`` as it runs out of the box (SQLite), or one gunicorn web
+    process on a fresh PostgreSQL schema (no Redis: projections inline)."""
+    if backend == "sqlite":
+        with embedded(tmp) as server:
+            yield server
+        return
+    _, url = request.getfixturevalue("pg_schema")
+    port = free_port()
+    env = base_env(DATABASE_URL=url, TONGIAKI_DATA_DIR=str(tmp))
+    server = start(["serve", "--workers", "1", "--port", str(port)], env, tmp / "web.log", port)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def _ok(reply: Any) -> Any:
+    assert reply.status in (200, 201), (reply.status, reply.raw[:500])
+    return reply.json
+
+
+def _seed(backend: str, server: Server) -> Target:
+    """Accounts fuzz and rival; an open game, a game in play waiting for fuzz, an ended game."""
+    api = server.http()
+    token = _ok(api.call("POST", "/accounts", {"name": "fuzz"}))["token"]
+    rival = _ok(api.call("POST", "/accounts", {"name": "rival"}))["token"]
+
+    def game(moves: int, stop_at_fuzz: bool) -> tuple[str, dict[str, Any]]:
+        gid = _ok(api.call("POST", "/games", {"max_players": 2}, token))["game_id"]
+        _ok(api.call("POST", f"/games/{gid}/seats", {"colour": "blue"}, token))
+        if not moves:
+            return gid, {}
+        _ok(api.call("POST", f"/games/{gid}/seats", {"colour": "red"}, rival))
+        legal = _ok(api.call("POST", f"/games/{gid}/start?include=legal", None, token))["legal"]
+        rng = random.Random(moves)
+        for _ in range(moves):
+            if not legal["commands"]:
+                break  # the game is over
+            done = _ok(
+                api.call(
+                    "POST",
+                    f"/games/{gid}/commands?include=legal",
+                    rng.choice(legal["commands"]),
+                    token if legal["colour"] == "blue" else rival,
+                    headers={"If-Match": f'"{legal["version"]}"'},
+                )
+            )
+            legal = done["legal"]
+            if stop_at_fuzz and legal["colour"] == "blue":
+                break
+        return gid, legal
+
+    open_game, _ = game(0, stop_at_fuzz=False)
+    playing, legal = game(10, stop_at_fuzz=True)
+    ended, _ = game(2000, stop_at_fuzz=False)
+    api.close()
+    mine = legal["commands"] if legal.get("colour") == "blue" else []
+    return Target(backend, server, token, [playing, ended, open_game], mine)
+
+
+# --- schemathesis ----------------------------------------------------------------
+
+
+def _schema(target: Target) -> Any:
+    """The document as the server serves it, with hooks that mix in the seed data."""
+    checks: dict[str, Any] = {"enabled": False}
+    checks.update({name: {"enabled": True} for name in CHECKS})
+    config = schemathesis.Config.from_dict(
+        {
+            "request-timeout": 10,
+            "max-stream-events": 1,  # then the client hangs up on the event stream
+            "auth": {"openapi": {"bearer": {"bearer": target.token}}},
+            "checks": checks,
+        }
+    )
+    url = f"http://127.0.0.1:{target.server.port}/api/v1/openapi.json"
+    schema = schemathesis.openapi.from_url(url, config=config)
+
+    @schema.hook
+    def before_generate_path_parameters(context: Any, strategy: Any) -> Any:
+        if "{game_id}" not in context.operation.path:
+            return strategy
+        real = st.fixed_dictionaries({"game_id": st.sampled_from(target.games)})
+        return st.one_of(real, strategy)
+
+    @schema.hook
+    def before_generate_query(context: Any, strategy: Any) -> Any:
+        return _known(strategy, context.operation.query, KNOWN["query"])
+
+    @schema.hook
+    def before_generate_headers(context: Any, strategy: Any) -> Any:
+        return _known(strategy, context.operation.headers, KNOWN["header"])
+
+    @schema.hook
+    def before_generate_body(context: Any, strategy: Any) -> Any:
+        if not context.operation.path.endswith("/commands") or not target.legal:
+            return strategy
+        return st.one_of(st.sampled_from(target.legal), strategy)
+
+    return schema
+
+
+def _known(strategy: Any, parameters: Any, values: dict[str, list[str]]) -> Any:
+    """``strategy``, or the parameters that have known values set to one of them."""
+    names = [p.name for p in parameters if p.name in values]
+    if not names:
+        return strategy
+    return st.one_of(
+        strategy, st.fixed_dictionaries({n: st.sampled_from(values[n]) for n in names})
+    )
+
+
+def _bounded_stream(case: Any) -> None:
+    """The event stream stays open ``?timeout=`` seconds (300 by default): ask for
+    ``STREAM_TIMEOUT`` unless the case sends a value the server must refuse. (A list or
+    an object does not reach the server as one ``timeout``: the default would apply.)"""
+    if not case.operation.path.endswith("/stream"):
+        return
+    query = dict(case.query or {})
+    value = query.get("timeout")
+    text = str(value).strip()
+    if (
+        value is None
+        or isinstance(value, list | dict)
+        or text == ""
+        or (text.isascii() and text.isdigit() and 1 <= int(text) <= 3600)
+    ):
+        query["timeout"] = STREAM_TIMEOUT
+        case.query = query
+
+
+def _check(target: Target, case: Any, sent: dict[str, str] | None = None) -> None:
+    """Send one case (with the headers ``sent`` besides its own) and record every check
+    it fails."""
+    sent = sent or {}
+    target.cases[case.operation.label] += 1
+    _bounded_stream(case)
+    try:
+        response = case.call(session=target.session, headers=dict(sent))  # it adds to it
+    except requests.RequestException as exc:
+        target.record(case, sent, None, "no answer", f"{type(exc).__name__}: {exc}")
+        return
+    try:
+        case.validate_response(response)  # the checks enabled in the config: CHECKS
+    except schemathesis.errors.FailureGroup as group:
+        for failure in group.exceptions:
+            check = f"{failure.code} {failure.title}"
+            target.record(case, sent, response, check, failure.message)
+
+
+def _modes(operation: Any) -> list[Any]:
+    """Positive cases; negative ones too, unless a bare string in the path is all there is
+    to break (every path segment is a string: hypothesis would search in vain)."""
+    raw = operation.definition.raw
+    breakable = (
+        "requestBody" in raw
+        or raw.get("security")
+        or any(p["in"] != "path" for p in raw.get("parameters", []))
+    )
+    modes = schemathesis.GenerationMode
+    return [modes.POSITIVE, modes.NEGATIVE] if breakable else [modes.POSITIVE]
+
+
+def _fuzz(target: Target, operation: Any, mode: Any) -> None:
+    @EXAMPLES
+    @given(case=operation.as_strategy(generation_mode=mode))
+    def cases(case: Any) -> None:
+        _check(target, case)
+
+    with contextlib.suppress(Unsatisfiable):  # hypothesis found no case at all
+        cases()
+
+
+def _explicit_cases(target: Target, operation: Any) -> list[tuple[Any, dict[str, str]]]:
+    """Hand-picked requests beside the generated ones. What schemathesis's coverage phase
+    (which runs only under its pytest plugin and CLI) sends too: a JSON body that is not an
+    object, a body that is not JSON. And what the README promises but random data hardly
+    reaches: a stale If-Match, a repeated Idempotency-Key, events as NDJSON. Each with
+    headers to send besides the case's own (schemathesis sets Accept itself)."""
+    raw, label, case = operation.definition.raw, operation.label, operation.Case
+    auth = {"Authorization": f"Bearer {target.token}"}
+    playing = {"game_id": target.games[0]}
+    where = playing if "{game_id}" in operation.path else {}
+    cases: list[Any] = []
+    if "requestBody" in raw:
+        cases.append(case(path_parameters=where, headers=auth, body=[]))
+        cases.append(case(path_parameters=where, headers=auth, body="{", media_type="text/plain"))
+    if label == "POST /games/{game_id}/commands" and target.legal:
+        first, last = target.legal[0], target.legal[-1]
+        key = {**auth, "Idempotency-Key": "fuzz-explicit"}
+        cases.append(case(path_parameters=playing, headers={**auth, "If-Match": '"1"'}, body=first))
+        cases.append(case(path_parameters=playing, headers=key, body=first))
+        cases.append(case(path_parameters=playing, headers=key, body=first))  # a replay
+        cases.append(case(path_parameters=playing, headers=key, body={**last, "x": 1}))  # reused
+    if label == "POST /games/{game_id}/start":
+        key = {**auth, "Idempotency-Key": "fuzz-explicit"}
+        cases += [case(path_parameters=playing, headers=key) for _ in range(2)]  # refused twice
+    explicit = [(c, {}) for c in cases]
+    if label == "GET /games/{game_id}/events":
+        explicit.append((case(path_parameters=playing), {"Accept": "application/x-ndjson"}))
+    return explicit
+
+
+@pytest.mark.timeout(6 * max(MAX_EXAMPLES, 20))  # a hang guard: ~20 s per backend by default
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_every_answer_keeps_to_the_openapi_document(backend, request, tmp_path):
+    with _server(backend, request, tmp_path) as server:
+        target = _seed(backend, server)
+        schema = _schema(target)
+        for result in schema.get_all_operations():
+            operation = result.ok()
+            for mode in _modes(operation):
+                _fuzz(target, operation, mode)
+            for case, sent in _explicit_cases(target, operation):
+                target.explicit += 1
+                _check(target, case, sent)
+        target.session.close()
+    request.node.user_properties.append(("schemathesis_cases", sum(target.cases.values())))
+    _summary(request.config).lines.append(target.summary())
+    if target.findings:
+        pytest.fail(f"{target.report()}\nserver log: {server.log}", pytrace=False)
+
+
+class _Summary:
+    """The case count per backend, in pytest's terminal summary."""
+
+    name = "tongiaki-openapi-fuzz"
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        terminalreporter.write_sep("-", "openapi fuzz")
+        for line in self.lines:
+            terminalreporter.write_line(line)
+
+
+def _summary(config: pytest.Config) -> _Summary:
+    plugin = config.pluginmanager.get_plugin(_Summary.name)
+    if plugin is None:
+        plugin = _Summary()
+        config.pluginmanager.register(plugin, _Summary.name)
+    assert isinstance(plugin, _Summary)
+    return plugin
