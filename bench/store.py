@@ -136,7 +136,7 @@ def load_times(url: str, rounds: int) -> list[float]:
     service.load("long")  # writes the snapshots
     times = []
     for _ in range(rounds):
-        service._cache.clear()
+        service._states.pop("long")  # cold: from the snapshot
         started = time.perf_counter()
         service.load("long")
         times.append((time.perf_counter() - started) * 1000)
