@@ -28,6 +28,8 @@ def create_account(
         raise BadRequest("bad_name", f"a name has 1 to {MAX_NAME} characters, not only spaces")
     if any(unicodedata.category(c) in ("Cc", "Cs") for c in name):
         raise BadRequest("bad_name", "a name has no control characters")
+    if not any(c.isprintable() and not c.isspace() for c in name):
+        raise BadRequest("bad_name", "a name has at least one visible character")
     token = secrets.token_urlsafe(32)
     account = Account(uuid.uuid4().hex[:12], name, kind, token_hash(token), now.isoformat())
     store.add_account(account)

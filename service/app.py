@@ -29,9 +29,15 @@ def open_store(settings: Settings) -> EventStore:
         from service.store.postgres import PostgresEventStore
 
         return PostgresEventStore(settings.database_url)
+    from service.settings import ConfigError
     from service.store.sqlite import SQLiteEventStore
 
-    return SQLiteEventStore(settings.sqlite_path)
+    try:
+        return SQLiteEventStore(settings.sqlite_path)
+    except OSError as exc:  # the data directory cannot be made
+        raise ConfigError(
+            f"TONGIAKI_DATA_DIR: cannot use {settings.data_dir}: {exc.strerror or exc}"
+        ) from exc
 
 
 REDIS_CHECK_TIMEOUT = 2.0  # seconds

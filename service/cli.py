@@ -42,6 +42,23 @@ class Cli(click.Group):
             raise click.ClickException(f"{where}{exc.strerror or exc}") from exc
 
 
+def can_listen(host: str, port: int) -> None:
+    """Bind the address once, so a taken port or a host not ours is one clear line."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        with socket.socket(infos[0][0], socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(infos[0][4])
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise click.ClickException(
+            f"cannot listen on {host}:{port} (TONGIAKI_HOST / TONGIAKI_PORT, --host / --port):"
+            f" {reason}"
+        ) from exc
+
+
 class BadSetting(click.ClickException):
     """A configuration mistake: exit status 2, as for a bad option."""
 
@@ -54,7 +71,14 @@ def main() -> None:
 
 
 @main.command()
-@click.option("--games", "-n", default=100, show_default=True, help="Games to play.")
+@click.option(
+    "--games",
+    "-n",
+    default=100,
+    show_default=True,
+    type=click.IntRange(1, 10_000_000),
+    help="Games to play.",
+)
 @click.option("--players", "-p", default=4, show_default=True, type=click.IntRange(2, 6))
 @click.option("--seed", "-s", default=0, show_default=True, help="Seed of the first game.")
 @click.option(
@@ -144,9 +168,18 @@ def _service():  # type: ignore[no-untyped-def]
 @main.command()
 @click.option("--host", default=None, help="Default: TONGIAKI_HOST or 127.0.0.1.")
 @click.option("--port", default=None, type=int, help="Default: TONGIAKI_PORT or 8000.")
-@click.option("--workers", default=0, type=int, help="gunicorn workers (0: one threaded process).")
 @click.option(
-    "--threads", default=8, type=int, show_default=True, help="Threads per gunicorn worker."
+    "--workers",
+    default=0,
+    type=click.IntRange(0, 64),
+    help="gunicorn workers (0: one threaded process).",
+)
+@click.option(
+    "--threads",
+    default=8,
+    type=click.IntRange(1, 256),
+    show_default=True,
+    help="Threads per gunicorn worker.",
 )
 def serve(host: str | None, port: int | None, workers: int, threads: int) -> None:
     """Run the HTTP service (SQLite under ./var unless DATABASE_URL is set)."""
@@ -159,6 +192,7 @@ def serve(host: str | None, port: int | None, workers: int, threads: int) -> Non
     if not 1 <= port <= 65_535:
         raise click.BadParameter("a port is from 1 to 65535", param_hint="--port")
     check_services(settings)  # here, once, with the cause: not in every worker's traceback
+    can_listen(host, port)
     where = "PostgreSQL" if settings.uses_postgres else f"SQLite at {settings.sqlite_path}"
     click.echo(f"tongiaki: serving on http://{host}:{port}/ ({where})", err=True)
     if workers <= 0:
@@ -204,7 +238,7 @@ def verify(game_id: str, as_json: bool) -> None:
     finally:
         store.close()
     if as_json:
-        click.echo(json.dumps(report.as_dict(), sort_keys=True))
+        click.echo(json.dumps(report.as_dict(), separators=(",", ":"), ensure_ascii=False))
         sys.exit(0 if report.ok else 1)
     click.echo(f"game {game_id}: {report.events} events")
     click.echo(f"  hash chain       {'ok' if report.chain_ok else 'BROKEN'}")
@@ -252,7 +286,7 @@ def export_game(game_id: str, output, with_secret: bool) -> None:  # type: ignor
 
 
 @main.command(name="import")
-@click.argument("source", type=click.File("r"))
+@click.argument("source", type=click.File("rb"))
 def import_game(source) -> None:  # type: ignore[no-untyped-def]
     """Load an exported game, after checking it through, and build its read models."""
     from datetime import UTC, datetime
@@ -316,7 +350,7 @@ def worker(burst: bool) -> None:
 
     settings = _settings()
     if not settings.redis_url:
-        raise click.UsageError(
+        raise BadSetting(
             "REDIS_URL is not set: without Redis the projections run inline in the service"
         )
     from service.app import check_services
@@ -387,7 +421,13 @@ def status() -> None:
 @click.argument("game")
 def resume(name: str, game: str) -> None:
     """Clear a halted projection's error for GAME and catch it up again."""
+    from workers.readmodels import PROJECTIONS
+
+    if name not in PROJECTIONS:
+        raise click.BadParameter(f"one of {', '.join(PROJECTIONS)}", param_hint="NAME")
     rm = _readmodels()
+    if rm.store.head(game) is None:
+        raise click.ClickException(f"there is no game {game!r}")
     rm.resume(name, game)
     applied = rm.catch_up(name, game)
     click.echo(f"{name} of {game}: {applied} items applied")

@@ -222,12 +222,29 @@ class GameService:
     # --- commands --------------------------------------------------------------
 
     def create_game(
-        self, account: Account, options: cmd.GameOptions, tile_order: Sequence[str] | None = None
+        self,
+        account: Account,
+        options: cmd.GameOptions,
+        tile_order: Sequence[str] | None = None,
+        idempotency_key: str | None = None,
     ) -> CommandResult:
-        """Open a game: draw and keep a secret seed, publish its commitment (Fair draws)."""
+        """Open a game: draw and keep a secret seed, publish its commitment (Fair draws).
+
+        With an ``Idempotency-Key`` the game's id is derived from the account and the
+        key: a retry finds the game it opened (the stored answer), not a second game.
+        """
         if account.kind != "player":
             raise Forbidden("not_a_player", "auditor accounts cannot open games")
-        game_id = uuid.uuid4().hex[:12]
+        fingerprint = None
+        if idempotency_key is None:
+            game_id = uuid.uuid4().hex[:12]
+        else:
+            game_id = game_id_for(account, idempotency_key)
+            request = {"options": encode_options(options), "tile_order": tile_order}
+            fingerprint = request_fingerprint(request, None)
+            prior = self.store.outcome(game_id, command_id_for(account, idempotency_key))
+            if prior is not None:
+                return self._replayed(prior, fingerprint)
         if tile_order is not None:
             if not self.testing:
                 raise Forbidden("testing_only", "fixed tile orders exist only in testing mode")
@@ -242,11 +259,15 @@ class GameService:
             validate_options(options)
         except RuleViolation as v:  # refused before a secret is kept for it
             raise Conflict(v.code, v.message, rule=v.rule) from v
-        command = cmd.CreateGame(game_id, options, commitment(seed), algorithm)
-        self.store.put_secret(game_id, seed)
-        return self._run(
-            game_id, account, command, None, self._record(game_id, account, None, encode(command))
-        )
+        kept = self.store.put_secret(game_id, seed)
+        if kept != seed and algorithm == FIXED:  # a retry that asks for another order
+            raise BadRequest(
+                "idempotency_key_reused",
+                "this Idempotency-Key was used for another request; use a new key",
+            )
+        command = cmd.CreateGame(game_id, options, commitment(kept), algorithm)
+        record = self._record(game_id, account, idempotency_key, encode(command))
+        return self._run(game_id, account, command, None, replace(record, fingerprint=fingerprint))
 
     def execute(
         self,
@@ -425,6 +446,9 @@ class GameService:
         if error.extra.get("rule") is not None:
             rejection["rule"] = error.extra["rule"]
         rejection["status"] = error.status
+        extra = {k: v for k, v in error.extra.items() if k not in ("rule", "replayed")}
+        if extra:  # stale_version's version: a replay answers with the same body
+            rejection["extra"] = extra
         if record.payload.get("type") == "CreateGame":  # nothing to journal before it exists
             raise error
         stored = self.store.reject(replace(record, expected_version=None), version, rejection)
@@ -447,11 +471,13 @@ class GameService:
         if entry.outcome == "rejected":
             rejection = entry.rejection or {}
             error = REJECTED_AS.get(int(rejection.get("status", 409)), Conflict)
+            extra = rejection.get("extra")
             raise error(
                 str(rejection.get("code", "rejected")),
                 str(rejection.get("message", "rejected earlier")),
                 rule=rejection.get("rule"),
                 replayed=True,
+                **(extra if isinstance(extra, dict) else {}),
             )
         assert entry.first_version is not None and entry.last_version is not None
         events = self.store.read(
@@ -461,6 +487,17 @@ class GameService:
         )
         last = events[-1]
         return CommandResult(entry.game_id, last.version, last.hash, tuple(events), True)
+
+
+def game_id_for(account: Account, idempotency_key: str) -> str:
+    """The id of the game an account opens with a key (the same on every retry)."""
+    raw = f"game\x00{account.account_id}\x00{idempotency_key}".encode()
+    return hashlib.sha256(raw).hexdigest()[:12]
+
+
+def encode_options(options: cmd.GameOptions) -> dict[str, Any]:
+    """Game options as JSON data (for a request's fingerprint)."""
+    return dict(encode(cmd.CreateGame("", options, "", ""))["options"])
 
 
 def command_id_for(account: Account, idempotency_key: str) -> str:

@@ -38,7 +38,20 @@ def problem_bytes(status: int, reason: str, detail: str) -> bytes:
 class ProblemRequestHandler(WSGIRequestHandler):
     """The development server's request handler, with its own errors as problem+json."""
 
+    def handle_expect_100(self) -> bool:
+        """Refuse a body over the limit before the client sends it; otherwise let werkzeug
+        say "100 Continue" (http.server would say it a second time)."""
+        from service.api import MAX_BODY
+
+        length = self.headers.get("Content-Length", "")
+        if length.isdigit() and int(length) > MAX_BODY:
+            self.send_error(413, f"a request body has at most {MAX_BODY} bytes")
+            return False
+        return True
+
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        if code == 505:  # an HTTP version we do not speak is the client's mistake: 400
+            code, message = 400, message or "HTTP version not supported"
         try:
             reason = HTTPStatus(code).phrase
         except ValueError:

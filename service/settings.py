@@ -29,7 +29,9 @@ class ConfigError(ValueError):
 
 
 def _redacted(url: str) -> str:
-    return re.sub(r"(://[^:/@]*):[^@]*@", r"\1:***@", url)
+    """A URL without its password (in the user part or a password= argument)."""
+    url = re.sub(r"(://[^:/@]*):[^@]*@", r"\1:***@", url)
+    return re.sub(r"(?i)(password=)[^&\s]*", r"\1***", url)
 
 
 def _integer(env: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
@@ -52,8 +54,10 @@ def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
 
 def _database_url(raw: str) -> str:
     url = raw.strip()
-    if not url:
+    if not raw:
         return ""
+    if not url:
+        raise ConfigError("DATABASE_URL is blank: leave it unset for SQLite, or give a URL")
     from psycopg.conninfo import conninfo_to_dict
 
     try:
@@ -70,8 +74,12 @@ def _database_url(raw: str) -> str:
 
 def _redis_url(raw: str) -> str:
     url = raw.strip()
-    if not url:
+    if not raw:
         return ""
+    if not url:
+        raise ConfigError(
+            "REDIS_URL is blank: leave it unset for inline projections, or give a URL"
+        )
     parts = urlsplit(url)
     ok = (parts.scheme in ("redis", "rediss") and parts.hostname) or parts.scheme == "unix"
     path = parts.path.strip("/")

@@ -1,10 +1,12 @@
 """Moving a game between servers: ``tongiaki export`` and ``tongiaki import``.
 
 An export is NDJSON. Line 1 is a header naming the format, the game, how many
-event and journal lines follow and the head hash, so a truncated file is told
-from a whole one. Then every event as stored (bytes and hashes kept), then every
-journal entry. A game that is not over can only be moved with its deck seed
-(``--with-secret``, for operators): without it nobody could play on.
+account, event and journal lines follow and the head hash, so a truncated file
+is told from a whole one. Then the seated players' accounts (``--with-secret``
+only), every event as stored (bytes and hashes kept), every journal entry. A
+game that is not over can only be moved with its deck seed and its players'
+accounts (``--with-secret``, for operators; their tokens work on the new server):
+without them nobody could play on.
 
 Import checks everything before it writes anything, and names the line of the
 first problem; then it stores the game in one transaction.
@@ -17,19 +19,22 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import IO, Any
 
 from domain.errors import DomainError
+from domain.events import Event
 from domain.evolve import replay
 from domain.serialization import decode_event
 from domain.state import GameState, Phase
 from service.store.base import (
+    Account,
     ConcurrencyConflict,
     EventStore,
     JournalEntry,
     StoredEvent,
     check_chain,
 )
+from service.verify import check_record
 
 FORMAT = "tongiaki-export/1"
 GAME_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}")
@@ -62,12 +67,29 @@ def export_lines(store: EventStore, game_id: str, with_secret: bool = False) -> 
         "head_version": events[-1].version,
         "head_hash": events[-1].hash,
     }
+    accounts: list[Account] = []
     if with_secret:
         seed = store.get_secret(game_id)
         if seed is None:
             raise TransferError(f"game {game_id} has no deck secret on this server")
         header["secret"] = seed.hex()
+        # the seated players' accounts (token hashes too), so they can play on there
+        seated = {e.meta().get("actor", {}).get("account") for e in events}
+        accounts = [a for a in map(store.account, sorted(filter(None, seated))) if a is not None]
+        header["accounts"] = len(accounts)
     yield _line(header)
+    for a in accounts:
+        yield _line(
+            {
+                "account": {
+                    "account_id": a.account_id,
+                    "name": a.name,
+                    "kind": a.kind,
+                    "token_hash": a.token_hash,
+                    "created_at": a.created_at,
+                }
+            }
+        )
     for e in events:
         yield _line(
             {
@@ -103,12 +125,27 @@ def _line(value: dict[str, Any]) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def _rows(source: TextIO) -> Iterator[tuple[int, dict[str, Any]]]:
-    for number, text in enumerate(source, start=1):
+def _rows(source: IO[Any]) -> Iterator[tuple[int, dict[str, Any]]]:
+    number = 0
+    while True:
+        number += 1
+        try:
+            text = source.readline()
+        except UnicodeDecodeError as exc:
+            raise TransferError(f"line {number}: not UTF-8 text ({exc.reason})") from exc
+        if not text:
+            return
+        if isinstance(text, bytes):
+            try:
+                text = text.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise TransferError(f"line {number}: not UTF-8 text ({exc.reason})") from exc
         if not text.strip():
             continue
         try:
             row = json.loads(text)
+        except RecursionError as exc:
+            raise TransferError(f"line {number}: nested too deeply") from exc
         except ValueError as exc:
             raise TransferError(f"line {number}: not JSON ({exc})") from exc
         if not isinstance(row, dict):
@@ -123,7 +160,19 @@ def _field(row: dict[str, Any], name: str, kind: type | tuple[type, ...], number
     return value
 
 
-def read_export(source: TextIO) -> tuple[dict[str, Any], list[StoredEvent], list[JournalEntry]]:
+@dataclass
+class Export:
+    """An export as read: its header, events, journal (with the line of each entry) and
+    the accounts of its seats (exports ``--with-secret`` only)."""
+
+    header: dict[str, Any]
+    events: list[StoredEvent]
+    journal: list[JournalEntry]
+    lines: dict[str, int]  # command id -> line
+    accounts: list[Account]
+
+
+def read_export(source: IO[Any]) -> Export:
     """Parse and check an export's shape (header, counts, fields), naming bad lines."""
     rows = iter(_rows(source))
     first = next(rows, None)
@@ -141,17 +190,30 @@ def read_export(source: TextIO) -> tuple[dict[str, Any], list[StoredEvent], list
     expected_journal = _field(header, "journal", int, number)
     events: list[StoredEvent] = []
     journal: list[JournalEntry] = []
+    lines: dict[str, int] = {}
+    accounts: list[Account] = []
     last = number
     for number, row in rows:
         last = number
+        if "account" in row:
+            accounts.append(_account(row["account"], number))
+            continue
         if "journal" in row:
             entry = row["journal"]
             if not isinstance(entry, dict):
                 raise TransferError(f"line {number}: a journal line holds an object")
             journal.append(_journal_entry(game_id, entry, number))
+            if journal[-1].command_id in lines:
+                raise TransferError(
+                    f"line {number}: command {journal[-1].command_id} was journalled before"
+                    f" (line {lines[journal[-1].command_id]})"
+                )
+            lines[journal[-1].command_id] = number
             continue
         if journal:
             raise TransferError(f"line {number}: an event after the journal")
+        if "version" not in row or "hash" not in row:
+            raise TransferError(f"line {number}: neither an event, a journal entry nor an account")
         if row.get("game_id") != game_id:
             raise TransferError(f"line {number}: an event of another game ({row.get('game_id')!r})")
         events.append(
@@ -165,17 +227,34 @@ def read_export(source: TextIO) -> tuple[dict[str, Any], list[StoredEvent], list
                 _field(row, "hash", str, number),
             )
         )
-    if (len(events), len(journal)) != (expected_events, expected_journal):
+    expected_accounts = header.get("accounts", 0)
+    if (len(events), len(journal), len(accounts)) != (
+        expected_events,
+        expected_journal,
+        expected_accounts,
+    ):
         raise TransferError(
-            f"truncated or padded: the header promises {expected_events} events and"
-            f" {expected_journal} journal entries; the file has {len(events)} and {len(journal)}"
-            f" (it ends at line {last})"
+            f"truncated or padded: the header promises {expected_events} events,"
+            f" {expected_journal} journal entries and {expected_accounts} accounts; the file has"
+            f" {len(events)}, {len(journal)} and {len(accounts)} (it ends at line {last})"
         )
     if not events:
         raise TransferError("the export holds no events")
     if events[-1].hash != header.get("head_hash"):
         raise TransferError("the last event's hash is not the head hash in the header")
-    return header, events, journal
+    return Export(header, events, journal, lines, accounts)
+
+
+def _account(value: Any, number: int) -> Account:
+    if not isinstance(value, dict):
+        raise TransferError(f"line {number}: an account line holds an object")
+    return Account(
+        _field(value, "account_id", str, number),
+        _field(value, "name", str, number),
+        _field(value, "kind", str, number),
+        _field(value, "token_hash", str, number),
+        _field(value, "created_at", str, number),
+    )
 
 
 def _journal_entry(game_id: str, entry: dict[str, Any], number: int) -> JournalEntry:
@@ -205,25 +284,35 @@ def _journal_entry(game_id: str, entry: dict[str, Any], number: int) -> JournalE
     )
 
 
-def import_game(store: EventStore, source: TextIO, at: str) -> Imported:
-    """Check an export through and through, then store it (nothing is written on error)."""
-    header, events, journal = read_export(source)
+def import_game(store: EventStore, source: IO[Any], at: str) -> Imported:
+    """Check an export through and through, then store it (nothing is written on error).
+
+    Checked: the shape of every line, the counts in the header, the hash chain,
+    that the events make a game, the deck seed against the commitment, and the
+    journal against the events (every event belongs to an accepted command with
+    its actor, and re-running each command gives its events again).
+    """
+    export = read_export(source)
+    events = export.events
     game_id = events[0].game_id
     chain = check_chain(events)
     if not chain.ok:
         raise TransferError("hash chain broken: " + "; ".join(chain.problems[:3]))
-    state = _replayed(events)
-    seed = _seed(header, state)
+    decoded, state = _replayed(events)
+    seed = _seed(export.header, state)
+    _, problems = check_record(export.journal, events, decoded, seed)
+    if problems:
+        raise TransferError(f"the journal does not match the events: {problems[0]}")
     if store.head(game_id) is not None:
         raise TransferError(f"game {game_id} is already here; nothing was imported")
     try:
-        store.import_stream(events, state.phase.value, at, journal, seed)
+        store.import_stream(events, state.phase.value, at, export.journal, seed, export.accounts)
     except ConcurrencyConflict as exc:
         raise TransferError(f"game {game_id} is already here; nothing was imported") from exc
-    return Imported(game_id, len(events), len(journal), state.phase.value)
+    return Imported(game_id, len(events), len(export.journal), state.phase.value)
 
 
-def _replayed(events: Iterable[StoredEvent]) -> GameState:
+def _replayed(events: Iterable[StoredEvent]) -> tuple[list[Event], GameState]:
     decoded = []
     for e in events:
         try:
@@ -231,7 +320,7 @@ def _replayed(events: Iterable[StoredEvent]) -> GameState:
         except (DomainError, ValueError) as exc:
             raise TransferError(f"event {e.version} cannot be read: {exc}") from exc
     try:
-        return replay(decoded)
+        return decoded, replay(decoded)
     except Exception as exc:  # recorded events never fail to fold; these were edited
         raise TransferError(f"the events do not make a game: {exc!r}") from exc
 

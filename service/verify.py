@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -13,7 +14,7 @@ from domain.play import deck_of, play
 from domain.serialization import decode_command, decode_event, encode
 from domain.state import GameState
 from service.errors import NotFound
-from service.store.base import EventStore, StoredEvent, check_chain
+from service.store.base import EventStore, JournalEntry, StoredEvent, check_chain
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,9 @@ def verify_game(store: EventStore, game_id: str) -> Verification:
             final.deck_algorithm,
         )
         deck_ok, deck_problems, draws = report.ok, report.problems, report.draws_checked
-    rerun, problems = _rerun(store, game_id, stored, events, final)
+    seed, seed_problems = seed_of(store, game_id, final)
+    rerun, problems = check_record(store.journal(game_id), stored, events, seed)
+    problems = seed_problems + problems
     ok = chain.ok and deck_ok is not False and not problems
     return Verification(
         game_id,
@@ -89,26 +92,32 @@ def verify_game(store: EventStore, game_id: str) -> Verification:
     )
 
 
-def _rerun(
-    store: EventStore,
-    game_id: str,
-    stored: list[StoredEvent],
-    events: list[Event],
-    final: GameState,
-) -> tuple[int, list[str]]:
-    """Re-run each accepted command on the state before it; compare with what was recorded.
-
-    The same ``domain.play`` sequence command handling runs, with the deck derived
-    afresh from the record (``deck_of``): no cache of the service is consulted.
-    """
-    problems: list[str] = []
-    entries = [e for e in store.journal(game_id) if e.outcome == "accepted"]
-    entries.sort(key=lambda e: e.first_version or 0)
+def seed_of(store: EventStore, game_id: str, final: GameState) -> tuple[bytes | None, list[str]]:
+    """The seed to re-run with: the revealed one, else the one the server keeps."""
     revealed = bytes.fromhex(final.seed_hex) if final.seed_hex is not None else None
     kept = store.get_secret(game_id)
     if revealed is not None and kept is not None and kept != revealed:
-        problems.append("the seed kept by the server is not the seed revealed in DeckRevealed")
-    seed = revealed if revealed is not None else kept
+        return revealed, ["the seed kept by the server is not the seed revealed in DeckRevealed"]
+    return (revealed if revealed is not None else kept), []
+
+
+def check_record(
+    journal: Sequence[JournalEntry],
+    stored: Sequence[StoredEvent],
+    events: Sequence[Event],
+    seed: bytes | None,
+) -> tuple[int, list[str]]:
+    """The journal against the events: accepted commands cover every event exactly (ids and
+    actors agree), and re-running each on the state before it gives its events again.
+
+    The same ``domain.play`` sequence command handling runs, with the deck derived
+    afresh from the record (``deck_of``): no cache of the service is consulted.
+    Returns the commands re-run and the problems found.
+    """
+    accepted = sorted(
+        (e for e in journal if e.outcome == "accepted"), key=lambda e: e.first_version or 0
+    )
+    problems = _coverage(accepted, stored)
 
     def secret() -> bytes:
         if seed is None:
@@ -118,9 +127,9 @@ def _rerun(
     state = GameState()
     folded = 0
     count = 0
-    for entry in entries:
+    for entry in accepted:
         first, last = entry.first_version, entry.last_version
-        if first is None or last is None:
+        if first is None or last is None or not 1 <= first <= last <= len(stored):
             continue
         state = replay(events[folded : first - 1], state)
         folded = first - 1
@@ -136,3 +145,30 @@ def _rerun(
             )
         count += 1
     return count, problems
+
+
+def _coverage(accepted: Sequence[JournalEntry], stored: Sequence[StoredEvent]) -> list[str]:
+    """Accepted commands' versions are exactly 1..N, each event names its command and actor."""
+    problems: list[str] = []
+    expected = 1
+    for entry in accepted:
+        first, last = entry.first_version, entry.last_version
+        if first is None or last is None or first != expected or last < first:
+            problems.append(
+                f"command {entry.command_id}: its events {first}–{last} do not follow"
+                f" version {expected - 1}"
+            )
+            return problems
+        for e in stored[first - 1 : last]:
+            meta = e.meta()
+            if meta.get("command_id") != entry.command_id or meta.get("actor") != entry.actor:
+                problems.append(
+                    f"event {e.version}: its command or actor is not journal entry"
+                    f" {entry.command_id}'s"
+                )
+        expected = last + 1
+    if expected != len(stored) + 1:
+        problems.append(
+            f"events {expected}–{len(stored)} belong to no accepted command in the journal"
+        )
+    return problems

@@ -179,6 +179,7 @@ def start(
 @contextmanager
 def embedded(tmp: Path, **extra: str) -> Iterator[Server]:
     """``tongiaki serve`` as it runs out of the box: SQLite under ``tmp``, inline projections."""
+    tmp.mkdir(parents=True, exist_ok=True)
     port = free_port()
     env = base_env(TONGIAKI_DATA_DIR=str(tmp), TONGIAKI_PORT=str(port), **extra)
     server = start(["serve"], env, tmp / "serve.log", port)
@@ -193,6 +194,7 @@ def production(
     tmp: Path, database_url: str, redis_url: str, queue: str, web: int = 2, **extra: str
 ) -> Iterator[list[Server]]:
     """``web`` gunicorn processes on one PostgreSQL database, rq projections, one worker."""
+    tmp.mkdir(parents=True, exist_ok=True)
     env = base_env(
         DATABASE_URL=database_url,
         REDIS_URL=redis_url,

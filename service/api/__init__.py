@@ -109,7 +109,12 @@ def parse_json(raw: bytes) -> Any:
 
 def body(schema: type[Schema]) -> dict[str, Any]:
     """The JSON body, validated by ``schema`` (422 with the field errors otherwise)."""
-    raw = request.get_data(cache=True)
+    try:
+        raw = request.get_data(cache=True)
+    except HTTPException:
+        raise  # 413 while reading a chunked body: answered as such
+    except Exception as exc:  # a chunked body the HTTP server cannot decode, a reset
+        raise MalformedRequest("unreadable_body", f"the body cannot be read: {exc}") from exc
     if len(raw) > MAX_BODY:  # a chunked body has no Content-Length to check beforehand
         raise PayloadTooLarge("body_too_large", f"a request body has at most {MAX_BODY} bytes")
     data = parse_json(raw) if raw.strip() else {}

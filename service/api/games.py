@@ -154,8 +154,8 @@ def accepted(
         GameCreate,
         auth=True,
         errors=(401, 403, 409, 422),
-        params=[INCLUDE],
-        headers=("ETag",),
+        params=[IDEMPOTENCY_KEY, INCLUDE],
+        headers=ANSWERED,
     )
 )
 def create() -> ResponseReturnValue:
@@ -163,8 +163,9 @@ def create() -> ResponseReturnValue:
     limit("games", who.account_id)
     data = body(GameCreate)
     with_legal = include_legal()
+    key = idempotency_key()
     order = data.pop("tile_order")
-    result = game_service().create_game(who, cmd.GameOptions(**data), order)
+    result = game_service().create_game(who, cmd.GameOptions(**data), order, key)
     return accepted(result, 201, with_legal=with_legal)
 
 
@@ -298,16 +299,23 @@ def legal(game_id: str) -> ResponseReturnValue:
 def _expected_version(envelope: dict[str, object]) -> int | None:
     """The version a command expects: ``If-Match: "<version>"`` or ``expected_version``."""
     match = request.headers.get("If-Match")
+    value = envelope.get("expected_version")
+    in_body = value if isinstance(value, int) else None
     if match is None:
-        value = envelope.get("expected_version")
-        return value if isinstance(value, int) else None
+        return in_body
     text = match.strip().removeprefix("W/").strip('"')
     if text == "*":  # any version (RFC 9110)
-        return None
-    try:
-        return bounded_int(text, "If-Match", 0)
-    except BadRequest as exc:
-        raise BadRequest("bad_if_match", 'If-Match is the quoted version, e.g. "12"') from exc
+        header_version = None
+    else:
+        try:
+            header_version = bounded_int(text, "If-Match", 0)
+        except BadRequest as exc:
+            raise BadRequest("bad_if_match", 'If-Match is the quoted version, e.g. "12"') from exc
+    if in_body is not None and in_body != header_version:
+        raise BadRequest(
+            "conflicting_versions", "If-Match and expected_version name different versions"
+        )
+    return header_version
 
 
 @bp.post("/games/<game:game_id>/commands")
@@ -392,7 +400,9 @@ def stream(game_id: str) -> ResponseReturnValue:
     try:
         after = bounded_int(last, "Last-Event-ID")
     except BadRequest as exc:
-        raise BadRequest("bad_last_event_id", "Last-Event-ID is a version number") from exc
+        raise BadRequest(
+            "bad_last_event_id", "Last-Event-ID (or ?after=) is a version number"
+        ) from exc
     timeout = int_arg("timeout", 300, 1, 3600) or 300
     store = game_service().store
 

@@ -35,9 +35,17 @@ class AccountCreated(Strict):
     token = fields.String(required=True, metadata={"description": "shown once; send as Bearer"})
 
 
-def strict_boolean(**kwargs: object) -> fields.Boolean:
+class StrictBoolean(fields.Boolean):
     """JSON true or false only (marshmallow would also read "yes", "on", 1 …)."""
-    return fields.Boolean(truthy={True}, falsy={False}, **kwargs)  # type: ignore[arg-type]
+
+    def _deserialize(self, value: object, attr: str | None, data: object, **kwargs: object) -> bool:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid")
+        return value
+
+
+def strict_boolean(**kwargs: object) -> fields.Boolean:
+    return StrictBoolean(**kwargs)  # type: ignore[arg-type]
 
 
 class NoFields(Strict):

@@ -239,9 +239,10 @@ class EventStore(Protocol):
         at: str,
         journal: Sequence[JournalEntry] = (),
         seed: bytes | None = None,
+        accounts: Sequence[Account] = (),
     ) -> None:
-        """Store an exported game as it is, with its journal and seed, in one transaction
-        (``ConcurrencyConflict`` if the game is already here)."""
+        """Store an exported game as it is, with its journal, seed and seats' accounts, in
+        one transaction (``ConcurrencyConflict`` if the game is already here)."""
         ...
 
     def outcome(self, game_id: str, command_id: str) -> JournalEntry | None:
@@ -264,8 +265,9 @@ class EventStore(Protocol):
         """Commands received for the game, in arrival order: ``seq > after``, at most ``limit``."""
         ...
 
-    def put_secret(self, game_id: str, seed: bytes) -> None:
-        """Keep a game's deck seed (never in an event until the reveal)."""
+    def put_secret(self, game_id: str, seed: bytes) -> bytes:
+        """Keep a game's deck seed (never in an event until the reveal); the seed kept,
+        which is an earlier one if this game already had one."""
         ...
 
     def get_secret(self, game_id: str) -> bytes | None:

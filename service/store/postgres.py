@@ -99,12 +99,14 @@ def translated() -> Iterator[None]:
 
 MIGRATION_ATTEMPTS = 20
 MIGRATION_LOCK_TIMEOUT = "200ms"  # below deadlock_timeout (1 s by default)
-CONNECT_TIMEOUT = 5.0  # seconds: an unreachable database fails this fast, with its cause
+CONNECT_TIMEOUT = 5.0  # seconds a request waits for a pooled connection, then 503
+CHECK_TIMEOUT = 3  # seconds for the first connection: with a process's start, within 5 s
 
 
 def redacted(url: str) -> str:
-    """A database URL without its password, for messages."""
-    return re.sub(r"(://[^:/@]*):[^@]*@", r"\1:***@", url)
+    """A database URL without its password (user part or password=), for messages."""
+    url = re.sub(r"(://[^:/@]*):[^@]*@", r"\1:***@", url)
+    return re.sub(r"(?i)(password=)[^&\s]*", r"\1***", url)
 
 
 # Any constant will do: it only has to be the same for every process.
@@ -122,11 +124,10 @@ class PostgresEventStore(SqlEventStore):
     ) -> None:
         self.url = url
         try:  # one direct connection first: its error names the cause (refused, no database…)
-            psycopg.connect(url, connect_timeout=max(1, int(timeout)), autocommit=True).close()
+            psycopg.connect(url, connect_timeout=CHECK_TIMEOUT, autocommit=True).close()
         except psycopg.Error as exc:
-            raise StoreUnavailable(
-                f"cannot connect to PostgreSQL ({redacted(url)}): {exc}"
-            ) from exc
+            where, cause = redacted(url), " ".join(str(exc).split())
+            raise StoreUnavailable(f"cannot connect to PostgreSQL ({where}): {cause}") from exc
         self.pool = ConnectionPool(
             url,
             min_size=min_size,

@@ -320,9 +320,11 @@ class SqlEventStore:
         at: str,
         journal: Sequence[JournalEntry] = (),
         seed: bytes | None = None,
+        accounts: Sequence[Account] = (),
     ) -> None:
-        """Store an exported game as it is (hashes kept), with its journal and deck seed,
-        in one transaction; ``ConcurrencyConflict`` if the game is already here."""
+        """Store an exported game as it is (hashes kept), with its journal, deck seed and
+        the accounts of its seats (those already here are kept as they are), in one
+        transaction; ``ConcurrencyConflict`` if the game is already here."""
         game_id = events[0].game_id
         with self._tx() as cur:
             exists = self._exec(
@@ -341,6 +343,13 @@ class SqlEventStore:
                     "INSERT INTO secrets (game_id, seed) VALUES (%s, %s)"
                     " ON CONFLICT (game_id) DO NOTHING",
                     (game_id, seed),
+                )
+            for a in accounts:
+                self._exec(
+                    cur,
+                    "INSERT INTO accounts (account_id, name, kind, token_hash, created_at)"
+                    " VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                    (a.account_id, a.name, a.kind, a.token_hash, a.created_at),
                 )
             head = events[-1]
             self._exec(
@@ -467,10 +476,19 @@ class SqlEventStore:
 
     # --- secrets and snapshots -------------------------------------------------
 
-    def put_secret(self, game_id: str, seed: bytes) -> None:
-        """Keep a game's deck seed."""
+    def put_secret(self, game_id: str, seed: bytes) -> bytes:
+        """Keep a game's deck seed; the seed kept (an earlier one for this game stays)."""
         with self._tx() as cur:
-            self._exec(cur, "INSERT INTO secrets (game_id, seed) VALUES (%s, %s)", (game_id, seed))
+            self._exec(
+                cur,
+                "INSERT INTO secrets (game_id, seed) VALUES (%s, %s)"
+                " ON CONFLICT (game_id) DO NOTHING",
+                (game_id, seed),
+            )
+            row = self._exec(
+                cur, "SELECT seed FROM secrets WHERE game_id = %s", (game_id,)
+            ).fetchone()
+        return bytes(row[0])
 
     def get_secret(self, game_id: str) -> bytes | None:
         """A game's deck seed, or None."""

@@ -212,3 +212,16 @@ def test_a_dropped_database_connection_is_503_with_retry_after(request, tmp_path
             assert r.json["code"] == "database_unavailable"
     assert 500 not in statuses and statuses[-1] == 200, statuses
     store.close()
+
+
+@pytest.mark.parametrize("value", [1, 0, "yes", "true", None])
+def test_game_options_take_json_booleans_only(client, value):
+    ann = Player(client, "ann")
+    r = ann.post("/games", {"max_players": 2, "two_colours_each": value})
+    assert (r.status_code, r.json["code"]) == (422, "invalid_fields"), r.json
+
+
+def test_a_name_needs_a_visible_character(client):
+    for name in ("\u200b", " \u200b ", "\u2060"):
+        r = client.post("/api/v1/accounts", json={"name": name})
+        assert r.status_code == 422, name

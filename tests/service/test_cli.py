@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import time
 
@@ -131,7 +132,119 @@ def test_projections_status_names_a_halted_game_and_fails(tmp_path):
 
 def test_a_worker_needs_redis(tmp_path):
     result = run(tmp_path, "worker", "--burst")
-    assert result.exit_code == 2 and "REDIS_URL" in result.output
+    assert result.exit_code == 2 and result.output.startswith("Error: REDIS_URL is not set")
+
+
+def tampered(tmp_path, change):
+    """An export of a finished game with ``change(lines)`` applied, imported elsewhere."""
+    game_id = finished_game(tmp_path / "a")
+    lines = run(tmp_path / "a", "export", game_id).output.splitlines()
+    change(lines)
+    return run(tmp_path / "b", "import", "-", input="\n".join(lines) + "\n")
+
+
+def journal_line(lines, outcome="accepted", index=3):
+    at = [i for i, line in enumerate(lines) if f'"outcome": "{outcome}"' in line][index]
+    return at, json.loads(lines[at])
+
+
+def test_import_refuses_a_journal_that_does_not_match_the_events(tmp_path):
+    def payload(lines):
+        at, row = journal_line(lines)
+        row["journal"]["payload"]["beach"] = 5 if row["journal"]["payload"].get("beach") != 5 else 4
+        lines[at] = json.dumps(row)
+
+    def outcome(lines):
+        at, row = journal_line(lines)
+        row["journal"]["outcome"] = "rejected"
+        lines[at] = json.dumps(row)
+
+    def actor(lines):
+        at, row = journal_line(lines)
+        row["journal"]["actor"] = {"account": "someone", "name": "else"}
+        lines[at] = json.dumps(row)
+
+    for n, change in enumerate((payload, outcome, actor)):
+        result = tampered(tmp_path / str(n), change)
+        assert result.exit_code == 1 and "the journal does not match the events" in result.output
+
+
+def test_import_names_a_journal_line_given_twice_and_a_line_of_nothing_known(tmp_path):
+    def twice(lines):
+        at, _ = journal_line(lines)
+        lines[at + 1] = lines[at]
+
+    result = tampered(tmp_path / "1", twice)
+    assert result.exit_code == 1 and "was journalled before (line" in result.output
+
+    def stranger(lines):
+        lines[5] = json.dumps({"x": 1})
+
+    result = tampered(tmp_path / "2", stranger)
+    assert result.exit_code == 1 and "line 6: neither an event" in result.output
+
+
+def test_import_names_a_line_that_is_not_utf8_or_nested_too_deeply(tmp_path):
+    game_id = finished_game(tmp_path / "a")
+    lines = run(tmp_path / "a", "export", game_id).output.encode().splitlines(keepends=True)
+    for n, bad in enumerate((b"\xff\xfe\n", b"[" * 100_000 + b"\n")):
+        mangled = b"".join([*lines[:4], bad, *lines[5:]])
+        result = CliRunner().invoke(
+            main, ["import", "-"], input=mangled, env={"TONGIAKI_DATA_DIR": str(tmp_path / str(n))}
+        )
+        assert result.exit_code == 1 and "Error: line 5: " in result.output, result.output
+        assert "Traceback" not in result.output
+
+
+def test_verify_finds_an_event_whose_command_is_not_accepted_in_the_journal(tmp_path):
+    game_id = finished_game(tmp_path)
+    db = sqlite3.connect(tmp_path / "tongiaki.db")
+    db.execute(
+        "UPDATE journal SET outcome = 'rejected' WHERE rowid ="
+        " (SELECT rowid FROM journal WHERE outcome = 'accepted' ORDER BY seq LIMIT 1 OFFSET 5)"
+    )
+    db.commit()
+    result = run(tmp_path, "verify", game_id)
+    assert result.exit_code == 1 and "do not follow version" in result.output
+
+
+def test_more_operator_mistakes_are_one_line(tmp_path):
+    cases = [
+        (["simulate", "--games", "0"], {}, 2, "--games"),
+        (["serve", "--workers", "-1"], {}, 2, "--workers"),
+        (["projections", "resume", "nosuch", "nosuch"], {}, 2, "NAME"),
+        (["projections", "resume", "audit", "nosuch"], {}, 1, "no game"),
+        (["serve"], {"DATABASE_URL": " "}, 2, "DATABASE_URL is blank"),
+        (["serve"], {"TONGIAKI_DATA_DIR": "/proc/nope"}, 2, "TONGIAKI_DATA_DIR"),
+    ]
+    for args, env, code, words in cases:
+        result = CliRunner().invoke(main, args, env={"TONGIAKI_DATA_DIR": str(tmp_path), **env})
+        assert result.exit_code == code and words in result.output, (args, result.output)
+        assert "Traceback" not in result.output
+
+
+def test_a_password_in_the_database_url_is_never_printed(tmp_path):
+    url = "postgresql://postgres@127.0.0.1:1/test?password=s3cret&sslmode=disable"
+    result = CliRunner().invoke(
+        main, ["serve"], env={"TONGIAKI_DATA_DIR": str(tmp_path), "DATABASE_URL": url}
+    )
+    assert (
+        result.exit_code == 1 and "s3cret" not in result.output and "password=***" in result.output
+    )
+
+
+def test_a_taken_port_is_one_line_naming_the_setting(tmp_path):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(
+            main, ["serve", "--port", str(port)], env={"TONGIAKI_DATA_DIR": str(tmp_path)}
+        )
+    assert result.exit_code == 1 and "TONGIAKI_PORT" in result.output
+    assert result.output.count("\n") == 1, result.output
 
 
 def unfinished_game(tmp_path):
@@ -173,7 +286,7 @@ def test_an_import_builds_the_read_models_of_the_game(tmp_path):
 
 
 def test_a_game_not_over_moves_only_with_its_secret_and_plays_on(tmp_path):
-    game_id, _, _ = unfinished_game(tmp_path / "a")
+    game_id, _, players = unfinished_game(tmp_path / "a")
     plain = run(tmp_path / "a", "export", game_id).output
     refused = run(tmp_path / "b", "import", "-", input=plain)
     assert refused.exit_code == 1 and "--with-secret" in refused.output
@@ -183,7 +296,14 @@ def test_a_game_not_over_moves_only_with_its_secret_and_plays_on(tmp_path):
     assert moved.exit_code == 0 and "setup" in moved.output
     client = create_app(Settings(data_dir=tmp_path / "b", rate_limits={})).test_client()
     legal = client.get(f"/api/v1/games/{game_id}/legal").json
-    assert legal["commands"], "the moved game can be played on"
+    token = next(p.token for p in players if p.id == legal["player_id"])  # the old token
+    played = client.post(
+        f"/api/v1/games/{game_id}/commands",
+        json=legal["commands"][0],
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert played.status_code == 200, played.json  # the player plays on, on the new server
+    assert run(tmp_path / "b", "verify", game_id).exit_code == 0
 
 
 @pytest.mark.parametrize(

@@ -96,6 +96,18 @@ def test_a_replayed_refusal_keeps_its_status_and_code(client):
         assert again.json["detail"] == first.json["detail"] and again.json.get("replayed")
 
 
+def test_a_replayed_stale_version_keeps_the_version_it_named(client):
+    game_id, players = open_game(client, ["blue", "red"])
+    body = legal(client, game_id)
+    who = mover(players, body)
+    headers = {"Idempotency-Key": "stale", "If-Match": '"1"'}
+    first = who.post(f"/games/{game_id}/commands", body["commands"][0], **headers)
+    again = who.post(f"/games/{game_id}/commands", body["commands"][0], **headers)
+    assert (first.status_code, first.json["code"]) == (409, "stale_version")
+    assert {k: v for k, v in again.json.items() if k != "replayed"} == first.json
+    assert again.json["replayed"] and again.status_code == 409
+
+
 def test_an_overlapping_retry_of_an_accepted_command_never_reports_failure(app, client):
     """The retry looks for the key before the original is journalled, then is judged
     after it was applied (a stale version, or no longer this move): it must still get
@@ -174,3 +186,32 @@ def test_seats_and_start_take_a_key_too(client):
     again = b.post(f"/games/{game_id}/start", **{"Idempotency-Key": "go"})
     assert start.status_code == again.status_code == 200
     assert again.json["receipt"] == start.json["receipt"]
+
+
+def test_opening_a_game_with_a_key_twice_opens_one_game(client):
+    ann = Player(client, "ann")
+    body = {"max_players": 3}
+    first = ann.post("/games", body, **{"Idempotency-Key": "open-1"})
+    again = ann.post("/games", body, **{"Idempotency-Key": "open-1"})
+    assert first.status_code == again.status_code == 201
+    assert again.json["game_id"] == first.json["game_id"] and again.json["replayed"]
+    assert again.json["receipt"] == first.json["receipt"]
+    other = ann.post("/games", {"max_players": 4}, **{"Idempotency-Key": "open-1"})
+    assert (other.status_code, other.json["code"]) == (422, "idempotency_key_reused")
+    bob = Player(client, "bob").post("/games", body, **{"Idempotency-Key": "open-1"})
+    assert bob.status_code == 201 and bob.json["game_id"] != first.json["game_id"]
+    mine = [g for g in client.get("/api/v1/games").json["games"]]
+    assert len(mine) == 2
+
+
+def test_if_match_and_expected_version_must_agree(client):
+    game_id, players = open_game(client, ["blue", "red"])
+    body = legal(client, game_id)
+    who = mover(players, body)
+    r = who.post(
+        f"/games/{game_id}/commands",
+        {**body["commands"][0], "expected_version": body["version"] - 1},
+        **{"If-Match": f'"{body["version"]}"'},
+    )
+    assert (r.status_code, r.json["code"]) == (422, "conflicting_versions")
+    assert legal(client, game_id)["version"] == body["version"]

@@ -80,3 +80,40 @@ def test_gunicorn_refuses_huge_request_lines_and_headers_as_problems(
     _, url = pg_schema
     with production(tmp_path, url, redis_url, queue=f"tr-{pg_schema[0]}", web=1) as servers:
         check_transport_errors(transport_errors(servers[0].port))
+
+
+def raw_exchange(port: int, request: bytes) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(request)
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+    return data
+
+
+def test_a_malformed_chunked_body_is_400_on_both_servers(tmp_path, pg_schema, redis_url):
+    request = (
+        b"POST /api/v1/accounts HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+        b"Content-Type: application/json\r\n\r\nzz\r\nabc\r\n0\r\n\r\n"
+    )
+    _, url = pg_schema
+    with embedded(tmp_path / "e") as server:
+        answers = [raw_exchange(server.port, request)]
+    with production(tmp_path / "p", url, redis_url, queue=f"ch-{pg_schema[0]}", web=1) as servers:
+        answers.append(raw_exchange(servers[0].port, request))
+    for answer in answers:
+        status = int(answer.split(b" ", 2)[1])
+        assert status == 400 and b"application/problem+json" in answer, answer[:300]
+
+
+def test_the_embedded_server_refuses_a_body_over_the_limit_before_100_continue(tmp_path):
+    request = (
+        b"POST /api/v1/accounts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Content-Length: 20000000\r\nExpect: 100-continue\r\n\r\n"
+    )
+    with embedded(tmp_path) as server:
+        answer = raw_exchange(server.port, request)
+        version = raw_exchange(server.port, b"GET /api/v1/games HTTP/2.0\r\nHost: x\r\n\r\n")
+    assert answer.startswith(b"HTTP/1.1 413") or answer.startswith(b"HTTP/1.0 413"), answer[:200]
+    assert b"100 Continue" not in answer and b"application/problem+json" in answer
+    assert version.split(b" ", 2)[1] == b"400" and b"application/problem+json" in version
