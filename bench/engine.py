@@ -14,7 +14,7 @@ import pstats
 import statistics
 import time
 
-from domain.evolve import replay
+from domain.fold import replay
 from domain.simulation import play
 
 

@@ -42,10 +42,10 @@ from bench.store import (  # noqa: E402
 )
 from domain.serialization import encode  # noqa: E402
 from domain.simulation import play  # noqa: E402
+from projections.store import PROJECTIONS, ReadModels  # noqa: E402
 from service.games import GameService  # noqa: E402
 from service.store.base import CommandRecord, NewEvent  # noqa: E402
 from service.store.postgres import PostgresEventStore  # noqa: E402
-from workers.readmodels import PROJECTIONS, ReadModels  # noqa: E402
 
 
 def load_games(store: PostgresEventStore, games: int) -> int:
@@ -70,7 +70,7 @@ def load_games(store: PostgresEventStore, games: int) -> int:
 
 def catch_up(url: str, games: int) -> None:
     store = PostgresEventStore(url)
-    rm = ReadModels(store)
+    rm = ReadModels(store, store)
     rm.upgrade()
     events = load_games(store, games)
     print(f"catch-up: {games} games, {events:,} events in the store")
@@ -92,7 +92,7 @@ def catch_up(url: str, games: int) -> None:
 
 def state_at(url: str, rounds: int) -> list[float]:
     store = PostgresEventStore(url)
-    rm = ReadModels(store)
+    rm = ReadModels(store, store)
     game = play(2024, 6)
     while len(game.events) < 500:
         game = play(random.randrange(10**6), 6)

@@ -11,8 +11,8 @@ import random
 from typing import Protocol
 
 from domain import commands as cmd
-from domain.decide import apply
 from domain.errors import DeckRequired
+from domain.judge import apply
 from domain.legal import legal_commands
 from domain.scoring import current_scores
 from domain.state import GameState

@@ -10,8 +10,9 @@ from __future__ import annotations
 from domain.deck import Deck
 from domain.errors import DeckRequired, RuleViolation
 from domain.events import Event, TileDrawn
-from domain.evolve import evolve, evolve_in_place
+from domain.fold import evolve, evolve_in_place
 from domain.hexgrid import Cell
+from domain.revisions import RuleSet
 from domain.state import GameState, Pending
 from domain.tiles import is_island
 
@@ -19,12 +20,15 @@ from domain.tiles import is_island
 class Context:
     """Events produced so far by one command, and the state they lead to."""
 
-    __slots__ = ("automatic", "deck", "events", "state")
+    __slots__ = ("automatic", "deck", "events", "rules", "state")
 
-    def __init__(self, state: GameState, deck: Deck | None, automatic: bool) -> None:
+    def __init__(
+        self, state: GameState, deck: Deck | None, automatic: bool, rules: RuleSet
+    ) -> None:
         self.state = state
         self.deck = deck
         self.automatic = automatic
+        self.rules = rules  # which rules version decides (domain.revisions)
         self.events: list[Event] = []
 
     def emit(self, event: Event) -> None:

@@ -8,7 +8,16 @@ fail (b); for those a search over the island's possible boat arrangements
 decides. The search is finite: no tile is drawn, and every arrangement is
 visited at most once. It is also bounded: after ``SEARCH_LIMIT`` arrangements
 generated it gives the departure the benefit of the doubt, so no decision costs
-more than a fraction of a second.
+more than a fraction of a second, and says so: such a departure, once taken,
+records ``search_exhausted`` in its ``EmigrationStarted`` (docs/rules.md, R19).
+
+Every search is a function of the position alone: nothing it learns outlives
+the decision (where each route goes is kept in the state's own memo), so
+whether the budget was reached is the same in every process and when
+verification re-runs the command. (Engine 1.1 kept "witnesses" of ends found
+across decisions in the process; they could only shorten a search, but that
+made whether a search reached its budget depend on what the process had judged
+before. Within one decision they saved nothing.)
 """
 
 from __future__ import annotations
@@ -35,23 +44,6 @@ SEARCH_LIMIT = 10_000
 # an end within a handful; where it does not, the guided search takes over.
 DIVE_LIMIT = 16
 EXITS, SAILS = 1, 2  # a full beach's fate: a jetty leaves the loop, or all loop
-# Witnesses of chain ends found by earlier searches, per island tile: for an
-# arrangement, the fleet that sailed from it and the arrangement it landed as, or
-# None where the chain could end. Landings depend on nothing but the island and its
-# boats, so a witness stays a possible sequence of landings for good; whether its
-# departures are still allowed (tiles placed since, kings, rule (a)) is checked
-# again, step by step, each time one is used. So a witness can only let a search
-# find a real end sooner, never change an answer. A long chain on one island keeps
-# meeting the arrangements earlier decisions of the turn proved.
-WITNESS_LIMIT = 50_000  # arrangements remembered by a process (~350 bytes each), all islands
-_witnesses: dict[str, dict[Beaches, tuple[int, Beaches] | None]] = {}
-_remembered = [0]
-
-
-def forget_witnesses() -> None:
-    """Drop every witness (tests use it to judge a position afresh)."""
-    _witnesses.clear()
-    _remembered[0] = 0
 
 
 def departure_options(state: GameState) -> list[Emigrate]:
@@ -59,17 +51,30 @@ def departure_options(state: GameState) -> list[Emigrate]:
     memo = state.memo()
     found: list[Emigrate] | None = memo.get("departures")
     if found is None:
-        found = memo["departures"] = _departure_options(state)
+        found, memo["exhausted"] = _departure_options(state)
+        memo["departures"] = found
     return found
 
 
-def _departure_options(state: GameState) -> list[Emigrate]:
+def search_exhausted(state: GameState, departure: Emigrate) -> int | None:
+    """R19 (b): the budget (``SEARCH_LIMIT``) the search for ``departure`` reached
+    without finding an end, so that it is offered without proof; None otherwise."""
+    departure_options(state)
+    exhausted: dict[Emigrate, int] = state.memo()["exhausted"]
+    return exhausted.get(departure)
+
+
+def _departure_options(state: GameState) -> tuple[list[Emigrate], dict[Emigrate, int]]:
     options = []
+    exhausted = {}
     for isl, beach in state.full_beaches():
         for jetty in island(isl.tile).beaches[beach].jetties:
-            if _allowed(state, isl, beach, jetty):
+            allowed = _allowed(state, isl, beach, jetty)
+            if allowed is not False:
                 options.append(Emigrate(isl.tile, beach, jetty))
-    return options
+            if allowed is None:
+                exhausted[options[-1]] = SEARCH_LIMIT
+    return options, exhausted
 
 
 def is_repeat(state: GameState, island_id: str, beach: int, jetty: int) -> bool:
@@ -78,7 +83,8 @@ def is_repeat(state: GameState, island_id: str, beach: int, jetty: int) -> bool:
     return bool(made) and (island_id, beach, jetty, state.board_key()) in made
 
 
-def _allowed(state: GameState, isl: IslandState, beach: int, jetty: int) -> bool:
+def _allowed(state: GameState, isl: IslandState, beach: int, jetty: int) -> bool | None:
+    """Rules (a) and (b); None where only the search budget lets the departure through."""
     if is_repeat(state, isl.tile, beach, jetty):
         return False
     colours = len(set(isl.beaches[beach]))
@@ -126,9 +132,6 @@ class _IslandSearch:
             f"route-ends:{isl.tile}", {}
         )
         self._targets: list[tuple[int, int, frozenset[int], int]] | None = None
-        if _remembered[0] > WITNESS_LIMIT:
-            forget_witnesses()
-        self.witnesses = _witnesses.setdefault(isl.tile, {})
         # rule (a): the departures made this turn from this island while every other
         # island held what it holds now, and the one being judged, as (beach, jetty,
         # this island's beaches): only these can be repeated during the search
@@ -207,42 +210,6 @@ class _IslandSearch:
                 best = cost
         return best
 
-    def onward(self, beaches: Beaches) -> list[int] | None:
-        """``sailing``, or None where a witness still shows the chain ending."""
-        sails = self.sailing(beaches)
-        if sails is not None and beaches in self.witnesses and self.witnessed(beaches, sails):
-            return None
-        return sails
-
-    def witnessed(self, beaches: Beaches, sails: list[int]) -> bool:
-        """Whether the witnesses lead from ``beaches``, where the fleets of ``sails``
-        may sail, to an end by steps all still allowed now. Steps that revisit an
-        arrangement are refused, so the walk is finite; a real chain could cut such
-        a cycle short anyway."""
-        walked = {beaches}
-        node = beaches
-        while True:
-            step = self.witnesses.get(node)
-            if step is None or step[0] not in sails:
-                return False  # not known, or that fleet may no longer sail
-            node = step[1]
-            if node in walked:
-                return False
-            walked.add(node)
-            found = self.sailing(node)
-            if found is None:
-                return True  # the chain can end here
-            sails = found
-
-    def remember(self, way: list[tuple[Beaches, int]], end: Beaches) -> None:
-        """Witnesses along ``way``: each arrangement with the fleet that sailed from
-        it, the next one (or ``end``) being where that fleet landed."""
-        nodes = [node for node, _ in way] + [end]
-        for (node, b), landed in zip(way, nodes[1:], strict=True):
-            self.witnesses[node] = (b, landed)
-        self.witnesses.setdefault(end, None)
-        _remembered[0] += len(nodes)
-
     def sailing(self, beaches: Beaches) -> list[int] | None:
         """The beaches whose fleets may sail from ``beaches``, when every unrepeated
         departure from there leads back home; None when the chain can end there (no
@@ -284,12 +251,10 @@ class _IslandSearch:
                 sails.append(b)
         return sails if full else None
 
-    def landings_from(self, beaches: Beaches, sailing: list[int]) -> Iterator[tuple[int, Beaches]]:
-        """The landings of each fleet that may sail from ``beaches`` in turn, each
-        with the beach the fleet sailed from."""
+    def landings_from(self, beaches: Beaches, sailing: list[int]) -> Iterator[Beaches]:
+        """The landings of each fleet that may sail from ``beaches``, in turn."""
         for b in sailing:
-            for landed in self.landings(beaches, b):
-                yield b, landed
+            yield from self.landings(beaches, b)
 
     def landings(self, beaches: Beaches, beach: int) -> Iterator[Beaches]:
         """Every arrangement after the fleet of ``beach`` lands back home (lazily: a
@@ -298,31 +263,28 @@ class _IslandSearch:
         return arrangements_after(self.isl.tile, emptied, beaches[beach])
 
 
-def _loop_can_end(state: GameState, isl: IslandState, beach: int, jetty: int) -> bool:
-    """R19 (b) for a departure whose route leads back to its own island.
+def _loop_can_end(state: GameState, isl: IslandState, beach: int, jetty: int) -> bool | None:
+    """R19 (b) for a departure whose route leads back to its own island: True if the
+    chain can end, False if it cannot, None if the search reached its budget first.
 
     Two searches, each judging every arrangement as soon as a landing makes it.
     First a short depth-first dive (``DIVE_LIMIT``): most chains end within an
     emigration or two, and the dive finds such an end after a handful of landings.
     If it neither finds an end nor runs out of arrangements, a guided search
     (``_guided``) starts afresh with the whole ``SEARCH_LIMIT``; past that, the
-    departure gets the benefit of the doubt.
+    departure gets the benefit of the doubt (None), which its event records.
 
     Neither the dive nor the order of the guided search can change the answer,
     only its cost: a search that finds no end generates the same arrangements in
     any order, so it reaches the same bound or the same proof; an end found is an
-    end.
-
-    Each end found leaves witnesses (see ``WITNESS_LIMIT``): the steps from the
-    start to the end. A later search, for another departure or a later decision,
-    that reaches an arrangement whose witnesses still lead to an end by steps
-    allowed now (``witnessed``) stops there with that answer.
+    end. Whether the bound is reached depends on the order, which is fixed, so it
+    is a function of the position.
     """
     search = _IslandSearch(state, isl, beach, jetty)
     found = _dive(search, beach, DIVE_LIMIT)
     if found is None:
         found = _guided(search, beach, SEARCH_LIMIT)
-    return True if found is None else found
+    return found
 
 
 class _Visits:
@@ -348,11 +310,10 @@ def _dive(search: _IslandSearch, beach: int, limit: int) -> bool | None:
     """Depth-first from the start; None after ``limit`` arrangements generated."""
     start = search.isl.beaches
     visits = _Visits(limit)
-    # (arrangement, the fleet sailing from it, that fleet's landings): the entries
-    # on the stack are exactly the steps on the way from the start to here
-    stack = [(start, beach, search.landings(start, beach))]
+    # the landings still to try, of each fleet on the way from the start to here
+    stack = [search.landings(start, beach)]
     while stack:
-        beaches = next(stack[-1][2], None)
+        beaches = next(stack[-1], None)
         if beaches is None:
             stack.pop()
             continue
@@ -361,18 +322,10 @@ def _dive(search: _IslandSearch, beach: int, limit: int) -> bool | None:
             return None
         if not new:
             continue
-        sails = search.onward(beaches)
-        if sails is not None:
-            stack.extend((beaches, b, search.landings(beaches, b)) for b in reversed(sails))
-            continue
-        # the stack holds one entry per fleet tried from an arrangement; the way
-        # keeps the last, the one that led here
-        way: dict[Beaches, int] = {}
-        for node, b, _ in stack:
-            way.pop(node, None)
-            way[node] = b
-        search.remember(list(way.items()), beaches)
-        return True
+        sails = search.sailing(beaches)
+        if sails is None:
+            return True
+        stack.extend(search.landings(beaches, b) for b in reversed(sails))
     return False
 
 
@@ -386,9 +339,6 @@ def _guided(search: _IslandSearch, beach: int, limit: int) -> bool | None:
     trying every landing from the one before. None after ``limit`` generated.
     """
     start = search.isl.beaches
-    # how each arrangement was first reached (from which, by which fleet); the start
-    # has no entry, so following it from any arrangement gives its way back
-    parent: dict[Beaches, tuple[Beaches, int]] = {}
     visits = _Visits(limit)
     # arrangements to expand, each with the beaches whose fleets may sail, closest
     # to an end first, then newest first (the order number counts down)
@@ -396,23 +346,15 @@ def _guided(search: _IslandSearch, beach: int, limit: int) -> bool | None:
     order = 0
     while heap:
         _, _, node, sailing = heappop(heap)
-        for b, beaches in search.landings_from(node, sailing):
+        for beaches in search.landings_from(node, sailing):
             new = visits.count(beaches)
             if new is None:
                 return None
             if not new:
                 continue
-            if beaches != start:
-                parent[beaches] = (node, b)
-            sails = search.onward(beaches)
-            if sails is not None:
-                order -= 1
-                heappush(heap, (search.distance(beaches), order, beaches, sails))
-                continue
-            way = [(node, b)]
-            while node != start:
-                way.append(parent[node])
-                node = way[-1][0]
-            search.remember(way[::-1], beaches)
-            return True
+            sails = search.sailing(beaches)
+            if sails is None:
+                return True
+            order -= 1
+            heappush(heap, (search.distance(beaches), order, beaches, sails))
     return False

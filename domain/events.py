@@ -10,11 +10,18 @@ and the fleet's colours, where the boats landed and which went home.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from domain.commands import GameOptions
 from domain.frozen import quick_init
 from domain.hexgrid import Cell
+
+# A field marked ``field(default=..., metadata=OMITTED_AT_DEFAULT)`` is written only
+# when it differs from its default: a field added to an event by a later engine
+# leaves every event that does not use it byte for byte as earlier engines wrote
+# it, and old records, which lack it, read back with the default.
+OMITTED_AT_DEFAULT = MappingProxyType({"omitted_at_default": True})
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +91,13 @@ class BoatsPlaced:
 
 @dataclass(frozen=True, slots=True)
 class EmigrationStarted:
-    """A full beach's boats left as one fleet through a jetty (R9, R10)."""
+    """A full beach's boats left as one fleet through a jetty (R9, R10).
+
+    ``search_exhausted``: the departure's route leads home and the R19 (b) search
+    reached its budget (``search_budget`` arrangements) without finding an end, so
+    it was offered without proof (docs/rules.md, R19). Both are written only when
+    that happened.
+    """
 
     colour: str
     island: str
@@ -94,6 +107,8 @@ class EmigrationStarted:
     fleet: tuple[str, ...]
     automatic: bool = False
     rule: str = "R9"
+    search_exhausted: bool = field(default=False, metadata=OMITTED_AT_DEFAULT)
+    search_budget: int = field(default=0, metadata=OMITTED_AT_DEFAULT)
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,11 +18,12 @@ import json
 from collections.abc import Callable
 
 from domain import commands as cmd
-from domain.decide import apply
 from domain.deck import ALGORITHM, FIXED, Deck, commitment, complete_order
 from domain.errors import DeckUnavailable
 from domain.events import Event
 from domain.forced import apply_forced
+from domain.judge import apply
+from domain.revisions import CURRENT_RULES, RuleSet
 from domain.state import GameState, Phase
 
 STARTED = (Phase.SETUP, Phase.PLAYING, Phase.ENDED)
@@ -55,22 +56,28 @@ def entropies(state: GameState) -> tuple[str, ...]:
 
 
 def play(
-    state: GameState, command: cmd.Command, secret: Secret, decks: DeckOf = deck_of
+    state: GameState,
+    command: cmd.Command,
+    secret: Secret,
+    decks: DeckOf = deck_of,
+    rules: RuleSet = CURRENT_RULES,
 ) -> tuple[list[Event], GameState]:
     """A command's events, the forced choices after it (R25) and the reveal at the end.
 
     ``secret`` is asked for the seed only when a started game needs its deck or
     the game has just ended; ``decks`` derives the deck (a cache may stand in
-    for ``deck_of`` as long as it is keyed by everything ``deck_of`` reads).
+    for ``deck_of`` as long as it is keyed by everything ``deck_of`` reads);
+    ``rules``, the rules version that decides (verification re-runs a recorded
+    command under the rules it was recorded with).
     Raises ``RuleViolation`` when the command breaks a rule (R24).
     """
     deck = decks(state, secret()) if state.phase in UNDER_WAY else None
-    events, after = apply(state, command, deck)
+    events, after = apply(state, command, deck, rules=rules)
     if deck is None and after.phase in UNDER_WAY:
         deck = decks(after, secret())  # the command started the game: entropy is final
-    forced, after = apply_forced(after, deck)
+    forced, after = apply_forced(after, deck, rules)
     events += forced
     if after.phase is Phase.ENDED and after.seed_hex is None and after.deck_commitment:
-        reveal, after = apply(after, cmd.RevealDeck(secret().hex()))
+        reveal, after = apply(after, cmd.RevealDeck(secret().hex()), rules=rules)
         events += reveal
     return events, after

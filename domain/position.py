@@ -23,6 +23,7 @@ from typing import Any
 from domain.commands import GameOptions
 from domain.events import GameEnded
 from domain.hexgrid import cell_key, parse_cell
+from domain.revisions import ENGINE_VERSION
 from domain.serialization import decode_event, encode, to_data
 from domain.state import (
     BOATS_PER_COLOUR,
@@ -41,10 +42,13 @@ from domain.state import (
     TilePlacement,
     TurnStart,
     Voyage,
+    colour_order,
 )
 from domain.tiles import TONGA, is_island, island
 
 FORMAT = "tongiaki-position-1"
+# what a kept fold (snapshot, keyframe) was made by: any other is not used
+FOLD_VERSION = f"engine-{ENGINE_VERSION}/{FORMAT}"
 LETTER = {c: c[0] for c in COLOURS}
 COLOUR = {c[0]: c for c in COLOURS}
 PENDING_KINDS: dict[str, type] = {
@@ -152,7 +156,8 @@ def _load_pending(data: dict[str, Any] | None) -> Pending | None:
 def load(data: dict[str, Any]) -> GameState:
     """Build a state from ``dump`` output or a short scenario (see module doc)."""
     players = _players(data.get("players", []))
-    order = tuple(data["order"] if "order" in data else [c for p in players for c in p.colours])
+    # R3, R5: seat order; with two colours each, A1 B1 A2 B2
+    order = tuple(data["order"] if "order" in data else colour_order(players))
     tiles = {}
     islands = {}
     for key, tile_id, rotation in data["tiles"]:

@@ -27,7 +27,12 @@ from domain.tiles import OCEAN_TILES, is_island
 
 
 def sail(ctx: Context) -> None:
-    """Move the fleet on until it lands, fails, is lost or waits for a tile (R11)."""
+    """Move the fleet on until it lands, fails, is lost or waits for a tile (R11).
+
+    Once the pile's last island or ocean tile is out (R21), no tile is drawn: the
+    fleet sails on over the tiles on the table and is lost at sea only where it
+    would need a new one.
+    """
     while True:
         s = ctx.state
         v = s.voyage
@@ -49,14 +54,17 @@ def sail(ctx: Context) -> None:
 
 
 def lost_with_last_ocean(ctx: Context, cell: Cell) -> bool:
-    """R21: a fleet that drew the last ocean tile stays at sea, out of the game."""
+    """R21 as rules-1 had it: a fleet that drew the last ocean tile stayed at sea there,
+    out of the game. Under today's rules it sails on (``RuleSet.voyage_after_last_ocean``)."""
     s = ctx.state
+    if ctx.rules.voyage_after_last_ocean or s.end_reason is None:
+        return False
     placed = s.tiles[cell]
-    if s.end_reason is not None and not is_island(placed.tile) and s.drawn[-1] == placed.tile:
-        assert s.voyage is not None
-        ctx.emit(FleetLostAtSea(cell, s.voyage.fleet))
-        return True
-    return False
+    if is_island(placed.tile) or s.drawn[-1] != placed.tile:
+        return False
+    assert s.voyage is not None
+    ctx.emit(FleetLostAtSea(cell, s.voyage.fleet))
+    return True
 
 
 def enter(ctx: Context, cell: Cell) -> bool:
@@ -126,6 +134,6 @@ def finish_turn(ctx: Context) -> None:
     colour = s.order[s.active]
     if s.end_reason is not None:
         ctx.emit(TurnEnded(colour, s.turn, None))
-        ctx.emit(final_result(ctx.state))
+        ctx.emit(final_result(ctx.state, ctx.rules.colours_score_as_seats))
         return
     ctx.emit(TurnEnded(colour, s.turn, s.order[(s.active + 1) % len(s.order)]))

@@ -28,12 +28,29 @@ def _presence(state: GameState, colours: tuple[str, ...]) -> list[str]:
     return present
 
 
-def current_scores(state: GameState) -> tuple[PlayerScore, ...]:
-    """Every player's score if the game ended now, best first, with ranks (R22, R23)."""
+def colour_points(state: GameState, colour: str) -> int:
+    """What one colour scores as a seat of its own (R22): each island it is on."""
+    return sum(island(t).value for t in _presence(state, (colour,)))
+
+
+def current_scores(
+    state: GameState, colours_score_as_seats: bool = True
+) -> tuple[PlayerScore, ...]:
+    """Every player's score if the game ended now, best first, with ranks (R22, R23).
+
+    With two colours each (R5), each colour scores as a seat and the player's
+    points are the sum, so an island holding both colours counts twice; for the
+    tie-breaks the player is on an island if either colour is (counted once) and
+    the boats of both colours add up. Under rules-1 (``colours_score_as_seats``
+    false) a player scored each island they were on once.
+    """
     rows = []
     for p in state.players:
         present = _presence(state, p.colours)
-        points = sum(island(t).value for t in present)
+        if colours_score_as_seats:
+            points = sum(colour_points(state, c) for c in p.colours)
+        else:
+            points = sum(island(t).value for t in present)
         boats = sum(state.boats_on_board(c) for c in p.colours)
         rows.append((p, points, len(present), boats))
     rows.sort(key=lambda r: (-r[1], -r[2], r[3], r[0].seat))
@@ -66,10 +83,10 @@ def tie_break(scores: tuple[PlayerScore, ...]) -> str:
     return "shared"
 
 
-def final_result(state: GameState) -> GameEnded:
+def final_result(state: GameState, colours_score_as_seats: bool = True) -> GameEnded:
     """The ``GameEnded`` event for a game whose end was triggered (R21–R23)."""
     assert state.end_reason is not None
-    scores = current_scores(state)
+    scores = current_scores(state, colours_score_as_seats)
     winners = tuple(s.player_id for s in scores if s.rank == 1)
     return GameEnded(str(state.end_reason), scores, winners, tie_break(scores))
 

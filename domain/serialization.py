@@ -31,6 +31,15 @@ def _field_names(cls: type) -> tuple[str, ...] | None:
     return None
 
 
+@cache
+def _omitted_at_default(cls: type) -> dict[str, Any]:
+    """The fields of ``cls`` written only when they differ from their default
+    (``domain.events.OMITTED_AT_DEFAULT``)."""
+    return {
+        f.name: f.default for f in dataclasses.fields(cls) if f.metadata.get("omitted_at_default")
+    }
+
+
 def to_data(value: Any) -> Any:
     """A JSON-safe form of a dataclass value (tuples become lists)."""
     kind: type = type(value)
@@ -40,6 +49,13 @@ def to_data(value: Any) -> Any:
         return [to_data(v) for v in value]
     names = _field_names(kind)
     if names is not None:
+        omitted = _omitted_at_default(kind)
+        if omitted:
+            return {
+                name: to_data(getattr(value, name))
+                for name in names
+                if name not in omitted or getattr(value, name) != omitted[name]
+            }
         return {name: to_data(getattr(value, name)) for name in names}
     if isinstance(value, float):
         raise TypeError("floats are not allowed in events or commands")

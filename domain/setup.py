@@ -10,7 +10,14 @@ from domain.context import Context, not_expected
 from domain.deck import ALGORITHM, FIXED
 from domain.errors import RuleViolation
 from domain.events import GameCreated, GameStarted, PlayerJoined, StartingBoatPlaced
-from domain.state import COLOURS, TONGA_SETUP_LIMIT, GameState, Phase, SetupPlacement
+from domain.state import (
+    COLOURS,
+    TONGA_SETUP_LIMIT,
+    GameState,
+    Phase,
+    SetupPlacement,
+    colour_order,
+)
 from domain.tiles import TONGA, island
 
 MAX_ENTROPY = 256
@@ -76,11 +83,7 @@ def join(ctx: Context, c: JoinGame) -> None:
 
 def play_order(state: GameState) -> tuple[str, ...]:
     """Colours in order of play from the first seat (R3; R5 alternates A1 B1 A2 B2)."""
-    first = state.options.first_seat - 1
-    seats = state.players[first:] + state.players[:first]
-    if state.options.two_colours_each:
-        return tuple(p.colours[0] for p in seats) + tuple(p.colours[1] for p in seats)
-    return tuple(p.colours[0] for p in seats)
+    return colour_order(state.players, state.options.first_seat)
 
 
 def start(ctx: Context, c: StartGame) -> None:

@@ -7,10 +7,11 @@ from dataclasses import dataclass
 
 from domain import commands as cmd
 from domain.bots import BOTS
-from domain.decide import apply
 from domain.deck import ALGORITHM, Deck, commitment
 from domain.events import Event
 from domain.forced import apply_forced
+from domain.judge import apply
+from domain.revisions import CURRENT_RULES, RuleSet
 from domain.scoring import Outcome, outcome
 from domain.state import COLOURS, GameState, Phase
 
@@ -68,6 +69,7 @@ def play(
     bots: str = "random",
     two_colours_each: bool = False,
     free_orientation_after_first: bool = False,
+    rules: RuleSet = CURRENT_RULES,
 ) -> SimulatedGame:
     """Play one whole game with ``bots`` ("random" or "greedy") for every seat."""
     events, state, deck = setup_game(
@@ -79,11 +81,11 @@ def play(
     bot = BOTS[bots](random.Random(seed ^ 0x5EED))
     commands = 0
     while state.phase is not Phase.ENDED:
-        forced, state = apply_forced(state, deck)
+        forced, state = apply_forced(state, deck, rules)
         events += forced
         if state.phase is Phase.ENDED:
             break
-        new, state = apply(state, bot.choose(state), deck)
+        new, state = apply(state, bot.choose(state), deck, rules=rules)
         events += new
         commands += 1
         if commands > MAX_COMMANDS:

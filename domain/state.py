@@ -55,6 +55,15 @@ class Player:
     entropy: str
 
 
+def colour_order(players: Sequence[Player], first_seat: int = 1) -> tuple[str, ...]:
+    """Colours in order of play from ``first_seat`` (R3): each seat's first colour,
+    then, with two colours each, each seat's second (R5: A1 B1 A2 B2)."""
+    first = first_seat - 1
+    seats = [*players[first:], *players[:first]]
+    most = max((len(p.colours) for p in seats), default=0)
+    return tuple(p.colours[i] for i in range(most) for p in seats if i < len(p.colours))
+
+
 @quick_init
 @dataclass(frozen=True, slots=True)
 class PlacedTile:

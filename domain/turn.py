@@ -13,7 +13,7 @@ from domain.commands import (
     PlaceTile,
 )
 from domain.context import Context
-from domain.endless import departure_options, is_repeat
+from domain.endless import departure_options, is_repeat, search_exhausted
 from domain.errors import RuleViolation
 from domain.events import (
     BoatsAdded,
@@ -26,7 +26,14 @@ from domain.events import (
 )
 from domain.hexgrid import neighbours, world_direction
 from domain.landing import validate_landing
-from domain.sailing import continue_turn, enter, finish_turn, free_draw, lost_with_last_ocean, sail
+from domain.sailing import (
+    continue_turn,
+    enter,
+    finish_turn,
+    free_draw,
+    lost_with_last_ocean,
+    sail,
+)
 from domain.state import (
     MAX_ROYAL_ISLANDS,
     ChooseEmigration,
@@ -174,9 +181,19 @@ def emigrate(ctx: Context, c: Emigrate) -> None:
         )
     direction = world_direction(c.jetty, isl.rotation)
     fleet = isl.beaches[c.beach]
+    # R19 (b): offered because the budget ran out (recorded since rules-2)
+    budget = search_exhausted(s, c) if ctx.rules.records_search_budget else None
     ctx.emit(
         EmigrationStarted(
-            pending.colour, c.island, c.beach, c.jetty, direction, fleet, ctx.automatic
+            pending.colour,
+            c.island,
+            c.beach,
+            c.jetty,
+            direction,
+            fleet,
+            ctx.automatic,
+            search_exhausted=budget is not None,
+            search_budget=budget or 0,
         )
     )
     sail(ctx)

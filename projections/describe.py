@@ -7,12 +7,27 @@ rule applied, so the line is as trustworthy as the event.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterable
 
 from domain import events as ev
+from domain.hexgrid import neighbour
 from domain.state import GameState
-from domain.tiles import display_name
+from domain.tiles import display_name, island
+
+# world directions (0 = south, clockwise, as drawn) and the eight points of a compass
+DIRECTIONS = ("south", "south-west", "north-west", "north", "north-east", "south-east")
+COMPASS = ("east", "south-east", "south", "south-west", "west", "north-west", "north", "north-east")
+ENDINGS = {
+    "last_island_drawn": "the last island tile was drawn",
+    "last_ocean_drawn": "the last ocean tile was drawn",
+}
+TIE_BREAKS = {
+    "islands": "equal points: more islands decide",
+    "boats": "equal points and islands: fewer boats on the board decide",
+    "shared": "a shared win",
+}
 
 
 def colour(name: str | None) -> str:
@@ -32,9 +47,54 @@ def _fleet(boats: Iterable[str]) -> str:
     return ", ".join(f"{n} {colour(c)}" for c, n in sorted(counts.items()))
 
 
-def _beaches(beaches: tuple[int, ...]) -> str:
-    listed = ", ".join(str(b) for b in beaches)
-    return f"beach {listed}" if len(beaches) == 1 else f"beaches {listed}"
+def _facing(jetties: Iterable[int], rotation: int) -> str:
+    """The compass point a beach faces: the mean of its jetties' world directions."""
+    x = y = 0.0
+    for j in jetties:
+        angle = math.radians(90 + 60 * ((j + rotation) % 6))
+        x, y = x + math.cos(angle), y + math.sin(angle)
+    return COMPASS[round(math.degrees(math.atan2(y, x)) / 45) % 8]
+
+
+def beach_name(state: GameState, tile: str, beach: int) -> str:
+    """``"the north-west beach"``: where a beach of a placed island faces (numbered
+    from 1 as well when two beaches of the island face the same way)."""
+    placed = state.islands.get(tile)
+    rotation = placed.rotation if placed is not None else 0  # Tonga never turns
+    beaches = island(tile).beaches
+    if not 0 <= beach < len(beaches):
+        return f"beach {beach + 1}"
+    facing = [_facing(b.jetties, rotation) for b in beaches]
+    if facing.count(facing[beach]) > 1:
+        return f"the {facing[beach]} beach ({beach + 1})"
+    return f"the {facing[beach]} beach"
+
+
+def _beaches(state: GameState, tile: str, beaches: tuple[int, ...]) -> str:
+    names = [beach_name(state, tile, b) for b in sorted(set(beaches))]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _colours(n: int) -> str:
+    return f"{n} colour" if n == 1 else f"{n} colours"
+
+
+def _path(e: ev.FleetSailed | ev.ExpeditionFailed) -> str:
+    return "a calm path" if e.danger == 0 else f"a danger-{e.danger} path"
+
+
+def _placed_beside(state: GameState, cell: tuple[int, int]) -> str:
+    """``" north-east of Tonga"``: the first neighbour on the table, if any."""
+    for d in range(len(DIRECTIONS)):
+        placed = state.tiles.get(neighbour(cell, d))
+        if placed is not None:
+            # the new tile lies across direction d+3 from that neighbour
+            return f" {DIRECTIONS[(d + 3) % 6]} of {display_name(placed.tile)}"
+    return ""
 
 
 def _player_name(state: GameState, player_id: str) -> str:
@@ -54,30 +114,40 @@ def describe(event: ev.Event, before: GameState) -> str:
     if isinstance(e, ev.GameStarted):
         return f"Game starts; turn order {', '.join(colour(c) for c in e.order)}"
     if isinstance(e, ev.StartingBoatPlaced):
-        return f"{colour(e.colour)} places a starting boat on Tonga beach {e.beach}"
+        return (
+            f"{colour(e.colour)} places a starting boat on Tonga, "
+            f"{beach_name(before, 'tonga', e.beach)}"
+        )
     if isinstance(e, ev.BoatsAdded):
         where = display_name(e.island)
         moved = f" (from {display_name(e.taken_from[0])})" if e.taken_from else ""
         return f"{colour(e.colour)} adds {_boats(len(e.beaches))} to {where}{moved}"
     if isinstance(e, ev.BoatsPlaced):
-        where = f"{display_name(e.island)} {_beaches(e.beaches)}"
+        where = f"{display_name(e.island)}, {_beaches(before, e.island, e.beaches)}"
         return f"{colour(e.colour)} places {_boats(len(e.beaches))} on {where}"
     if isinstance(e, ev.EmigrationStarted):
-        return (
-            f"{colour(e.colour)} emigrates from {display_name(e.island)} beach {e.beach} "
-            f"with {_fleet(e.fleet)}"
+        text = (
+            f"{colour(e.colour)} emigrates from {display_name(e.island)}, "
+            f"{beach_name(before, e.island, e.beach)}, sailing {DIRECTIONS[e.direction % 6]}"
+            f" with {_fleet(e.fleet)}"
         )
+        if e.search_exhausted:
+            text += (
+                f" (offered without proof: the R19 search reached its budget of "
+                f"{e.search_budget:,} arrangements before finding an end)"
+            )
+        return text
     if isinstance(e, ev.TileDrawn):
-        left = f"{e.islands_left} islands and {e.oceans_left} oceans left"
+        left = f"{_count(e.islands_left, 'island')} and {_count(e.oceans_left, 'ocean')} left"
         return f"Tile {display_name(e.tile)} drawn ({left})"
     if isinstance(e, ev.TilePlaced):
-        return f"{display_name(e.tile)} placed at {list(e.cell)}, rotation {e.rotation}"
+        return f"{display_name(e.tile)} is placed{_placed_beside(before, e.cell)}"
     if isinstance(e, ev.FleetSailed):
-        return f"Fleet of {e.colours} colours passes a {e.danger} path on {display_name(e.tile)}"
+        return f"The fleet ({_colours(e.colours)}) sails {_path(e)} on {display_name(e.tile)}"
     if isinstance(e, ev.ExpeditionFailed):
         return (
-            f"Fleet of {e.colours} colours fails a {e.danger} path on "
-            f"{display_name(e.tile)} — boats return"
+            f"The fleet ({_colours(e.colours)}) cannot pass {_path(e)} on "
+            f"{display_name(e.tile)}: its boats go home"
         )
     if isinstance(e, ev.FleetReachedIsland):
         return f"Fleet ({_fleet(e.fleet)}) reaches {display_name(e.island)}"
@@ -106,8 +176,9 @@ def describe(event: ev.Event, before: GameState) -> str:
         return f"{colour(e.colour)} ends turn {e.turn}{following}"
     if isinstance(e, ev.GameEnded):
         winners = " and ".join(_player_name(before, w) for w in e.winners)
-        how = "" if e.tie_break == "none" else f" (tie broken by {e.tie_break})"
-        return f"Game over ({e.reason}): {winners} win{'' if len(e.winners) > 1 else 's'}{how}"
+        how = f" ({TIE_BREAKS[e.tie_break]})" if e.tie_break in TIE_BREAKS else ""
+        why = ENDINGS.get(e.reason, e.reason.replace("_", " "))
+        return f"Game over, {why}: {winners} win{'' if len(e.winners) > 1 else 's'}{how}"
     if isinstance(e, ev.DeckRevealed):
         return "The deck seed is revealed: every draw can now be verified"
     return type(e).__name__

@@ -2,7 +2,7 @@
 
 Every read model is a fold over a game's events. These functions compute one
 game's rows from the state (``scoreboard``, ``lobby_entry``, ``results``) or
-from one event and the states around it (``step``); ``workers.readmodels``
+from one event and the states around it (``step``); ``projections.store``
 stores them with their checkpoint. Nothing here does input or output.
 """
 
@@ -34,7 +34,11 @@ def _active_player(state: GameState) -> str | None:
 def scoreboard(state: GameState) -> dict[str, Any]:
     """Per seat and colour: points now, islands present on, boats, supply, out, kings;
     the final ranking and the tie-break once the game is over (R22, R23)."""
-    by_player = {s.player_id: s for s in current_scores(state)}
+    # a finished game shows the scores it was decided with (R22, R23), even if the
+    # rules have changed since it was recorded
+    result = state.result
+    scores = result.scores if isinstance(result, ev.GameEnded) else current_scores(state)
+    by_player = {s.player_id: s for s in scores}
     seats = []
     for p in state.players:
         score = by_player[p.player_id]
@@ -68,7 +72,6 @@ def scoreboard(state: GameState) -> dict[str, Any]:
             }
         )
     final = None
-    result = state.result
     if isinstance(result, ev.GameEnded):
         final = {
             "reason": result.reason,
@@ -99,6 +102,7 @@ def lobby_entry(state: GameState, last_activity: str) -> dict[str, Any]:
         "active_player": _active_player(state),
         "decision": state.pending.kind if state.pending and _active_player(state) else None,
         "last_activity": last_activity,
+        "winners": list(state.result.winners) if isinstance(state.result, ev.GameEnded) else [],
     }
 
 

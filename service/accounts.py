@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-import unicodedata
 import uuid
 from datetime import datetime
 
 from service.errors import BadRequest, Unauthorized
 from service.store.base import Account, EventStore
+from service.text import has_visible, text_problem
 
 MAX_NAME = 64
 
@@ -26,9 +26,10 @@ def create_account(
     name = name.strip()
     if not name or len(name) > MAX_NAME:
         raise BadRequest("bad_name", f"a name has 1 to {MAX_NAME} characters, not only spaces")
-    if any(unicodedata.category(c) in ("Cc", "Cs") for c in name):
-        raise BadRequest("bad_name", "a name has no control characters")
-    if not any(c.isprintable() and not c.isspace() for c in name):
+    problem = text_problem(name)
+    if problem:
+        raise BadRequest("bad_name", f"a name {problem}")
+    if not has_visible(name):
         raise BadRequest("bad_name", "a name has at least one visible character")
     token = secrets.token_urlsafe(32)
     account = Account(uuid.uuid4().hex[:12], name, kind, token_hash(token), now.isoformat())

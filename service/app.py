@@ -8,22 +8,23 @@ from datetime import UTC, datetime
 
 from flask import Flask
 
+from projections.store import ReadModels
 from service.api import MAX_BODY, GameIdConverter, register_errors
 from service.api.accounts import bp as accounts_bp
 from service.api.games import bp as games_bp
 from service.api.meta import bp as meta_bp
 from service.api.views import bp as views_bp
+from service.doorbells import BackgroundDoorbell, InlineDoorbell, RqDoorbell, sweep_inline
 from service.games import Doorbell, GameService
 from service.jsonprovider import OrjsonProvider
 from service.limits import RateLimits
 from service.settings import Settings
-from service.store.base import EventStore
+from service.store.base import SqlStore
+from service.streams import StreamSlots
 from service.web import bp as web_bp
-from workers.jobs import BackgroundDoorbell, InlineDoorbell, RqDoorbell, sweep_inline
-from workers.readmodels import ReadModels
 
 
-def open_store(settings: Settings) -> EventStore:
+def open_store(settings: Settings) -> SqlStore:
     """The event store the settings name: PostgreSQL, or the embedded SQLite file."""
     if settings.uses_postgres:
         from service.store.postgres import PostgresEventStore
@@ -70,18 +71,24 @@ def check_services(settings: Settings) -> None:
             client.close()
 
 
+# live streams one process holds at once (service.streams): the embedded server gives
+# each connection a thread of its own, so only memory bounds it
+EMBEDDED_STREAMS = 256
+
+
 def create_app(
     settings: Settings | None = None,
     *,
-    store: EventStore | None = None,
+    store: SqlStore | None = None,
     clock: Callable[[], datetime] | None = None,
     sweep: bool = True,
+    streams: int = EMBEDDED_STREAMS,
 ) -> Flask:
     """The Flask app. Nothing connects at import time; the schema is upgraded here."""
     settings = settings or Settings.from_env()
     store = store or open_store(settings)
     store.upgrade()
-    readmodels = ReadModels(store)  # type: ignore[arg-type]
+    readmodels = ReadModels(store, store)
     readmodels.upgrade()
     doorbell: Doorbell
     if settings.redis_url:
@@ -90,7 +97,7 @@ def create_app(
     else:
         doorbell = InlineDoorbell(readmodels)
         if sweep:  # projections left behind by a crash or a failed catch-up
-            sweep_inline(readmodels, settings.sweep_every)
+            sweep_inline(readmodels, settings.sweep_every, lambda: store.closed)
     app = Flask(__name__, static_folder=None)  # the pages serve their own (service/web)
     app.json = OrjsonProvider(app)
     # a chunked body is read no further than one byte past the limit (then 413)
@@ -99,14 +106,15 @@ def create_app(
     app.extensions["tongiaki.settings"] = settings
     app.extensions["tongiaki.readmodels"] = readmodels
     app.extensions["tongiaki.limits"] = RateLimits(settings)
+    app.extensions["tongiaki.streams"] = StreamSlots(streams)
     app.extensions["tongiaki.games"] = GameService(
         store,
         clock=clock or (lambda: datetime.now(UTC)),
         doorbell=doorbell,
         testing=settings.testing,
         snapshot_every=settings.snapshot_every,
+        keyframes=readmodels.keyframe,
     )
-    app.extensions["tongiaki.games"].keyframes = readmodels.keyframe
     register_errors(app)
     for bp in (accounts_bp, games_bp, views_bp, meta_bp):
         app.register_blueprint(bp, url_prefix="/api/v1")

@@ -159,12 +159,6 @@ def _store():  # type: ignore[no-untyped-def]
     return store
 
 
-def _service():  # type: ignore[no-untyped-def]
-    from service.games import GameService
-
-    return GameService(_store(), testing=_settings().testing)
-
-
 @main.command()
 @click.option("--host", default=None, help="Default: TONGIAKI_HOST or 127.0.0.1.")
 @click.option("--port", default=None, type=int, help="Default: TONGIAKI_PORT or 8000.")
@@ -254,11 +248,28 @@ def verify(game_id: str, as_json: bool) -> None:
     else:
         click.echo("  fair draws       not yet revealed (the game is not over)")
     click.echo(
-        f"  commands re-run  {report.commands_rerun}, "
-        f"{'all match' if not report.rerun_problems else 'MISMATCH'}"
+        f"  commands re-run  {report.commands_rerun} under the rules each was recorded with: "
+        f"{'each gives its events exactly' if not report.rerun_problems else 'MISMATCH'}"
     )
     for p in report.rerun_problems:
         click.echo(f"    - {p}")
+    earlier = [r for r in report.recorded_rules if r != report.rules_version]
+    if earlier:
+        click.echo(
+            f"  rules            recorded under {', '.join(report.recorded_rules)};"
+            f" today's are {report.rules_version}"
+        )
+    if report.rule_changes:
+        click.echo(
+            f"  rule changes     under {report.rules_version}, {len(report.rule_changes)}"
+            " command(s) would give other events (docs/rules.md, Rule changes):"
+        )
+    for c in report.rule_changes:
+        click.echo(
+            f"    - command {c['command_id']} ({c['command']}, events"
+            f" {c['versions'][0]}–{c['versions'][1]}): event {c['event_version']}:"
+            f" {c['difference']} [{c['explained_by']}]"
+        )
     if not report.ok:
         sys.exit(1)
 
@@ -271,13 +282,18 @@ def verify(game_id: str, as_json: bool) -> None:
     is_flag=True,
     help="Include the deck seed (operators moving a game not yet over; keep the file private).",
 )
-def export_game(game_id: str, output, with_secret: bool) -> None:  # type: ignore[no-untyped-def]
+@click.option(
+    "--allow-broken",
+    is_flag=True,
+    help="Export a game whose hash chain is broken, as it is (evidence; no server imports it).",
+)
+def export_game(game_id: str, output, with_secret: bool, allow_broken: bool) -> None:  # type: ignore[no-untyped-def]
     """Write a game as NDJSON: a header, its events with hashes, its journal."""
     from service.transfer import export_lines
 
     store = _store()
     try:
-        lines = list(export_lines(store, game_id, with_secret))
+        lines = list(export_lines(store, game_id, with_secret, allow_broken))
     finally:
         store.close()
     output.writelines(lines)
@@ -291,13 +307,13 @@ def import_game(source) -> None:  # type: ignore[no-untyped-def]
     """Load an exported game, after checking it through, and build its read models."""
     from datetime import UTC, datetime
 
+    from projections.store import ReadModels
     from service.transfer import import_game as load
-    from workers.readmodels import ReadModels
 
     store = _store()
     try:
         done = load(store, source, datetime.now(UTC).isoformat())
-        rm = ReadModels(store)  # type: ignore[arg-type]
+        rm = ReadModels(store, store)
         rm.upgrade()
         applied = rm.catch_up_game(done.game_id)
     finally:
@@ -321,7 +337,11 @@ def auditor_create(name: str) -> None:
 
     from service.accounts import create_account
 
-    account, token = create_account(_service().store, name, datetime.now(UTC), kind="auditor")
+    store = _store()
+    try:
+        account, token = create_account(store, name, datetime.now(UTC), kind="auditor")
+    finally:
+        store.close()  # its pool closed here, not by the garbage collector at exit
     click.echo(f"auditor {account.name} ({account.account_id})")
     click.echo(f"token: {token}")
 
@@ -330,14 +350,15 @@ def auditor_create(name: str) -> None:
 
 
 def _readmodels():  # type: ignore[no-untyped-def]
+    """The event store and its read models (the worker's code is not needed)."""
+    from projections.store import ReadModels
     from service.app import open_store
-    from workers.readmodels import ReadModels
 
     store = open_store(_settings())
     store.upgrade()
-    rm = ReadModels(store)
+    rm = ReadModels(store, store)
     rm.upgrade()
-    return rm
+    return store, rm
 
 
 @main.command()
@@ -375,11 +396,11 @@ def rebuild(name: str | None, quiet: bool) -> None:
     Each game's rows are replaced in one transaction, so readers see the old rows
     or the new ones, never a half-built game.
     """
-    from workers.readmodels import PROJECTIONS
+    from projections.store import PROJECTIONS
 
     if name is not None and name not in PROJECTIONS:
         raise click.BadParameter(f"one of {', '.join(PROJECTIONS)}", param_hint="NAME")
-    rm = _readmodels()
+    _, rm = _readmodels()
     games = rm.all_games()
     names = (name,) if name else PROJECTIONS
     started = time.perf_counter()
@@ -401,7 +422,7 @@ def rebuild(name: str | None, quiet: bool) -> None:
 @projections.command()
 def status() -> None:
     """Lag per projection: games behind, events behind, halted games and their errors."""
-    rm = _readmodels()
+    _, rm = _readmodels()
     click.echo(f"{'projection':<12} {'games':>6} {'behind':>7} {'events behind':>14}  halted")
     worst = 0
     for lag in rm.status():
@@ -421,12 +442,12 @@ def status() -> None:
 @click.argument("game")
 def resume(name: str, game: str) -> None:
     """Clear a halted projection's error for GAME and catch it up again."""
-    from workers.readmodels import PROJECTIONS
+    from projections.store import PROJECTIONS
 
     if name not in PROJECTIONS:
         raise click.BadParameter(f"one of {', '.join(PROJECTIONS)}", param_hint="NAME")
-    rm = _readmodels()
-    if rm.store.head(game) is None:
+    store, rm = _readmodels()
+    if store.head(game) is None:
         raise click.ClickException(f"there is no game {game!r}")
     rm.resume(name, game)
     applied = rm.catch_up(name, game)

@@ -21,7 +21,7 @@ from domain import commands as cmd
 from domain.deck import ALGORITHM, FIXED, Deck, commitment, complete_order
 from domain.errors import DeckUnavailable, MalformedPayload, RuleViolation
 from domain.events import Event
-from domain.evolve import replay
+from domain.fold import replay
 from domain.play import STARTED, deck_of, entropies, play
 from domain.serialization import decode_command, decode_event, encode
 from domain.setup import validate_options
@@ -41,7 +41,7 @@ from service.store.base import (
     canonical,
 )
 
-FOLD_VERSION = f"engine-{ENGINE_VERSION}/{position.FORMAT}"
+FOLD_VERSION = position.FOLD_VERSION
 STATES = 512  # games whose latest fold a process keeps
 ACCOUNTS = 4096  # accounts a process keeps by token hash
 DECKS = 1024  # derived draw orders a process keeps
@@ -106,6 +106,7 @@ class GameService:
         doorbell: Doorbell | None = None,
         testing: bool = False,
         snapshot_every: int = 100,
+        keyframes: Callable[[str, int], tuple[int, str] | None] | None = None,
     ) -> None:
         self.store = store
         self.clock = clock
@@ -117,7 +118,7 @@ class GameService:
         self._decks: Bounded[tuple[str, str, bytes, str, tuple[str, ...]], Deck] = Bounded(DECKS)
         self._secrets: Bounded[str, bytes] = Bounded(SECRETS)
         # replay keyframes (the timeline projection), denser than snapshots
-        self.keyframes: Callable[[str, int], tuple[int, str] | None] | None = None
+        self.keyframes = keyframes
 
     # --- loading ---------------------------------------------------------------
 
@@ -132,12 +133,12 @@ class GameService:
             newer = self.store.read(game_id, after=cached[0])
             if not newer:
                 return cached[0], cached[2]
-            if newer[0].prev_hash != cached[1]:  # not the history the cache was folded from
-                self._states.pop(game_id)
-                return self.load(game_id)
-            state = replay(decode_events(newer), cached[2])
-            self._remember(game_id, newer[-1].version, newer[-1].hash, state, cached[0])
-            return newer[-1].version, state
+            if newer[0].prev_hash == cached[1]:
+                state = replay(decode_events(newer), cached[2])
+                self._remember(game_id, newer[-1].version, newer[-1].hash, state, cached[0])
+                return newer[-1].version, state
+            self._states.pop(game_id)  # not the history it was folded from: load afresh
+            cached = None
         head = None
         if at is None:
             head = self.store.head(game_id)
@@ -359,43 +360,46 @@ class GameService:
         verified: bool = True,
     ) -> CommandResult:
         """Judge, append, cache, ring. ``verified=False``: ``state`` came from the
-        cache unchecked, so a refusal or a lost race is judged again on a fresh load."""
-        version, current = state if state is not None else (0, GameState())
-        try:
-            # a stale If-Match is answered as such, whoever's turn it now is
-            if expected_version is not None and expected_version != version:
+        cache unchecked, so a refusal or a lost race is judged once more, on a fresh
+        load, before anything is recorded."""
+        while True:
+            version, current = state if state is not None else (0, GameState())
+            try:
+                # a stale If-Match is answered as such, whoever's turn it now is
+                if expected_version is not None and expected_version != version:
+                    raise Conflict(
+                        "stale_version",
+                        f"the game is at version {version}, not {expected_version}",
+                        version=version,
+                    )
+                self._authorise(account, command, current)
+                events, after = play(current, command, lambda: self.secret(game_id), self.deck)
+            except (Forbidden, Conflict, RuleViolation) as exc:
+                if not verified:
+                    state, verified = self.load(game_id), True
+                    continue
+                if isinstance(exc, RuleViolation):
+                    exc = Conflict(exc.code, exc.message, rule=exc.rule)
+                return self._refused(record, version, exc)
+            except DeckUnavailable as exc:  # the record and the secret disagree: not the client's
+                raise RuntimeError(f"game {game_id}: {exc}") from exc
+            new = self._new_events(record, events)
+            cached = self._states.get(game_id)
+            prev_hash = GENESIS if version == 0 else None
+            if cached is not None and cached[0] == version:
+                prev_hash = cached[1]
+            try:
+                appended = self.store.append(record, version, new, after.phase.value, prev_hash)
+            except ConcurrencyConflict as exc:
+                if not verified:
+                    state, verified = self.load(game_id), True
+                    continue
                 raise Conflict(
                     "stale_version",
-                    f"the game is at version {version}, not {expected_version}",
-                    version=version,
-                )
-            self._authorise(account, command, current)
-            events, after = play(current, command, lambda: self.secret(game_id), self.deck)
-        except (Forbidden, Conflict, RuleViolation) as exc:
-            if not verified:
-                return self._run(
-                    game_id, account, command, expected_version, record, self.load(game_id)
-                )
-            if isinstance(exc, RuleViolation):
-                exc = Conflict(exc.code, exc.message, rule=exc.rule)
-            return self._refused(record, version, exc)
-        except DeckUnavailable as exc:  # the record and the secret disagree: not the client's
-            raise RuntimeError(f"game {game_id}: {exc}") from exc
-        new = self._new_events(record, events)
-        cached = self._states.get(game_id)
-        prev_hash = GENESIS if version == 0 else None
-        if cached is not None and cached[0] == version:
-            prev_hash = cached[1]
-        try:
-            appended = self.store.append(record, version, new, after.phase.value, prev_hash)
-        except ConcurrencyConflict as exc:
-            if not verified:
-                return self._run(
-                    game_id, account, command, expected_version, record, self.load(game_id)
-                )
-            raise Conflict(
-                "stale_version", f"the game moved on to version {exc.actual}", version=exc.actual
-            ) from exc
+                    f"the game moved on to version {exc.actual}",
+                    version=exc.actual,
+                ) from exc
+            break
         if appended.duplicate:
             assert appended.entry is not None
             return self._replayed(appended.entry, record.fingerprint)

@@ -7,26 +7,175 @@ become ``application/problem+json`` like every other error of the service.
 
 from __future__ import annotations
 
+import contextlib
+import heapq
+import io
 import json
 import logging
+import socket
+import threading
+import time
+from collections.abc import Iterable, Iterator
 from http import HTTPStatus
 from typing import Any
 
 from werkzeug.serving import WSGIRequestHandler
 
+from service.problems import code_for, type_uri
 from service.settings import Settings
 
 PROBLEM = "application/problem+json"
 GRACEFUL_TIMEOUT = 10  # seconds a gunicorn worker gets to finish its requests on SIGTERM
 
 log = logging.getLogger("tongiaki.serving")
+MAX_REQUEST_LINE = 4094  # gunicorn's limit_request_line
+MAX_HEADER_LINE = 8190  # gunicorn's limit_request_field_size
+IDLE_TIMEOUT = 30  # seconds the embedded server waits on a silent connection
+BODY_DEADLINE = 5.0  # seconds a request body may take to arrive, in all
+DRAIN_TIMEOUT = 0.5  # seconds the embedded server waits for more of a body it refused
+
+
+class Watchdog:
+    """One thread per process that enforces request-body deadlines: when one passes,
+    the reading side of that request's socket is shut, so the read waiting on it
+    returns at once (short), however the client trickles its bytes.
+
+    A request registers its deadline before reading and cancels it after: a heap
+    push under a lock, nothing else (no wake-up: the thread looks every ``TICK``
+    seconds, so a deadline holds to within a tick)."""
+
+    TICK = 0.25
+
+    def __init__(self) -> None:
+        self._heap: list[tuple[float, int, list[Any]]] = []
+        self._lock = threading.Lock()
+        self._count = 0
+        self._thread: threading.Thread | None = None
+
+    def watch(self, deadline: float, sock: socket.socket) -> list[Any]:
+        """Shut ``sock``'s reading side at ``deadline`` unless cancelled; the ticket."""
+        ticket: list[Any] = [sock, False]  # [socket, or None once cancelled; fired]
+        with self._lock:
+            self._count += 1
+            heapq.heappush(self._heap, (deadline, self._count, ticket))
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name="body-deadlines", daemon=True
+                )
+                self._thread.start()
+        return ticket
+
+    @staticmethod
+    def cancel(ticket: list[Any]) -> bool:
+        """Stop watching; whether the deadline had already fired."""
+        ticket[0] = None
+        return bool(ticket[1])
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(self.TICK)
+            now = time.monotonic()
+            due = []
+            with self._lock:
+                while self._heap and self._heap[0][0] <= now:
+                    ticket = heapq.heappop(self._heap)[2]
+                    if ticket[0] is not None:
+                        ticket[1] = True
+                        due.append(ticket[0])
+            for sock in due:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RD)
+
+
+WATCHDOG = Watchdog()
+
+
+class BodyDeadline:
+    """WSGI middleware: a request body arrives whole within ``BODY_DEADLINE`` seconds
+    (else 408, and the connection closes), read here at most one byte past the
+    limit, so a client that trickles or stalls its body holds a request thread no
+    longer than that (``Watchdog`` ends the read at the deadline). The app then
+    reads the body from memory. Behind a buffering proxy (nginx) slow clients
+    never reach here.
+    """
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
+        sock = environ.get("gunicorn.socket") or environ.get("werkzeug.socket")
+        length = environ.get("CONTENT_LENGTH") or ""
+        chunked = "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
+        if sock is None or not (chunked or (length.isdigit() and int(length) > 0)):
+            return self.app(environ, start_response)
+        from service.api import MAX_BODY
+
+        if length.isdigit() and int(length) > MAX_BODY:  # 413 before reading anything
+            return self._then_hurry(self.app(environ, start_response), sock, stalled=False)
+        stream = environ["wsgi.input"]
+        wanted = MAX_BODY + 1 if chunked else int(length)
+        ticket = WATCHDOG.watch(time.monotonic() + BODY_DEADLINE, sock)
+        data = b""
+        try:
+            data = stream.read(wanted)
+        except Exception as exc:  # a malformed chunk (or the deadline cut it short)
+            environ["tongiaki.body_error"] = str(exc) or type(exc).__name__
+        if WATCHDOG.cancel(ticket) or (
+            not chunked and len(data) < wanted and not environ.get("tongiaki.body_error")
+        ):
+            # the deadline passed, or the client hung up half-way: it gets 408 either way
+            body = problem_bytes(
+                408, "Request Timeout", f"a request body arrives within {BODY_DEADLINE:g} s"
+            )
+            start_response(
+                "408 Request Timeout",
+                [("Content-Type", PROBLEM), ("Content-Length", str(len(body)))],
+            )
+            return self._then_hurry([body], sock, stalled=True)
+        if chunked and len(data) > MAX_BODY:  # the rest is never read: 413
+            environ["wsgi.input"] = io.BytesIO(data)
+            environ["CONTENT_LENGTH"] = str(len(data))
+            environ.pop("HTTP_TRANSFER_ENCODING", None)
+            environ["wsgi.input_terminated"] = False
+            return self._then_hurry(self.app(environ, start_response), sock, stalled=False)
+        environ["wsgi.input"] = io.BytesIO(data)
+        environ["CONTENT_LENGTH"] = str(len(data))
+        environ.pop("HTTP_TRANSFER_ENCODING", None)
+        environ["wsgi.input_terminated"] = False
+        return self.app(environ, start_response)
+
+    @staticmethod
+    def _then_hurry(answer: Iterable[bytes], sock: socket.socket, stalled: bool) -> Iterator[bytes]:
+        """The answer, then no long wait for the rest of a body that is never used.
+
+        A stalled client sends nothing more: the socket's reading side is shut, or
+        gunicorn would linger on it for seconds in its main loop, where it holds up
+        every other connection of the process. A client still sending an oversized
+        body may go on until it is done (then it reads the 413); the embedded server
+        drains it, and stops once nothing has come for ``DRAIN_TIMEOUT`` (it would
+        wait for the client to hang up otherwise)."""
+        try:
+            yield from answer
+        finally:
+            close = getattr(answer, "close", None)
+            if close is not None:
+                close()
+            with contextlib.suppress(OSError):
+                if stalled:
+                    sock.shutdown(socket.SHUT_RD)
+                else:
+                    sock.settimeout(DRAIN_TIMEOUT)
 
 
 def problem_bytes(status: int, reason: str, detail: str) -> bytes:
     """An RFC 9457 problem document for an error the HTTP server itself answers."""
-    code = reason.lower().replace(" ", "_").replace("-", "_")
+    # the code follows the status, whichever server words the reason ("URI Too Long")
+    try:
+        code = code_for(HTTPStatus(status).phrase)
+    except ValueError:
+        code = code_for(reason)
     document = {
-        "type": f"https://tongiaki.example/problems/{code}",
+        "type": type_uri(code),
         "title": reason,
         "status": status,
         "detail": detail,
@@ -36,7 +185,28 @@ def problem_bytes(status: int, reason: str, detail: str) -> bytes:
 
 
 class ProblemRequestHandler(WSGIRequestHandler):
-    """The development server's request handler, with its own errors as problem+json."""
+    """The development server's request handler, with its own errors as problem+json.
+
+    Its limits are gunicorn's: a request line of at most 4094 bytes (414), header
+    lines of at most 8190 (431); a connection that sends nothing for ``timeout``
+    seconds is closed (a stalled client does not keep its thread)."""
+
+    timeout = IDLE_TIMEOUT
+
+    def parse_request(self) -> bool:
+        if len(self.raw_requestline) > MAX_REQUEST_LINE + 2:  # with its CRLF
+            self.requestline = self.raw_requestline[:80].decode("latin1", "replace")
+            self.request_version = "HTTP/1.1"
+            self.command = "GET"
+            self.send_error(414, f"a request line has at most {MAX_REQUEST_LINE} bytes")
+            return False
+        if not super().parse_request():
+            return False
+        for name, value in self.headers.items():
+            if len(name) + 2 + len(value) > MAX_HEADER_LINE:
+                self.send_error(431, f"a header line has at most {MAX_HEADER_LINE} bytes")
+                return False
+        return True
 
     def handle_expect_100(self) -> bool:
         """Refuse a body over the limit before the client sends it; otherwise let werkzeug
@@ -73,9 +243,9 @@ def run_embedded(settings: Settings, host: str, port: int) -> None:
     """One threaded process (a thread per connection), as ``tongiaki serve`` runs by default."""
     from service.app import create_app
 
-    create_app(settings).run(
-        host=host, port=port, threaded=True, request_handler=ProblemRequestHandler
-    )
+    app = create_app(settings)
+    app.wsgi_app = BodyDeadline(app.wsgi_app)  # type: ignore[method-assign]
+    app.run(host=host, port=port, threaded=True, request_handler=ProblemRequestHandler)
 
 
 def _write_problem(sock: Any, status_int: int, reason: str, mesg: str) -> None:
@@ -111,6 +281,7 @@ def run_gunicorn(settings: Settings, host: str, port: int, workers: int, threads
             self.cfg.set("control_socket_disable", True)
 
         def load(self):  # type: ignore[no-untyped-def]
-            return create_app(settings)
+            # streams hold a thread each: keep at least half the threads for the rest
+            return BodyDeadline(create_app(settings, streams=threads // 2))
 
     Gunicorn().run()

@@ -35,7 +35,7 @@ def _redacted(url: str) -> str:
 
 
 def _integer(env: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
-    raw = env.get(name, "").strip() or str(default)
+    raw = env.get(name, "") or str(default)
     if not re.fullmatch(r"-?\d{1,10}", raw) or not low <= int(raw) <= high:
         raise ConfigError(f"{name} must be a whole number from {low} to {high}, not {raw!r}")
     return int(raw)
@@ -69,7 +69,31 @@ def _database_url(raw: str) -> str:
             "DATABASE_URL must be empty (the embedded SQLite file) or a PostgreSQL URL such as"
             f" postgresql://user@host:5432/db, not {_redacted(url)!r}"
         )
+    problem = _conninfo_problem(readable)
+    if any(c.isspace() for c in url):
+        problem = "a URL holds no spaces"
+    elif not readable.get("dbname"):
+        problem = "it names no database (postgresql://user@host:5432/DATABASE)"
+    if problem:
+        raise ConfigError(f"DATABASE_URL: {problem}, in {_redacted(url)!r}")
     return url
+
+
+SSLMODES = ("disable", "allow", "prefer", "require", "verify-ca", "verify-full")
+
+
+def _conninfo_problem(info: Mapping[str, object]) -> str | None:
+    """What libpq would refuse only when connecting: ports, sslmode, timeouts."""
+    for port in str(info.get("port") or "5432").split(","):
+        if not (port.isdigit() and 1 <= int(port) <= 65_535):
+            return f"port {port!r} is not a port number (1 to 65535)"
+    sslmode = info.get("sslmode")
+    if sslmode is not None and sslmode not in SSLMODES:
+        return f"sslmode {sslmode!r} is not one of {', '.join(SSLMODES)}"
+    timeout = info.get("connect_timeout")
+    if timeout is not None and not str(timeout).isdigit():
+        return f"connect_timeout {timeout!r} is not a whole number of seconds"
+    return None
 
 
 def _redis_url(raw: str) -> str:
@@ -80,15 +104,68 @@ def _redis_url(raw: str) -> str:
         raise ConfigError(
             "REDIS_URL is blank: leave it unset for inline projections, or give a URL"
         )
-    parts = urlsplit(url)
+    wanted = (
+        "REDIS_URL must be empty (projections inline) or a Redis URL such as"
+        f" redis://host:6379/0, not {_redacted(url)!r}"
+    )
+    try:
+        parts = urlsplit(url)
+        port = parts.port  # ValueError when it is not a number from 0 to 65535
+    except ValueError as exc:
+        raise ConfigError(wanted) from exc
     ok = (parts.scheme in ("redis", "rediss") and parts.hostname) or parts.scheme == "unix"
     path = parts.path.strip("/")
     if not ok or (parts.scheme != "unix" and path and not path.isdigit()):
+        raise ConfigError(wanted)
+    if port == 0:
         raise ConfigError(
-            "REDIS_URL must be empty (projections inline) or a Redis URL such as"
-            f" redis://host:6379/0, not {_redacted(url)!r}"
+            f"REDIS_URL: port 0 is not a port number (1 to 65535), in {_redacted(url)!r}"
         )
+    from redis import Redis
+    from redis.connection import parse_url
+
+    try:
+        options = parse_url(url)  # the query arguments redis reads, with their types
+        # a connection object is made, never connected: unknown arguments are refused
+        Redis.from_url(url).connection_pool.make_connection()
+    except (ValueError, TypeError) as exc:
+        raise ConfigError(f"REDIS_URL: {exc}, in {_redacted(url)!r}") from exc
+    problem = _redis_problem(options, path) or _redis_booleans(parts.query)
+    if problem:
+        raise ConfigError(f"REDIS_URL: {problem}, in {_redacted(url)!r}")
     return url
+
+
+REDIS_SECONDS = ("socket_timeout", "socket_connect_timeout", "health_check_interval")
+
+
+def _redis_problem(options: Mapping[str, object], path: str) -> str | None:
+    """What redis would only find out when connecting, or would read otherwise than
+    written: negative timeouts, a pool of no connections, two database numbers."""
+    for name in REDIS_SECONDS:
+        value = options.get(name)
+        if isinstance(value, int | float) and value < 0:
+            return f"{name} is a number of seconds from 0, not {value}"
+    pool = options.get("max_connections")
+    if isinstance(pool, int) and pool < 1:
+        return f"max_connections is at least 1, not {pool}"
+    db = options.get("db")
+    if path and db is not None and str(db) != path:
+        return f"the path names database {path} and db= names {db}: name it once"
+    return None
+
+
+def _redis_booleans(query: str) -> str | None:
+    """A yes/no argument written otherwise than true/false (redis reads "maybe" as yes)."""
+    from urllib.parse import parse_qsl
+
+    for name, value in parse_qsl(query, keep_blank_values=True):
+        if name in REDIS_BOOLEANS and value.lower() not in ("true", "false", "yes", "no", "1", "0"):
+            return f"{name} is true or false, not {value!r}"
+    return None
+
+
+REDIS_BOOLEANS = ("retry_on_timeout", "ssl_check_hostname", "socket_keepalive")
 
 
 def parse_rate_limits(raw: str) -> dict[str, str]:
@@ -110,9 +187,15 @@ def parse_rate_limits(raw: str) -> dict[str, str]:
             )
         spec = "; ".join(s.strip() for s in spec.split(","))
         try:
-            parse_many(spec)
+            parsed = parse_many(spec)
         except ValueError as exc:
             raise ConfigError(f"TONGIAKI_RATE_LIMITS: {spec!r} is not a rate limit") from exc
+        for limit in parsed:
+            if not 1 <= limit.amount <= 1_000_000 or not 1 <= limit.multiples <= 1_000_000:
+                raise ConfigError(
+                    f"TONGIAKI_RATE_LIMITS: {spec!r}: each limit allows 1 to 1,000,000 requests"
+                    " per 1 to 1,000,000 periods (use 'off' for no limits)"
+                )
         chosen[kind] = spec
     return chosen
 

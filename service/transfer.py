@@ -17,16 +17,19 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+import secrets
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import IO, Any
 
 from domain.errors import DomainError
 from domain.events import Event
-from domain.evolve import replay
+from domain.fold import replay
 from domain.serialization import decode_event
 from domain.state import GameState, Phase
+from service.accounts import token_hash
 from service.store.base import (
+    NAMED_ONLY,
     Account,
     ConcurrencyConflict,
     EventStore,
@@ -52,12 +55,23 @@ class Imported:
     status: str
 
 
-def export_lines(store: EventStore, game_id: str, with_secret: bool = False) -> Iterator[str]:
-    """The export of one game, line by line (header, events, journal)."""
+def export_lines(
+    store: EventStore, game_id: str, with_secret: bool = False, allow_broken: bool = False
+) -> Iterator[str]:
+    """The export of one game, line by line (header, events, journal).
+
+    A game whose hash chain is broken is refused unless ``allow_broken`` (to hand
+    the evidence over as it is): no server would import it."""
     head = store.head(game_id)
     if head is None or head.version == 0:
         raise TransferError(f"there is no game {game_id!r}")
     events = store.read(game_id, limit=head.version)
+    chain = check_chain(events)
+    if not chain.ok and not allow_broken:
+        raise TransferError(
+            f"game {game_id}'s hash chain is broken ({chain.problems[0]}); nothing was"
+            " exported (--allow-broken exports it as it is, for the record)"
+        )
     journal = store.journal(game_id)
     header: dict[str, Any] = {
         "format": FORMAT,
@@ -143,7 +157,9 @@ def _rows(source: IO[Any]) -> Iterator[tuple[int, dict[str, Any]]]:
         if not text.strip():
             continue
         try:
-            row = json.loads(text)
+            row = json.loads(text, object_pairs_hook=_one_key_each)
+        except _TwiceError as exc:
+            raise TransferError(f"line {number}: the key {exc.args[0]!r} appears twice") from exc
         except RecursionError as exc:
             raise TransferError(f"line {number}: nested too deeply") from exc
         except ValueError as exc:
@@ -151,6 +167,29 @@ def _rows(source: IO[Any]) -> Iterator[tuple[int, dict[str, Any]]]:
         if not isinstance(row, dict):
             raise TransferError(f"line {number}: not a JSON object")
         yield number, row
+
+
+def _count(header: dict[str, Any], name: str, number: int, default: int | None = None) -> int:
+    """A count in the header: a whole number from 0."""
+    if default is not None and name not in header:
+        return default
+    value = _field(header, name, int, number)
+    if value < 0:
+        raise TransferError(f"line {number}: {name!r} is a count from 0, not {value}")
+    return int(value)
+
+
+class _TwiceError(ValueError):
+    """A JSON object names a key twice (json.loads would keep the last)."""
+
+
+def _one_key_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _TwiceError(key)
+        seen[key] = value
+    return seen
 
 
 def _field(row: dict[str, Any], name: str, kind: type | tuple[type, ...], number: int) -> Any:
@@ -170,6 +209,7 @@ class Export:
     journal: list[JournalEntry]
     lines: dict[str, int]  # command id -> line
     accounts: list[Account]
+    event_lines: dict[int, int] = field(default_factory=dict)  # version -> line
 
 
 def read_export(source: IO[Any]) -> Export:
@@ -179,22 +219,31 @@ def read_export(source: IO[Any]) -> Export:
     if first is None:
         raise TransferError("the file is empty")
     number, header = first
+    if "format" not in header:
+        raise TransferError(
+            f"line {number}: the file does not begin with an export header"
+            f' ({{"format": "{FORMAT}", …}}, as `tongiaki export` writes)'
+        )
     if header.get("format") != FORMAT:
         raise TransferError(
-            f"line {number}: not a {FORMAT} header (export the game again with this version)"
+            f"line {number}: format {header.get('format')!r} is not {FORMAT!r}"
+            " (export the game again with this version)"
         )
     game_id = _field(header, "game_id", str, number)
     if not GAME_ID.fullmatch(game_id):
         raise TransferError(f"line {number}: {game_id!r} is not a game id")
-    expected_events = _field(header, "events", int, number)
-    expected_journal = _field(header, "journal", int, number)
+    expected_events = _count(header, "events", number)
+    expected_journal = _count(header, "journal", number)
     events: list[StoredEvent] = []
     journal: list[JournalEntry] = []
     lines: dict[str, int] = {}
     accounts: list[Account] = []
+    event_lines: dict[int, int] = {}  # version -> line
     last = number
     for number, row in rows:
         last = number
+        if "format" in row:
+            raise TransferError(f"line {number}: a second header (the header is line 1 only)")
         if "account" in row:
             accounts.append(_account(row["account"], number))
             continue
@@ -216,6 +265,18 @@ def read_export(source: IO[Any]) -> Export:
             raise TransferError(f"line {number}: neither an event, a journal entry nor an account")
         if row.get("game_id") != game_id:
             raise TransferError(f"line {number}: an event of another game ({row.get('game_id')!r})")
+        version = _field(row, "version", int, number)
+        if version != len(events) + 1:
+            seen = (
+                f"; version {version} is at line {event_lines[version]}"
+                if version in event_lines
+                else ""
+            )
+            raise TransferError(
+                f"line {number}: event version {version} where version {len(events) + 1}"
+                f" comes next{seen}"
+            )
+        event_lines[version] = number
         events.append(
             StoredEvent(
                 game_id,
@@ -227,7 +288,7 @@ def read_export(source: IO[Any]) -> Export:
                 _field(row, "hash", str, number),
             )
         )
-    expected_accounts = header.get("accounts", 0)
+    expected_accounts = _count(header, "accounts", first[0], 0)
     if (len(events), len(journal), len(accounts)) != (
         expected_events,
         expected_journal,
@@ -240,9 +301,14 @@ def read_export(source: IO[Any]) -> Export:
         )
     if not events:
         raise TransferError("the export holds no events")
+    if events[-1].version != header.get("head_version"):
+        raise TransferError(
+            f"line {first[0]}: head_version {header.get('head_version')!r} is not the last"
+            f" event's version, {events[-1].version} (line {last})"
+        )
     if events[-1].hash != header.get("head_hash"):
         raise TransferError("the last event's hash is not the head hash in the header")
-    return Export(header, events, journal, lines, accounts)
+    return Export(header, events, journal, lines, accounts, event_lines)
 
 
 def _account(value: Any, number: int) -> Account:
@@ -297,19 +363,43 @@ def import_game(store: EventStore, source: IO[Any], at: str) -> Imported:
     game_id = events[0].game_id
     chain = check_chain(events)
     if not chain.ok:
-        raise TransferError("hash chain broken: " + "; ".join(chain.problems[:3]))
+        where = export.event_lines
+        named = [
+            re.sub(r"event (\d+)", lambda m: f"event {m[1]} (line {where.get(int(m[1]), '?')})", p)
+            for p in chain.problems[:3]
+        ]
+        raise TransferError("hash chain broken: " + "; ".join(named))
     decoded, state = _replayed(events)
     seed = _seed(export.header, state)
-    _, problems = check_record(export.journal, events, decoded, seed)
+    problems = check_record(export.journal, events, decoded, seed).problems
     if problems:
         raise TransferError(f"the journal does not match the events: {problems[0]}")
     if store.head(game_id) is not None:
         raise TransferError(f"game {game_id} is already here; nothing was imported")
+    accounts = [*export.accounts, *_named_only(events, export.accounts, at)]
     try:
-        store.import_stream(events, state.phase.value, at, export.journal, seed, export.accounts)
+        store.import_stream(events, state.phase.value, at, export.journal, seed, accounts)
     except ConcurrencyConflict as exc:
         raise TransferError(f"game {game_id} is already here; nothing was imported") from exc
     return Imported(game_id, len(events), len(export.journal), state.phase.value)
+
+
+def _named_only(events: Sequence[StoredEvent], given: Sequence[Account], at: str) -> list[Account]:
+    """The actors of the events that the export brings no account for, known here by the
+    name the events recorded (so the leaderboard and the pages name them), unable to
+    sign in: their token hash is of a random value nobody holds."""
+    known = {a.account_id for a in given}
+    names: dict[str, str] = {}
+    for e in events:
+        actor = e.meta().get("actor")
+        if isinstance(actor, dict):
+            account, name = actor.get("account"), actor.get("name")
+            if isinstance(account, str) and isinstance(name, str) and account not in known:
+                names.setdefault(account, name)
+    return [
+        Account(account, name, NAMED_ONLY, token_hash(secrets.token_urlsafe(32)), at)
+        for account, name in sorted(names.items())
+    ]
 
 
 def _replayed(events: Iterable[StoredEvent]) -> tuple[list[Event], GameState]:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from domain import RULES_VERSION, revisions
 from domain.deck import verify_draws
 from domain.errors import DeckUnavailable, DomainError, MalformedPayload
 from domain.events import Event
-from domain.evolve import replay
+from domain.fold import replay
 from domain.play import deck_of, play
 from domain.serialization import decode_command, decode_event, encode
 from domain.state import GameState
@@ -32,6 +33,9 @@ class Verification:
     draws_checked: int
     commands_rerun: int
     rerun_problems: tuple[str, ...]
+    rules_version: str = RULES_VERSION
+    recorded_rules: tuple[str, ...] = ()
+    rule_changes: tuple[dict[str, Any], ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-safe form."""
@@ -74,8 +78,8 @@ def verify_game(store: EventStore, game_id: str) -> Verification:
         )
         deck_ok, deck_problems, draws = report.ok, report.problems, report.draws_checked
     seed, seed_problems = seed_of(store, game_id, final)
-    rerun, problems = check_record(store.journal(game_id), stored, events, seed)
-    problems = seed_problems + problems
+    rerun = check_record(store.journal(game_id), stored, events, seed)
+    problems = seed_problems + rerun.problems
     ok = chain.ok and deck_ok is not False and not problems
     return Verification(
         game_id,
@@ -87,9 +91,32 @@ def verify_game(store: EventStore, game_id: str) -> Verification:
         deck_ok,
         deck_problems,
         draws,
-        rerun,
+        rerun.count,
         tuple(problems),
+        RULES_VERSION,
+        recorded_rules(stored),
+        tuple(rerun.rule_changes),
     )
+
+
+def recorded_rules(stored: Sequence[StoredEvent]) -> tuple[str, ...]:
+    """The rules versions the events were decided under, in the order they appear."""
+    seen: dict[str, None] = {}
+    for e in stored:
+        version = e.meta().get("rules_version")
+        if isinstance(version, str):
+            seen[revisions.canonical(version) or version] = None
+    return tuple(seen)
+
+
+@dataclass
+class Rerun:
+    """Every accepted command re-run: how many, the problems, and the differences a
+    documented rule change explains (commands recorded under earlier rules)."""
+
+    count: int = 0
+    problems: list[str] = field(default_factory=list)
+    rule_changes: list[dict[str, Any]] = field(default_factory=list)
 
 
 def seed_of(store: EventStore, game_id: str, final: GameState) -> tuple[bytes | None, list[str]]:
@@ -106,18 +133,23 @@ def check_record(
     stored: Sequence[StoredEvent],
     events: Sequence[Event],
     seed: bytes | None,
-) -> tuple[int, list[str]]:
+) -> Rerun:
     """The journal against the events: accepted commands cover every event exactly (ids and
     actors agree), and re-running each on the state before it gives its events again.
 
     The same ``domain.play`` sequence command handling runs, with the deck derived
     afresh from the record (``deck_of``): no cache of the service is consulted.
-    Returns the commands re-run and the problems found.
+    Each command is re-run under the rules version its events were decided under
+    (``domain.revisions``): it must give them exactly, else it is a problem that
+    names the command, the first event that differs and how. A command recorded
+    under earlier rules is re-run under today's rules too; where that differs it
+    is listed as a rule change, with the change that accounts for it.
     """
     accepted = sorted(
         (e for e in journal if e.outcome == "accepted"), key=lambda e: e.first_version or 0
     )
-    problems = _coverage(accepted, stored)
+    report = Rerun(problems=_coverage(accepted, stored))
+    problems = report.problems
 
     def secret() -> bytes:
         if seed is None:
@@ -126,25 +158,101 @@ def check_record(
 
     state = GameState()
     folded = 0
-    count = 0
     for entry in accepted:
         first, last = entry.first_version, entry.last_version
         if first is None or last is None or not 1 <= first <= last <= len(stored):
             continue
         state = replay(events[folded : first - 1], state)
         folded = first - 1
-        try:
-            produced, _ = play(state, decode_command(entry.payload), secret, deck_of)
-        except DomainError as exc:
-            problems.append(f"command {entry.command_id}: the engine now rejects it ({exc})")
+        recorded_under = stored[first - 1].meta().get("rules_version")
+        rules = revisions.ruleset(recorded_under)
+        if rules is None:
+            problems.append(
+                f"command {entry.command_id}: its events name rules {recorded_under!r}, which"
+                " this engine does not know"
+            )
             continue
         recorded = [e.body() for e in stored[first - 1 : last]]
-        if [encode(e) for e in produced] != recorded:
+        try:
+            command = decode_command(entry.payload)
+            produced, _ = play(state, command, secret, deck_of, rules)
+        except DomainError as exc:
             problems.append(
-                f"command {entry.command_id}: re-running it does not give events {first}–{last}"
+                f"command {entry.command_id}: the engine refuses it under {rules.version} ({exc})"
             )
-        count += 1
-    return count, problems
+            continue
+        report.count += 1
+        diff = revisions.first_difference(recorded, [encode(e) for e in produced])
+        if diff is not None:
+            change = _difference(entry, first, rules.version, diff)
+            problems.append(
+                f"command {entry.command_id} ({change['command']} by {_who(entry.actor)}):"
+                f" re-running it under {rules.version}, the rules it was recorded under, differs"
+                f" at event {change['event_version']} of {first}–{last}: {change['difference']}"
+            )
+            continue
+        if rules is revisions.CURRENT_RULES:
+            continue
+        try:
+            today, _ = play(state, command, secret, deck_of)
+        except DomainError as exc:
+            report.rule_changes.append(
+                {**_refused(entry, first, rules.version), "difference": f"refused: {exc}"}
+            )
+            continue
+        diff = revisions.first_difference(recorded, [encode(e) for e in today])
+        if diff is not None:
+            change = _difference(entry, first, rules.version, diff)
+            explained = revisions.explained_by(recorded_under, recorded, diff)
+            report.rule_changes.append(
+                {**change, "explained_by": explained or f"a change made in {RULES_VERSION}"}
+            )
+    return report
+
+
+def _refused(entry: JournalEntry, first: int, rules: str) -> dict[str, Any]:
+    """A rule change that refuses a recorded command today."""
+    payload = entry.payload if isinstance(entry.payload, dict) else {}
+    return {
+        "command_id": entry.command_id,
+        "command": str(payload.get("type", "?")),
+        "actor": entry.actor,
+        "versions": [entry.first_version, entry.last_version],
+        "recorded_rules": rules,
+        "event_version": first,
+        "recorded_type": None,
+        "rerun_type": None,
+        "fields": [],
+        "explained_by": f"a change made in {RULES_VERSION}",
+    }
+
+
+def _who(actor: Any) -> str:
+    """An actor as a reader names it: ``Ann (account 3fd8…)``."""
+    if isinstance(actor, dict) and "name" in actor:
+        return f"{actor['name']} (account {actor.get('account')})"
+    return str(actor)
+
+
+def _difference(
+    entry: JournalEntry, first: int, rules: str, diff: revisions.Difference
+) -> dict[str, Any]:
+    """A re-run difference as the report shows it."""
+    payload = entry.payload if isinstance(entry.payload, dict) else {}
+    return {
+        "command_id": entry.command_id,
+        "command": str(payload.get("type", "?")),
+        "actor": entry.actor,
+        "versions": [entry.first_version, entry.last_version],
+        "recorded_rules": rules,
+        "event_version": first + diff.index,
+        "recorded_type": diff.recorded["type"] if diff.recorded else None,
+        "rerun_type": diff.rerun["type"] if diff.rerun else None,
+        "fields": [
+            {"field": name, "recorded": old, "rerun": new} for name, old, new in diff.fields
+        ],
+        "difference": diff.describe(),
+    }
 
 
 def _coverage(accepted: Sequence[JournalEntry], stored: Sequence[StoredEvent]) -> list[str]:

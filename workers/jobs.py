@@ -1,35 +1,33 @@
-"""rq jobs (they carry only ids), doorbells, the sweeper and the worker loop.
+"""The worker: rq jobs (they carry only ids) and the worker loop with its sweeper.
 
-After every commit the service rings a doorbell. With ``REDIS_URL`` the game id
-joins the queue's set of dirty games, and one ``catch_up_dirty`` job is queued
-unless one is already waiting: whatever the number of busy games, at most one
-batch job waits at a time, and it levels every game that was dirty when it
-started (one transaction per game). Without ``REDIS_URL`` the same catch-up runs
-inline after the commit.
-
-A lost job or a Redis outage only delays the read models: the sweeper (on
-worker start and every ``TONGIAKI_SWEEP_EVERY`` seconds) finds every game some
-projection lags behind and enqueues ``catch_up(game_id)`` for it.
+The service queues ``catch_up_dirty`` (a batch: every game rung since the last
+batch started, one transaction per game) and the sweeper ``catch_up(game_id)``;
+both by name (``service.doorbells``). The worker is the outermost layer: it
+imports the service's store and settings, nothing imports it.
 """
 
 from __future__ import annotations
 
+import ctypes
 import logging
 import os
+import signal
+import sys
 import threading
-import time
 from functools import cache
 
 from redis import Redis
-from redis.exceptions import NoScriptError, RedisError
-from rq import Queue, Retry, get_current_job
+from redis.exceptions import RedisError
+from rq import Queue, get_current_job
 
+from projections.store import ReadModels
+from service.doorbells import dirty_key, enqueue_game, pending_key, sweep
 from service.settings import Settings
-from workers.readmodels import MAX_ATTEMPTS, ReadModels
+from service.store.base import StoreUnavailable
 
 log = logging.getLogger("tongiaki.workers")
 
-RETRY_INTERVALS = [1, 5]  # seconds before the 2nd and 3rd attempt (rq back-off)
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 @cache
@@ -37,25 +35,10 @@ def readmodels() -> ReadModels:
     """This worker process's read models, on the configured database."""
     from service.app import open_store
 
-    rm = ReadModels(open_store(Settings.from_env()))  # type: ignore[arg-type]
+    store = open_store(Settings.from_env())
+    rm = ReadModels(store, store)
     rm.upgrade()
     return rm
-
-
-# Seconds a "batch job already queued" mark lives. It is cleared when the job
-# starts; the expiry only matters if the job is lost, and a duplicate job, should
-# the mark expire while the job still waits, finds nothing to do.
-PENDING_TTL = 10
-
-
-def pending_key(queue: str) -> str:
-    """Marks a queue whose batch job is queued and not started yet."""
-    return f"tongiaki:pending:{queue}"
-
-
-def dirty_key(queue: str) -> str:
-    """The set of game ids with events the read models may not have yet."""
-    return f"tongiaki:dirty:{queue}"
 
 
 def catch_up(game_id: str) -> dict[str, int]:
@@ -91,163 +74,23 @@ def catch_up_dirty(queue: str) -> dict[str, int]:
     return applied
 
 
-def enqueue_game(queue: Queue, game_id: str) -> None:
-    """Queue ``catch_up(game_id)`` with rq's back-off (sweeper, failed batch items)."""
-    queue.enqueue(catch_up, game_id, retry=retry(), result_ttl=0)
+def die_with_parent() -> None:
+    """Make every child this process forks from now on (rq's scheduler) get SIGTERM
+    when this process dies, even by SIGKILL, instead of running on as an orphan that
+    holds the scheduler lock (Linux ``PR_SET_PDEATHSIG``; elsewhere nothing)."""
+    parent = os.getpid()
 
-
-def retry() -> Retry:
-    return Retry(max=MAX_ATTEMPTS - 1, interval=RETRY_INTERVALS)
-
-
-class InlineDoorbell:
-    """Embedded default: catch up right after the commit, in the same process."""
-
-    def __init__(self, rm: ReadModels) -> None:
-        self.rm = rm
-
-    def ring(self, game_id: str) -> None:
-        for _ in range(MAX_ATTEMPTS):
-            try:
-                self.rm.catch_up_game(game_id)
-                return
-            except Exception:  # counted and logged; the command stands
-                log.exception("inline projection of %s failed", game_id)
-
-
-# One atomic round trip per ring: mark the game dirty, claim the "queued" mark if free.
-RING = """
-redis.call('SADD', KEYS[1], ARGV[1])
-return redis.call('SET', KEYS[2], 1, 'NX', 'EX', ARGV[2])
-"""
-
-
-class RqDoorbell:
-    """Production: mark the game dirty, queue a batch job unless one waits; never fail.
-
-    Rings synchronously; the service wraps it in ``BackgroundDoorbell`` so that a
-    slow or hung Redis never delays a command.
-    """
-
-    def __init__(self, redis_url: str, queue: str = "tongiaki", timeout: float = 2.0) -> None:
-        self.redis = Redis.from_url(
-            redis_url, socket_timeout=timeout, socket_connect_timeout=timeout
-        )
-        self.queue = Queue(queue, connection=self.redis)
-        self.pending = pending_key(queue)
-        self.dirty = dirty_key(queue)
-        self.script = self.redis.register_script(RING)
-
-    def _claim(self, game_id: str) -> bool:
-        try:  # EVALSHA directly: half the client cost of the Script helper
-            claimed = self.redis.execute_command(
-                "EVALSHA", self.script.sha, 2, self.dirty, self.pending, game_id, PENDING_TTL
-            )
-        except NoScriptError:  # a fresh or flushed Redis: load it
-            claimed = self.script(keys=[self.dirty, self.pending], args=[game_id, PENDING_TTL])
-        return claimed is not None
-
-    def ring(self, game_id: str) -> None:
-        """Add the game to the dirty set; queue a batch job if none waits."""
+    def in_child() -> None:
         try:
-            if self._claim(game_id):
-                try:
-                    self.queue.enqueue(catch_up_dirty, self.queue.name, retry=retry(), result_ttl=0)
-                except RedisError:
-                    self.redis.delete(self.pending)
-                    raise
-        except RedisError as exc:
-            log.warning("doorbell for %s not rung (%s); the sweeper will catch up", game_id, exc)
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        except (OSError, AttributeError):
+            return
+        if os.getppid() != parent:  # the parent died before the call above
+            os.kill(os.getpid(), signal.SIGTERM)
 
-
-class BackgroundDoorbell:
-    """Rings another doorbell from a thread of its own: ``ring`` only notes the game.
-
-    Games rung while a ring is under way are rung together next, once each. If
-    the process dies with games noted but not rung, or Redis is away, the
-    sweeper catches them up: a ring is a hint, never the only way an event is
-    projected.
-    """
-
-    def __init__(self, inner: RqDoorbell, limit: int = 10_000) -> None:
-        self.inner = inner
-        self.limit = limit  # games noted at most; beyond, the sweeper finds them
-        self._pending: dict[str, None] = {}
-        self._wake = threading.Condition()
-        self._busy = False
-        self._thread: threading.Thread | None = None
-        self._pid = 0
-
-    def ring(self, game_id: str) -> None:
-        """Note the game and wake the ringer; never blocks on Redis."""
-        with self._wake:
-            if len(self._pending) < self.limit:
-                self._pending[game_id] = None
-            self._start()
-            self._wake.notify()
-
-    def _start(self) -> None:
-        if self._thread is None or self._pid != os.getpid() or not self._thread.is_alive():
-            self._pid = os.getpid()  # a forked process has no thread: start its own
-            self._thread = threading.Thread(target=self._run, name="doorbell", daemon=True)
-            self._thread.start()
-
-    def _run(self) -> None:
-        while True:
-            with self._wake:
-                while not self._pending:
-                    self._busy = False
-                    self._wake.notify_all()
-                    self._wake.wait()
-                games, self._pending = list(self._pending), {}
-                self._busy = True
-            for game_id in games:
-                self.inner.ring(game_id)  # logs and swallows Redis errors
-
-    def flush(self, timeout: float = 5.0) -> bool:
-        """Wait until every noted game was rung (tests, shutdown); False on timeout."""
-        deadline = time.monotonic() + timeout
-        with self._wake:
-            while self._pending or self._busy:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                self._wake.wait(left)
-        return True
-
-
-def sweep(rm: ReadModels, queue: Queue | None = None) -> list[str]:
-    """Enqueue (or, without a queue, run) a catch-up for every lagging game."""
-    lagging = rm.behind()
-    for game_id in lagging:
-        if queue is None:
-            try:
-                rm.catch_up_game(game_id)
-            except Exception:  # counted; the next sweep tries again
-                log.exception("sweep of %s failed", game_id)
-        else:
-            enqueue_game(queue, game_id)
-    if lagging:
-        log.info("sweeper: %d games behind", len(lagging))
-    return lagging
-
-
-def sweep_inline(rm: ReadModels, every: float) -> threading.Event:
-    """Embedded default: catch up lagging games now (after a crash, say) and every
-    ``every`` seconds, in a thread of their own; set the returned event to stop."""
-    stop = threading.Event()
-
-    def loop() -> None:
-        while not rm.store.closed:  # a closed store: its app is gone
-            try:
-                sweep(rm)
-            except Exception:  # the database away: the next sweep tries again
-                log.exception("inline sweep failed")
-            if stop.wait(every):
-                return
-
-    threading.Thread(target=loop, name="sweeper", daemon=True).start()
-    return stop
+    if sys.platform.startswith("linux"):
+        os.register_at_fork(after_in_child=in_child)
 
 
 def run_worker(settings: Settings, *, burst: bool = False) -> None:
@@ -259,6 +102,7 @@ def run_worker(settings: Settings, *, burst: bool = False) -> None:
     """
     from rq import SimpleWorker
 
+    die_with_parent()  # rq's scheduler is a forked child: not an orphan if we are killed
     redis = Redis.from_url(settings.redis_url)
     queue = Queue(settings.queue, connection=redis)
     rm = readmodels()
@@ -269,7 +113,9 @@ def run_worker(settings: Settings, *, burst: bool = False) -> None:
         while not stop.wait(settings.sweep_every):
             try:
                 sweep(rm, queue)
-            except Exception:  # Redis or the database away: try later
+            except (StoreUnavailable, RedisError) as exc:  # away: the next sweep tries again
+                log.warning("sweep skipped: %s", exc)
+            except Exception:
                 log.exception("sweep failed")
 
     if not burst:

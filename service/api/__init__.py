@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from functools import cache
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 from flask import Flask, Response, current_app, json, request
@@ -24,9 +25,11 @@ from service.errors import (
 )
 from service.games import GameService
 from service.limits import RateLimits
+from service.problems import code_for, type_uri
 from service.store.base import Account, InvalidData, StoredEvent, StoreUnavailable
 
 log = logging.getLogger("tongiaki.api")
+T = TypeVar("T")
 PROBLEM = "application/problem+json"
 RETRY_AFTER = 5  # seconds a client should wait after a 503
 
@@ -86,29 +89,57 @@ class GameIdConverter(BaseConverter):
 
 
 def parse_json(raw: bytes) -> Any:
-    """A request body as JSON: 400 unless it is JSON, 422 beyond ``MAX_DEPTH`` or with
-    a non-integer number (no field takes one; orjson reads huge integers as floats)."""
+    """A request body as JSON: 400 unless it is JSON or when an object names a key twice,
+    422 beyond ``MAX_DEPTH`` or with a non-integer number (no field takes one; orjson
+    reads huge integers as floats)."""
     try:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
         raise MalformedRequest("malformed_json", f"the body is not valid JSON: {exc}") from exc
+    colons = 0  # in the parsed value: one per object member, and those inside strings
     stack: list[tuple[Any, int]] = [(data, 1)]
-    while stack:
+    while stack:  # iterative: the nesting is checked here, not by recursion
         value, depth = stack.pop()
         if isinstance(value, dict | list):
             if depth > MAX_DEPTH:
                 raise BadRequest("too_deep", f"the body nests deeper than {MAX_DEPTH} levels")
-            items = value.values() if isinstance(value, dict) else value
+            if isinstance(value, dict):
+                colons += sum(1 + k.count(":") for k in value)
+                items = value.values()
+            else:
+                items = value
             stack.extend((item, depth + 1) for item in items)
+        elif isinstance(value, str):
+            colons += value.count(":")
         elif isinstance(value, float) or (
             isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INT
         ):
             raise BadRequest("not_an_integer", "numbers in a request are integers of 32 bits")
+    if raw.count(b":") + raw.lower().count(b"\\u003a") > colons:
+        # orjson keeps the last of two equal keys: a body that says two things is refused.
+        # Every colon of the parsed value comes from a colon or a \u003a of the body, so
+        # the body has more only when a member was dropped (or a \\u003a was no escape,
+        # which the slower check below tells apart).
+        _no_duplicate_keys(raw)
     return data
+
+
+def _no_duplicate_keys(raw: bytes) -> None:
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        keys = [k for k, _ in items]
+        if len(set(keys)) < len(keys):
+            twice = next(k for k in keys if keys.count(k) > 1)
+            raise MalformedRequest("duplicate_key", f"the key {twice!r} appears twice in an object")
+        return dict(items)
+
+    json.loads(raw, object_pairs_hook=pairs)
 
 
 def body(schema: type[Schema]) -> dict[str, Any]:
     """The JSON body, validated by ``schema`` (422 with the field errors otherwise)."""
+    unreadable = request.environ.get("tongiaki.body_error")  # service.serving.BodyDeadline
+    if unreadable:
+        raise MalformedRequest("unreadable_body", f"the body cannot be read: {unreadable}")
     try:
         raw = request.get_data(cache=True)
     except HTTPException:
@@ -130,20 +161,28 @@ def body(schema: type[Schema]) -> dict[str, Any]:
 def int_arg(name: str, default: int | None = None, low: int = 0, high: int = MAX_INT) -> int | None:
     """An integer query argument in ``[low, high]`` (422 if it is not one)."""
     raw = request.args.get(name)
-    if raw is None or raw == "":
+    if raw is None:
         return default
     return bounded_int(raw, name, low, high)
 
 
 def bounded_int(raw: str, name: str, low: int = 0, high: int = MAX_INT) -> int:
     """``raw`` as an integer in ``[low, high]``, else 422 ``bad_query``."""
-    text = raw.strip()
-    if not (text.isascii() and text.lstrip("-").isdigit() and len(text) <= 12):
+    text = raw
+    # plain decimal digits: no sign, spaces, leading zeros or empty value
+    if not (text.isascii() and text.isdigit() and len(text) <= 12) or (
+        len(text) > 1 and text[0] == "0"
+    ):
         raise BadRequest("bad_query", f"{name} must be an integer from {low} to {high}")
     value = int(text)
     if not low <= value <= high:
         raise BadRequest("bad_query", f"{name} must be an integer from {low} to {high}")
     return value
+
+
+def paged(rows: Sequence[T], limit: int) -> tuple[Sequence[T], bool]:
+    """A page of at most ``limit`` rows from ``limit + 1`` read, and whether more follow."""
+    return rows[:limit], len(rows) > limit
 
 
 def event_json(e: StoredEvent) -> dict[str, Any]:
@@ -163,7 +202,7 @@ def event_json(e: StoredEvent) -> dict[str, Any]:
 def problem(status: int, code: str, title: str, detail: str, **extra: Any) -> Response:
     """An RFC 9457 problem response."""
     payload = {
-        "type": f"https://tongiaki.example/problems/{code}",
+        "type": type_uri(code),
         "title": title,
         "status": status,
         "detail": detail,
@@ -180,6 +219,13 @@ def register_errors(app: Flask) -> None:
     def no_sniffing(response: Response) -> Response:
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         return response
+
+    @app.before_request
+    def one_value_each() -> None:
+        """A query argument given twice says two things: refused, whichever it is."""
+        for name in request.args:
+            if len(request.args.getlist(name)) > 1:
+                raise BadRequest("bad_query", f"{name} is given more than once; give it once")
 
     @app.before_request
     def bounded_body() -> None:
@@ -220,7 +266,7 @@ def register_errors(app: Flask) -> None:
             return service_error(
                 PayloadTooLarge("body_too_large", f"a request body has at most {MAX_BODY} bytes")
             )
-        code = (exc.name or "error").lower().replace(" ", "_")
+        code = code_for(exc.name or "error")
         response = problem(exc.code or 500, code, exc.name or "Error", exc.description or "")
         for name, value in exc.get_headers():  # Allow on 405, for instance
             if name.lower() != "content-type":

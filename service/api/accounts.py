@@ -6,9 +6,9 @@ from flask import Blueprint, jsonify
 from flask.typing import ResponseReturnValue
 
 from service.accounts import create_account
-from service.api import body, client_address, game_service, limit
+from service.api import account, body, client_address, game_service, limit
 from service.api.openapi import Operation, documented
-from service.api.schemas import AccountCreate, AccountCreated
+from service.api.schemas import AccountCreate, AccountCreated, Me
 
 bp = Blueprint("accounts", __name__)
 
@@ -32,3 +32,18 @@ def create() -> ResponseReturnValue:
     service = game_service()
     account, token = create_account(service.store, data["name"], service.clock())
     return jsonify(account_id=account.account_id, name=account.name, token=token), 201
+
+
+@bp.get("/me")
+@documented(
+    Operation(
+        "/me",
+        "get",
+        "The account a token names (sign in on another device with the token)",
+        Me,
+        auth=True,
+    )
+)
+def me() -> ResponseReturnValue:
+    who = account()
+    return jsonify(account_id=who.account_id, name=who.name, kind=who.kind)

@@ -6,7 +6,7 @@ import time
 from collections.abc import Iterator
 from functools import lru_cache
 
-from flask import Blueprint, Response, json, jsonify, request, stream_with_context
+from flask import Blueprint, Response, current_app, json, jsonify, request, stream_with_context
 from flask.typing import ResponseReturnValue
 
 from domain import commands as cmd
@@ -24,10 +24,11 @@ from service.api import (
     game_service,
     int_arg,
     limit,
+    paged,
     player_or_auditor,
     status_arg,
 )
-from service.api.openapi import Operation, documented, header, query
+from service.api.openapi import MAX_OFFSET, OFFSET, Operation, documented, header, query
 from service.api.schemas import (
     CommandAccepted,
     CommandEnvelope,
@@ -44,6 +45,7 @@ from service.api.schemas import (
 )
 from service.errors import BadRequest
 from service.games import CommandResult
+from service.streams import StreamSlots, hung_up
 from service.verify import verify_game
 
 bp = Blueprint("games", __name__)
@@ -179,15 +181,18 @@ def create() -> ResponseReturnValue:
         params=[
             STATUS,
             query("limit", "integer", "at most this many (1 to 500)", minimum=1, maximum=500),
+            OFFSET,
         ],
         errors=(422,),
     )
 )
 def index() -> ResponseReturnValue:
     status = status_arg()
-    limit = int_arg("limit", 100, 1, 500)
-    rows = game_service().store.games(status, limit or 100)
+    limit = int_arg("limit", 100, 1, 500) or 100
+    offset = int_arg("offset", 0, 0, MAX_OFFSET) or 0
+    rows, more = paged(game_service().store.games(status, limit + 1, offset), limit)
     return jsonify(
+        has_more=more,
         games=[
             {
                 "game_id": g.game_id,
@@ -197,14 +202,27 @@ def index() -> ResponseReturnValue:
                 "updated_at": g.updated_at,
             }
             for g in rows
-        ]
+        ],
     )
 
 
 def _view(game_id: str, at: int | None) -> ResponseReturnValue:
     version, state = game_service().load(game_id, at)
+    names = game_service().store.account_names(p.player_id for p in state.players)
     response = jsonify(
-        game_id=game_id, version=version, status=state.phase.value, position=position.dump(state)
+        game_id=game_id,
+        version=version,
+        status=state.phase.value,
+        position=position.dump(state),
+        players=[
+            {
+                "player_id": p.player_id,
+                "name": names.get(p.player_id),
+                "seat": p.seat,
+                "colours": list(p.colours),
+            }
+            for p in state.players
+        ],
     )
     response.headers["ETag"] = f'"{version}"'
     return response
@@ -303,14 +321,20 @@ def _expected_version(envelope: dict[str, object]) -> int | None:
     in_body = value if isinstance(value, int) else None
     if match is None:
         return in_body
-    text = match.strip().removeprefix("W/").strip('"')
+    text = match.strip()
     if text == "*":  # any version (RFC 9110)
         header_version = None
     else:
+        # a strong tag only: a weak one (W/"12") never matches If-Match (RFC 9110 13.1.1)
+        quoted = len(text) >= 3 and text[0] == text[-1] == '"'
         try:
-            header_version = bounded_int(text, "If-Match", 0)
+            if not quoted:
+                raise BadRequest("bad_if_match", "not quoted")
+            header_version = bounded_int(text[1:-1], "If-Match", 0)
         except BadRequest as exc:
-            raise BadRequest("bad_if_match", 'If-Match is the quoted version, e.g. "12"') from exc
+            raise BadRequest(
+                "bad_if_match", 'If-Match is the quoted version, e.g. "12" (a strong tag), or *'
+            ) from exc
     if in_body is not None and in_body != header_version:
         raise BadRequest(
             "conflicting_versions", "If-Match and expected_version name different versions"
@@ -368,13 +392,17 @@ def events(game_id: str) -> ResponseReturnValue:
     version, _ = game_service().load(game_id)
     after = int_arg("after", 0) or 0
     limit = int_arg("limit", 500, 1, 1000) or 500
-    rows = game_service().store.read(game_id, after, limit)
+    rows, more = paged(game_service().store.read(game_id, after, limit + 1), limit)
     if request.accept_mimetypes.best == "application/x-ndjson":
         text = "".join(json.dumps(event_json(e)) + "\n" for e in rows)
         return Response(text, mimetype="application/x-ndjson")
     next_after = rows[-1].version if rows else after
     return jsonify(
-        game_id=game_id, head=version, events=[event_json(e) for e in rows], next_after=next_after
+        game_id=game_id,
+        head=version,
+        events=[event_json(e) for e in rows],
+        next_after=next_after,
+        has_more=more,
     )
 
 
@@ -391,11 +419,12 @@ def events(game_id: str) -> ResponseReturnValue:
             query("after", "integer", "as Last-Event-ID (for clients that cannot send it)"),
             query("timeout", "integer", "close after this many seconds", minimum=1, maximum=3600),
         ],
-        errors=(404, 422),
+        errors=(404, 422, 503),
     )
 )
 def stream(game_id: str) -> ResponseReturnValue:
     game_service().load(game_id)
+    slots: StreamSlots = current_app.extensions["tongiaki.streams"]
     last = request.headers.get("Last-Event-ID") or request.args.get("after") or "0"
     try:
         after = bounded_int(last, "Last-Event-ID")
@@ -405,6 +434,8 @@ def stream(game_id: str) -> ResponseReturnValue:
         ) from exc
     timeout = int_arg("timeout", 300, 1, 3600) or 300
     store = game_service().store
+    slots.take()  # 503 too_many_streams when every slot of this process is held
+    connection = request.environ.get("gunicorn.socket") or request.environ.get("werkzeug.socket")
 
     def generate() -> Iterator[str]:
         nonlocal after
@@ -420,9 +451,12 @@ def stream(game_id: str) -> ResponseReturnValue:
                 if time.monotonic() - beat > STREAM_HEARTBEAT:
                     beat = time.monotonic()
                     yield ": keep-alive\n\n"
+                if hung_up(connection):
+                    return  # the viewer left: its slot is free at once, not at the next write
                 time.sleep(STREAM_POLL)
 
     response = Response(stream_with_context(generate()), mimetype="text/event-stream")
+    response.call_on_close(slots.give_back)
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"
     return response
@@ -457,7 +491,7 @@ def journal(game_id: str) -> ResponseReturnValue:
     player_or_auditor(game_id, "journal")
     after = int_arg("after", 0) or 0
     limit = int_arg("limit", 200, 1, 1000) or 200
-    entries = game_service().store.journal(game_id, after, limit)
+    entries, more = paged(game_service().store.journal(game_id, after, limit + 1), limit)
     return jsonify(
         game_id=game_id,
         commands=[
@@ -476,6 +510,7 @@ def journal(game_id: str) -> ResponseReturnValue:
             for e in entries
         ],
         next_after=entries[-1].seq if entries else after,
+        has_more=more,
     )
 
 

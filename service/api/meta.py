@@ -25,7 +25,7 @@ def docs() -> ResponseReturnValue:
 
 
 def tile_data() -> dict[str, object]:
-    """The 32 tiles as the board is drawn from them (``../shared/tiles.md``)."""
+    """The 32 tiles as the board is drawn from them (docs/tiles.md)."""
     tiles: dict[str, object] = {}
     for t in ALL_TILES:
         if isinstance(t, IslandTile):

@@ -91,13 +91,15 @@ REASONS = {
     403: "not allowed: not your seat or your turn, not a player (problem)",
     404: "no such game (problem)",
     405: "this path does not take that method; Allow lists those it takes (problem)",
+    408: "the body did not arrive within 5 seconds; the connection closes (problem)",
     409: "a rule violation (with its rule) or a stale version (problem)",
-    413: "the body is over 16 KiB (problem)",
+    413: "the body is over 16 KiB, whatever the method (problem)",
     414: "the request line is too long for the HTTP server (problem)",
     422: "a field, query argument or header is invalid (problem)",
     429: "too many requests of this kind from this account or address (problem)",
     431: "the headers are too large for the HTTP server (problem)",
-    503: "the database cannot be reached, or a read model is behind or halted (problem)",
+    503: "the database cannot be reached, a read model is behind or halted, or (streams)"
+    " every stream slot of the process is held (problem)",
 }
 ERROR_HEADERS = {
     401: ("WWW-Authenticate",),
@@ -109,13 +111,14 @@ ERROR_HEADERS = {
 
 def _statuses(op: Operation) -> set[int]:
     """Every error status the operation can answer: its own and the service-wide ones."""
-    codes = set(op.errors) | {405, 414, 431, 503}
+    # any request may carry a body: over the limit 413, too slow 408
+    codes = set(op.errors) | {405, 408, 413, 414, 431, 503}
     if op.auth:
         codes |= {401, 429}
     if op.limited:
         codes |= {429}
     if op.method == "post":
-        codes |= {400, 413, 422}
+        codes |= {400, 408, 413, 422}
     if "{game_id}" in op.path:
         codes |= {404}
     if any(p["in"] in ("query", "header") for p in op.params):
@@ -211,3 +214,14 @@ def docs_page(spec: dict[str, Any]) -> str:
         + "".join(rows)
         + "</table></html>"
     )
+
+
+MAX_OFFSET = 1_000_000
+# the position in a listing that has no cursor (games, lobby): with has_more
+OFFSET = query(
+    "offset",
+    "integer",
+    "skip this many (the next page: offset + limit)",
+    minimum=0,
+    maximum=MAX_OFFSET,
+)

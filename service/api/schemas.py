@@ -5,6 +5,7 @@ from __future__ import annotations
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from domain.state import COLOURS
+from service.text import text_problem
 
 
 class Strict(Schema):
@@ -21,6 +22,13 @@ PRINTABLE = validate.Regexp(
 MAX_INT = 2**31 - 1
 
 
+def shown(value: str) -> None:
+    """Text other players see must show what it says (``service.text``)."""
+    problem = text_problem(value)
+    if problem:
+        raise ValidationError(f"the text {problem}")
+
+
 class AccountCreate(Strict):
     name = fields.String(
         required=True,
@@ -33,6 +41,12 @@ class AccountCreated(Strict):
     account_id = fields.String(required=True)
     name = fields.String(required=True)
     token = fields.String(required=True, metadata={"description": "shown once; send as Bearer"})
+
+
+class Me(Strict):
+    account_id = fields.String(required=True)
+    name = fields.String(required=True)
+    kind = fields.String(required=True, metadata={"description": "player or auditor"})
 
 
 class StrictBoolean(fields.Boolean):
@@ -69,7 +83,7 @@ class SeatCreate(Strict):
     colours = fields.List(
         fields.String(validate=validate.OneOf(COLOURS)), validate=validate.Length(1, 2)
     )
-    entropy = fields.String(load_default="", validate=[validate.Length(0, 256), PRINTABLE])
+    entropy = fields.String(load_default="", validate=[validate.Length(0, 256), PRINTABLE, shown])
 
     @validates_schema
     def one_of_colour_or_colours(self, data: dict[str, object], **_: object) -> None:
@@ -131,7 +145,13 @@ class EventPage(Strict):
     game_id = fields.String(required=True)
     head = fields.Integer(required=True)
     events = fields.List(fields.Nested(StoredEventSchema), required=True)
-    next_after = fields.Integer(required=True)
+    next_after = fields.Integer(
+        required=True, metadata={"description": "after= for the next page (or to resume later)"}
+    )
+    has_more = fields.Boolean(
+        required=True,
+        metadata={"description": "whether more follow now: if so, ask again with after=next_after"},
+    )
 
 
 class GameSummary(Strict):
@@ -142,8 +162,19 @@ class GameSummary(Strict):
     updated_at = fields.String(required=True)
 
 
+HAS_MORE = {"description": "whether more follow: ask again with offset + limit"}
+
+
 class GameList(Strict):
     games = fields.List(fields.Nested(GameSummary), required=True)
+    has_more = fields.Boolean(required=True, metadata=HAS_MORE)
+
+
+class PlayerName(Strict):
+    player_id = fields.String(required=True)
+    name = fields.String(allow_none=True, required=True)
+    seat = fields.Integer(required=True)
+    colours = fields.List(fields.String(), required=True)
 
 
 class GameView(Strict):
@@ -151,6 +182,11 @@ class GameView(Strict):
     version = fields.Integer(required=True)
     status = fields.String(required=True)
     position = fields.Dict(required=True, metadata={"description": "domain.position.dump"})
+    players = fields.List(
+        fields.Nested(PlayerName),
+        required=True,
+        metadata={"description": "the seats with their players' names"},
+    )
 
 
 class LegalCommands(Strict):
@@ -179,7 +215,38 @@ class Journal(Strict):
     game_id = fields.String(required=True)
     commands = fields.List(fields.Nested(JournalItem), required=True)
     next_after = fields.Integer(
-        required=True, metadata={"description": "after= for the next page (empty when done)"}
+        required=True, metadata={"description": "after= for the next page (or to resume later)"}
+    )
+    has_more = fields.Boolean(
+        required=True,
+        metadata={"description": "whether more follow now: if so, ask again with after=next_after"},
+    )
+
+
+class FieldDifference(Strict):
+    field = fields.String(required=True, metadata={"description": "e.g. scores[0].points"})
+    recorded = fields.Raw(required=True, allow_none=True)
+    rerun = fields.Raw(required=True, allow_none=True)
+
+
+class RuleChange(Strict):
+    """A command recorded under earlier rules whose re-run differs where a documented
+    rule change says it should (docs/rules.md, "Rule changes and recorded games")."""
+
+    command_id = fields.String(required=True)
+    command = fields.String(required=True, metadata={"description": "the command's type"})
+    actor = fields.Raw(required=True)
+    versions = fields.List(fields.Integer(), required=True)
+    recorded_rules = fields.String(required=True)
+    event_version = fields.Integer(
+        required=True, metadata={"description": "the first event that differs"}
+    )
+    recorded_type = fields.String(required=True, allow_none=True)
+    rerun_type = fields.String(required=True, allow_none=True)
+    fields_ = fields.List(fields.Nested(FieldDifference), required=True, data_key="fields")
+    difference = fields.String(required=True)
+    explained_by = fields.String(
+        required=True, metadata={"description": "e.g. R21, changed in rules-2"}
     )
 
 
@@ -195,6 +262,15 @@ class VerificationSchema(Strict):
     draws_checked = fields.Integer(required=True)
     commands_rerun = fields.Integer(required=True)
     rerun_problems = fields.List(fields.String(), required=True)
+    rules_version = fields.String(
+        required=True, metadata={"description": "the rules the commands were re-run under"}
+    )
+    recorded_rules = fields.List(
+        fields.String(),
+        required=True,
+        metadata={"description": "the rules versions the events were decided under"},
+    )
+    rule_changes = fields.List(fields.Nested(RuleChange), required=True)
 
 
 class Problem(Schema):
@@ -203,12 +279,20 @@ class Problem(Schema):
     class Meta:
         unknown = "include"
 
-    type = fields.String(required=True)
+    type = fields.String(
+        required=True,
+        metadata={
+            "description": "/problems/<code>: this service's page on the code (what it means,"
+            " the rules it can cite)"
+        },
+    )
     title = fields.String(required=True)
     status = fields.Integer(required=True)
     detail = fields.String(required=True)
     code = fields.String(required=True, metadata={"description": "stable, for programs"})
-    rule = fields.String(metadata={"description": "the rule id (rules.md) a command broke"})
+    rule = fields.String(
+        metadata={"description": "the rule id a command broke (/docs/rules#<rule>)"}
+    )
     errors = fields.Dict(metadata={"description": "invalid_fields: the message of each field"})
     version = fields.Integer(metadata={"description": "stale_version: the game's version now"})
     replayed = fields.Boolean(
@@ -259,11 +343,19 @@ class LobbyGame(Strict):
     active_player = fields.String(allow_none=True, required=True)
     decision = fields.String(allow_none=True, required=True)
     last_activity = fields.String(required=True)
+    winners = fields.List(
+        fields.String(),
+        metadata={
+            "description": "a finished game's winners (player ids; several for a shared win);"
+            " rows built before this field existed lack it until `projections rebuild lobby`"
+        },
+    )
     my_move = fields.Boolean(metadata={"description": "my games only: waiting for my move"})
 
 
 class Lobby(Strict):
     games = fields.List(fields.Nested(LobbyGame), required=True)
+    has_more = fields.Boolean(required=True, metadata=HAS_MORE)
 
 
 class TimelineStep(Strict):
@@ -287,7 +379,13 @@ class Timeline(ReadModel):
     game_id = fields.String(required=True)
     steps = fields.List(fields.Nested(TimelineStep), required=True)
     turns = fields.List(fields.Nested(TurnStart), required=True)
-    next_after = fields.Integer(required=True)
+    next_after = fields.Integer(
+        required=True, metadata={"description": "after= for the next page (or to resume later)"}
+    )
+    has_more = fields.Boolean(
+        required=True,
+        metadata={"description": "whether more follow now: if so, ask again with after=next_after"},
+    )
 
 
 class AuditCommand(JournalItem):
@@ -304,7 +402,11 @@ class Audit(ReadModel):
     game_id = fields.String(required=True)
     turns = fields.List(fields.Nested(AuditTurn), required=True)
     next_after = fields.Integer(
-        required=True, metadata={"description": "after= for the next page (empty when done)"}
+        required=True, metadata={"description": "after= for the next page (or to resume later)"}
+    )
+    has_more = fields.Boolean(
+        required=True,
+        metadata={"description": "whether more follow now: if so, ask again with after=next_after"},
     )
 
 

@@ -7,26 +7,27 @@ applied version N — read-your-writes after a command — or answers 503.
 
 from __future__ import annotations
 
-import json
 import time
+from collections.abc import Iterable
 from typing import Any
 
 from flask import Blueprint, current_app, jsonify
 from flask.typing import ResponseReturnValue
 
+from projections.store import Checkpoint, ReadModels
 from service.api import (
     MAX_INT,
     STATUSES,
     account,
     game_service,
     int_arg,
+    paged,
     player_or_auditor,
     status_arg,
 )
-from service.api.openapi import Operation, documented, query
+from service.api.openapi import MAX_OFFSET, OFFSET, Operation, documented, query
 from service.api.schemas import Audit, Leaderboard, Lobby, ProjectionStatus, Scoreboard, Timeline
 from service.errors import BadRequest, NotFound, Unavailable
-from workers.readmodels import Checkpoint, ReadModels
 
 bp = Blueprint("views", __name__)
 
@@ -44,26 +45,9 @@ def limit_query(high: int) -> dict[str, object]:
     return query("limit", "integer", f"at most this many (1 to {high})", minimum=1, maximum=high)
 
 
-STEP_COLUMNS = "version, turn, step, colour, actor, type, rule, automatic, description"
-
-
 def readmodels() -> ReadModels:
     rm: ReadModels = current_app.extensions["tongiaki.readmodels"]
     return rm
-
-
-def _step(row: Any) -> dict[str, Any]:
-    return {
-        "version": row[0],
-        "turn": row[1],
-        "step": row[2],
-        "colour": row[3],
-        "actor": row[4],
-        "type": row[5],
-        "rule": row[6],
-        "automatic": bool(row[7]),
-        "description": row[8],
-    }
 
 
 def ready(name: str, game_id: str) -> Checkpoint:
@@ -116,14 +100,13 @@ def ready(name: str, game_id: str) -> Checkpoint:
 )
 def scoreboard(game_id: str) -> ResponseReturnValue:
     ready("scoreboard", game_id)
-    rows = readmodels().query(
-        "SELECT version, data FROM rm_scoreboard WHERE game_id = %s", (game_id,)
-    )
-    if not rows:
+    board = readmodels().scoreboard(game_id)
+    if board is None:
         raise Unavailable(
             "projection_lagging", "the scoreboard is not built yet; retry shortly", retry_after=1
         )
-    return jsonify(game_id=game_id, version=rows[0][0], **json.loads(rows[0][1]))
+    named(board["seats"])
+    return jsonify(game_id=game_id, **board)
 
 
 @bp.get("/leaderboard")
@@ -138,37 +121,18 @@ def scoreboard(game_id: str) -> ResponseReturnValue:
     )
 )
 def leaderboard() -> ResponseReturnValue:
-    limit = int_arg("limit", 100, 1, 500)
-    rows = readmodels().query(
-        "SELECT r.account_id, a.name, COUNT(*), SUM(r.won), SUM(r.points), AVG(r.rank * 1.0)"
-        " FROM rm_results r LEFT JOIN accounts a ON a.account_id = r.account_id"
-        " GROUP BY r.account_id, a.name"
-        " ORDER BY SUM(r.won) DESC, SUM(r.points) DESC, r.account_id LIMIT %s",
-        (limit,),
-    )
-    return jsonify(
-        players=[
-            {
-                "account_id": r[0],
-                "name": r[1],
-                "games": int(r[2]),
-                "wins": int(r[3]),
-                "points": int(r[4]),
-                "average_rank": round(float(r[5]), 3),
-            }
-            for r in rows
-        ]
-    )
+    limit = int_arg("limit", 100, 1, 500) or 100
+    players = readmodels().leaderboard(limit)
+    names = game_service().store.account_names(p["account_id"] for p in players)
+    return jsonify(players=[{**p, "name": names.get(p["account_id"])} for p in players])
 
 
-def _lobby(rows: list[Any], me: str | None = None) -> list[dict[str, Any]]:
-    games = []
-    for version, data in rows:
-        entry = {"version": version, **json.loads(data)}
-        if me is not None:
-            entry["my_move"] = entry["active_player"] == me
-        games.append(entry)
-    return games
+def named(seats: Iterable[dict[str, Any]]) -> None:
+    """Give each seat (``player_id``) its player's ``name``, with one query."""
+    seats = list(seats)
+    names = game_service().store.account_names(s["player_id"] for s in seats)
+    for seat in seats:
+        seat["name"] = names.get(seat["player_id"])
 
 
 @bp.get("/lobby")
@@ -181,19 +145,18 @@ def _lobby(rows: list[Any], me: str | None = None) -> list[dict[str, Any]]:
         params=[
             query("status", "string", "open, setup, playing or ended", enum=list(STATUSES)),
             limit_query(500),
+            OFFSET,
         ],
         errors=(422,),
     )
 )
 def lobby() -> ResponseReturnValue:
     status = status_arg()
-    limit = int_arg("limit", 100, 1, 500)
-    where, params = ("WHERE status = %s", [status]) if status else ("", [])
-    rows = readmodels().query(
-        f"SELECT version, data FROM rm_lobby {where} ORDER BY last_activity DESC, game_id LIMIT %s",
-        (*params, limit),
-    )
-    return jsonify(games=_lobby(rows))
+    limit = int_arg("limit", 100, 1, 500) or 100
+    offset = int_arg("offset", 0, 0, MAX_OFFSET) or 0
+    games, more = paged(readmodels().lobby(status, limit + 1, offset), limit)
+    named(seat for g in games for seat in g["seats"])
+    return jsonify(games=games, has_more=more)
 
 
 @bp.get("/me/games")
@@ -204,19 +167,17 @@ def lobby() -> ResponseReturnValue:
         "My games, the ones waiting for my move first, then by last activity",
         Lobby,
         auth=True,
-        errors=(401,),
+        params=[limit_query(500), OFFSET],
+        errors=(401, 422),
     )
 )
 def my_games() -> ResponseReturnValue:
     me = account().account_id
-    rows = readmodels().query(
-        "SELECT l.version, l.data FROM rm_lobby l JOIN rm_lobby_seats s ON s.game_id = l.game_id"
-        " WHERE s.account_id = %s"
-        " ORDER BY CASE WHEN l.active_player = %s THEN 0 ELSE 1 END,"
-        " l.last_activity DESC, l.game_id",
-        (me, me),
-    )
-    return jsonify(games=_lobby(rows, me))
+    limit = int_arg("limit", 100, 1, 500) or 100
+    offset = int_arg("offset", 0, 0, MAX_OFFSET) or 0
+    games, more = paged(readmodels().my_games(me, limit + 1, offset), limit)
+    named(seat for g in games for seat in g["seats"])
+    return jsonify(games=games, has_more=more)
 
 
 @bp.get("/games/<game:game_id>/timeline")
@@ -239,24 +200,15 @@ def timeline(game_id: str) -> ResponseReturnValue:
     after = int_arg("after", 0, 0) or 0
     limit = int_arg("limit", 500, 1, 1000) or 500
     rm = readmodels()
-    steps = [
-        _step(r)
-        for r in rm.query(
-            f"SELECT {STEP_COLUMNS} FROM rm_steps WHERE game_id = %s AND version > %s"
-            " ORDER BY version LIMIT %s",
-            (game_id, after, limit),
-        )
-    ]
-    turns = rm.query(
-        "SELECT turn, MIN(version) FROM rm_steps WHERE game_id = %s GROUP BY turn ORDER BY turn",
-        (game_id,),
-    )
+    steps, more = paged(rm.steps(game_id, after, limit + 1), limit)
+    turns = rm.turns(game_id)
     return jsonify(
         game_id=game_id,
         version=point.version,
         steps=steps,
-        turns=[{"turn": t, "first_version": v} for t, v in turns],
+        turns=turns,
         next_after=steps[-1]["version"] if steps else after,
+        has_more=more,
     )
 
 
@@ -288,52 +240,16 @@ def audit(game_id: str) -> ResponseReturnValue:
     point = ready("audit", game_id)
     after = int_arg("after", 0) or 0
     limit = int_arg("limit", 200, 1, 1000) or 200
-    rm = readmodels()
-    rows = rm.query(
-        "SELECT seq, turn, command_id, actor, received_at, payload, judged_version, outcome,"
-        " first_version, last_version, rejection FROM rm_audit WHERE game_id = %s AND seq > %s"
-        " ORDER BY seq LIMIT %s",
-        (game_id, after, limit),
-    )
-    firsts = [r[8] for r in rows if r[8] is not None]
-    lasts = [r[9] for r in rows if r[9] is not None]
-    steps = (
-        {
-            r[0]: _step(r)
-            for r in rm.query(
-                f"SELECT {STEP_COLUMNS} FROM rm_steps WHERE game_id = %s"
-                " AND version BETWEEN %s AND %s",
-                (game_id, min(firsts), max(lasts)),
-            )
-        }
-        if firsts and lasts
-        else {}
-    )
+    commands, more = paged(readmodels().audit(game_id, after, limit + 1), limit)
     turns: dict[int, list[dict[str, Any]]] = {}
-    for r in rows:
-        first, last = r[8], r[9]
-        versions = range(first, last + 1) if first is not None and last is not None else ()
-        turns.setdefault(r[1], []).append(
-            {
-                "seq": r[0],
-                "turn": r[1],
-                "command_id": r[2],
-                "actor": json.loads(r[3]),
-                "received_at": r[4],
-                "payload": json.loads(r[5]),
-                "judged_version": r[6],
-                "outcome": r[7],
-                "first_version": first,
-                "last_version": last,
-                "rejection": json.loads(r[10]) if r[10] is not None else None,
-                "events": [steps[v] for v in versions if v in steps],
-            }
-        )
+    for command in commands:
+        turns.setdefault(command["turn"], []).append(command)
     return jsonify(
         game_id=game_id,
         version=point.version,
         turns=[{"turn": t, "commands": c} for t, c in sorted(turns.items())],
-        next_after=rows[-1][0] if rows else after,
+        next_after=commands[-1]["seq"] if commands else after,
+        has_more=more,
     )
 
 

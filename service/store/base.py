@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from projections.ports import Database, History
 
 GENESIS = "0" * 64
 
@@ -42,6 +44,13 @@ class ConcurrencyConflict(StoreError):
         self.game_id = game_id
         self.expected = expected
         self.actual = actual
+
+
+def no_nul(*values: str) -> None:
+    """Refuse text PostgreSQL cannot hold (a NUL), on every adapter alike: the same
+    request is the same error (422) whichever store serves it."""
+    if any("\x00" in v for v in values):
+        raise InvalidData("text holds a NUL character")
 
 
 def canonical(value: Any) -> str:
@@ -174,9 +183,15 @@ class Account:
 
     account_id: str
     name: str
-    kind: str  # "player" | "auditor"
+    kind: str  # "player" | "auditor" | NAMED_ONLY
     token_hash: str
     created_at: str
+
+
+# an account known here only by the name its imported games recorded (an export without
+# the accounts): it cannot sign in (its token hash is of no token); importing the same
+# account with its token later makes it a player's
+NAMED_ONLY = "named"
 
 
 @dataclass(frozen=True)
@@ -203,12 +218,8 @@ def check_chain(events: Sequence[StoredEvent]) -> ChainReport:
     return ChainReport(not problems, len(events), tuple(problems))
 
 
-class EventStore(Protocol):
-    """Append-only event streams per game, with journal, secrets and snapshots."""
-
-    def upgrade(self) -> int:
-        """Create or migrate the schema (idempotent); the schema version."""
-        ...
+class Streams(Protocol):
+    """Append-only event streams per game, with the journal of every command received."""
 
     def append(
         self,
@@ -257,13 +268,17 @@ class EventStore(Protocol):
         """The game's index row (head version and hash), or None if unknown."""
         ...
 
-    def games(self, status: str | None = None, limit: int = 100) -> list[GameRow]:
-        """Games, most recently updated first, optionally of one status."""
+    def games(self, status: str | None = None, limit: int = 100, offset: int = 0) -> list[GameRow]:
+        """Games, most recently updated first, optionally of one status, from ``offset``."""
         ...
 
     def journal(self, game_id: str, after: int = 0, limit: int | None = None) -> list[JournalEntry]:
         """Commands received for the game, in arrival order: ``seq > after``, at most ``limit``."""
         ...
+
+
+class Secrets(Protocol):
+    """Deck seeds, kept apart from the events until the reveal (design.md, Fair draws)."""
 
     def put_secret(self, game_id: str, seed: bytes) -> bytes:
         """Keep a game's deck seed (never in an event until the reveal); the seed kept,
@@ -274,6 +289,10 @@ class EventStore(Protocol):
         """A game's deck seed."""
         ...
 
+
+class Snapshots(Protocol):
+    """Folds kept as a cache, keyed by the fold version: always safe to delete."""
+
     def put_snapshot(self, snapshot: Snapshot) -> None:
         """Cache a fold (replacing an older one for the same game and fold version)."""
         ...
@@ -283,6 +302,10 @@ class EventStore(Protocol):
     ) -> Snapshot | None:
         """The newest snapshot at or below ``at_most`` for this fold version."""
         ...
+
+
+class Accounts(Protocol):
+    """Players and auditors; tokens only as hashes."""
 
     def add_account(self, account: Account) -> None:
         """Record an account."""
@@ -296,6 +319,20 @@ class EventStore(Protocol):
         """The account with this id."""
         ...
 
+    def account_names(self, account_ids: Iterable[str]) -> dict[str, str]:
+        """The names of these accounts (ids it does not know are left out)."""
+        ...
+
+
+class EventStore(Streams, Secrets, Snapshots, Accounts, Protocol):
+    """The whole port, as one adapter (SQLite, PostgreSQL, memory) provides it.
+
+    Split by concern: each part of the service asks for the part it uses."""
+
+    def upgrade(self) -> int:
+        """Create or migrate the schema (idempotent); the schema version."""
+        ...
+
     @property
     def closed(self) -> bool:
         """Whether ``close`` was called (background work of a closed store stops)."""
@@ -304,3 +341,8 @@ class EventStore(Protocol):
     def close(self) -> None:
         """Release connections."""
         ...
+
+
+class SqlStore(EventStore, Database, History, Protocol):
+    """An event store whose database also holds the read models (SQLite, PostgreSQL):
+    the read side (``projections.store``) is given it as its database and history."""

@@ -113,6 +113,24 @@ def redacted(url: str) -> str:
 UPGRADE_LOCK = 0x70D61A4
 
 
+IDLE_CHECK = 1.0  # seconds a pooled connection may idle before it is checked on use
+RECONNECT_TIMEOUT = 8.0
+
+
+def _stamp(conn: psycopg.Connection[Any]) -> None:
+    """A connection back in its pool: note when (``_check_if_idle`` reads it)."""
+    conn._tongiaki_returned = time.monotonic()  # type: ignore[attr-defined]
+
+
+def _check_if_idle(conn: psycopg.Connection[Any]) -> None:
+    """Before a connection is handed out: one empty round trip if it idled a while, so a
+    connection the server dropped meanwhile (a restart, a failover) is replaced instead
+    of failing a request. Hot connections skip it: under load it costs nothing."""
+    returned = getattr(conn, "_tongiaki_returned", 0.0)
+    if time.monotonic() - returned > IDLE_CHECK:
+        conn.execute("")
+
+
 class PostgresEventStore(SqlEventStore):
     """Event store in PostgreSQL; the games row is locked for the length of an append."""
 
@@ -135,6 +153,12 @@ class PostgresEventStore(SqlEventStore):
             open=True,
             timeout=timeout,  # a request waits this long for a connection, then 503
             kwargs={"autocommit": True, "connect_timeout": max(1, int(timeout))},
+            check=_check_if_idle,
+            reset=_stamp,
+            # after an outage the pool retries with a doubling delay until this, then
+            # starts afresh on the next request: the service is back within seconds of
+            # the database, not after the backoff grew to minutes
+            reconnect_timeout=RECONNECT_TIMEOUT,
         )
 
     @contextmanager
@@ -158,7 +182,7 @@ class PostgresEventStore(SqlEventStore):
     ) -> Appended:
         """Append in one round trip (``tongiaki_append``); see ``EventStore.append``."""
         if not events:
-            return super().append(record, expected_version, events, status, prev_hash)
+            raise ValueError("an append holds at least one event")
         if prev_hash is None:
             head = self.head(record.game_id)
             prev_hash = (

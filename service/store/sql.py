@@ -8,13 +8,14 @@ to lock a game's index row for the length of an append.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import replace
 from typing import Any
 
 from service.store.base import (
     GENESIS,
+    NAMED_ONLY,
     Account,
     Appended,
     CommandRecord,
@@ -26,7 +27,30 @@ from service.store.base import (
     StoredEvent,
     canonical,
     chain_events,
+    no_nul,
 )
+
+
+class SqlTx:
+    """A cursor as the read side uses it: ``%s`` statements, errors translated, and
+    a pipeline on PostgreSQL (every write of a catch-up in one round trip)."""
+
+    def __init__(self, store: SqlEventStore, cur: Any) -> None:
+        self.store = store
+        self.cur = cur
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        """Run one statement; the cursor, to fetch its rows."""
+        return self.store._exec(self.cur, sql, params)
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        """Run one statement for each row."""
+        self.cur.executemany(self.store._sql(sql), rows)
+
+    def pipeline(self) -> AbstractContextManager[Any]:
+        """PostgreSQL sends the statements inside together; SQLite runs them as they come."""
+        return self.cur.connection.pipeline() if self.store.postgres else nullcontext()
+
 
 # 1: first schema; 2: PostgreSQL's tongiaki_append takes the events as one JSON argument;
 # 3: journal.fingerprint (what an Idempotency-Key stood for)
@@ -161,6 +185,48 @@ class SqlEventStore:
     def _sql(self, query: str) -> str:
         return query
 
+    # --- what the read side is given (projections.ports: Database, History) -----
+
+    @contextmanager
+    def transaction(self) -> Iterator[SqlTx]:
+        """One transaction on this database, for the read-model tables."""
+        with self._tx() as cur:
+            yield SqlTx(self, cur)
+
+    @contextmanager
+    def reading(self) -> Iterator[SqlTx]:
+        """A read on this database."""
+        with self._read() as cur:
+            yield SqlTx(self, cur)
+
+    def events_after(self, tx: Any, game_id: str, version: int) -> list[StoredEvent]:
+        """A game's events after ``version``, read inside ``tx``."""
+        rows = tx.execute(
+            "SELECT game_id, version, type, data, metadata, prev_hash, hash FROM events"
+            " WHERE game_id = %s AND version > %s ORDER BY version",
+            (game_id, version),
+        ).fetchall()
+        return [_event(r) for r in rows]
+
+    def journal_after(self, tx: Any, game_id: str, seq: int) -> list[JournalEntry]:
+        """A game's journal entries after ``seq``, read inside ``tx``."""
+        rows = tx.execute(
+            f"SELECT {_JOURNAL_COLUMNS} FROM journal WHERE game_id = %s AND seq > %s ORDER BY seq",
+            (game_id, seq),
+        ).fetchall()
+        return [_entry(r) for r in rows]
+
+    def heads(self, tx: Any) -> dict[str, int]:
+        """Every game's head version."""
+        return {
+            r[0]: int(r[1]) for r in tx.execute("SELECT game_id, version FROM games").fetchall()
+        }
+
+    def journal_heads(self, tx: Any) -> dict[str, int]:
+        """Every game's last journal sequence number."""
+        rows = tx.execute("SELECT game_id, MAX(seq) FROM journal GROUP BY game_id").fetchall()
+        return {r[0]: int(r[1] or 0) for r in rows}
+
     def _exec(self, cur: Any, query: str, params: Sequence[Any] = ()) -> Any:
         cur.execute(self._sql(query), tuple(params))
         return cur
@@ -251,25 +317,28 @@ class SqlEventStore:
         prev_hash: str | None = None,
     ) -> Appended:
         """Append one command's events atomically (see ``EventStore.append``)."""
+        if not events:
+            raise ValueError("an append holds at least one event")
+        no_nul(record.game_id, record.command_id)
         with self._tx() as cur:
             # Claim and lock the game's index row in one statement (a placeholder at
             # version 0 for a new game): appends to one game queue up here.
-            version, prev_hash = self._exec(
+            version, head_hash = self._exec(
                 cur,
                 "INSERT INTO games (game_id, version, hash, status, created_at, updated_at)"
                 " VALUES (%s, 0, %s, %s, %s, %s) ON CONFLICT (game_id)"
                 " DO UPDATE SET game_id = games.game_id RETURNING version, hash",
                 (record.game_id, GENESIS, status, record.received_at, record.received_at),
             ).fetchone()
-            if version != expected_version:
+            if version != expected_version or (prev_hash is not None and prev_hash != head_hash):
                 found = self._find(cur, record.game_id, record.command_id)
                 if found is not None:  # a retry of a command that was already applied
                     return self._duplicate(cur, found)
                 raise ConcurrencyConflict(record.game_id, expected_version, version)
-            stored = chain_events(record.game_id, version, prev_hash, events)
+            stored = chain_events(record.game_id, version, head_hash, events)
             head = stored[-1] if stored else None
             new_version = head.version if head else version
-            new_hash = head.hash if head else prev_hash
+            new_hash = head.hash if head else head_hash
             entry = self._journal(
                 cur,
                 JournalEntry(
@@ -347,8 +416,13 @@ class SqlEventStore:
             for a in accounts:
                 self._exec(
                     cur,
+                    # an account only named by an earlier import (no token) takes the
+                    # real one's token; any other account here is kept as it is
                     "INSERT INTO accounts (account_id, name, kind, token_hash, created_at)"
-                    " VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                    " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (account_id) DO UPDATE SET"
+                    " name = excluded.name, kind = excluded.kind,"
+                    " token_hash = excluded.token_hash, created_at = excluded.created_at"
+                    f" WHERE accounts.kind = '{NAMED_ONLY}' AND excluded.kind <> '{NAMED_ONLY}'",
                     (a.account_id, a.name, a.kind, a.token_hash, a.created_at),
                 )
             head = events[-1]
@@ -363,6 +437,7 @@ class SqlEventStore:
         self, record: CommandRecord, judged_version: int, rejection: dict[str, Any]
     ) -> JournalEntry:
         """Journal a rejected command, or return the outcome stored for its id."""
+        no_nul(record.game_id, record.command_id)
         with self._tx() as cur:
             found = self._find(cur, record.game_id, record.command_id)
             if found is not None:
@@ -415,15 +490,15 @@ class SqlEventStore:
             ).fetchone()
         return self._game(row) if row else None
 
-    def games(self, status: str | None = None, limit: int = 100) -> list[GameRow]:
-        """Games, most recently updated first, optionally of one status."""
+    def games(self, status: str | None = None, limit: int = 100, offset: int = 0) -> list[GameRow]:
+        """Games, most recently updated first, optionally of one status, from ``offset``."""
         query = "SELECT game_id, version, hash, status, created_at, updated_at FROM games"
         params: list[Any] = []
         if status is not None:
             query += " WHERE status = %s"
             params.append(status)
-        query += " ORDER BY updated_at DESC, game_id LIMIT %s"
-        params.append(limit)
+        query += " ORDER BY updated_at DESC, game_id LIMIT %s OFFSET %s"
+        params += [limit, offset]
         with self._read() as cur:
             rows = self._exec(cur, query, params).fetchall()
         return [self._game(r) for r in rows]
@@ -473,6 +548,18 @@ class SqlEventStore:
                 (account_id,),
             ).fetchone()
         return Account(*row) if row else None
+
+    def account_names(self, account_ids: Iterable[str]) -> dict[str, str]:
+        """The names of these accounts, in one query."""
+        ids = sorted(set(account_ids))
+        if not ids:
+            return {}
+        marks = ", ".join(["%s"] * len(ids))
+        with self._read() as cur:
+            rows = self._exec(
+                cur, f"SELECT account_id, name FROM accounts WHERE account_id IN ({marks})", ids
+            ).fetchall()
+        return {account_id: name for account_id, name in rows}
 
     # --- secrets and snapshots -------------------------------------------------
 

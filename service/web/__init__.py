@@ -8,8 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flask import Blueprint, Response, send_from_directory
+from flask import Blueprint, Response, abort, send_from_directory
 from flask.typing import ResponseReturnValue
+
+from service.problems import catalogue
+from service.web.reference import PAGES as DOCUMENTS
+from service.web.reference import document, problem_page, problems_index
 
 STATIC = Path(__file__).parent / "static"
 PAGES = {"lobby": "lobby", "game": "game", "replay": "replay", "audit": "audit"}
@@ -67,3 +71,26 @@ def audit(game_id: str) -> ResponseReturnValue:
 @bp.get("/favicon.ico")
 def favicon() -> ResponseReturnValue:
     return send_from_directory(STATIC, "favicon.svg", mimetype="image/svg+xml")
+
+
+@bp.get("/docs/<name>")
+def docs(name: str) -> ResponseReturnValue:
+    """The rules and the tiles, in the project's own words."""
+    if name not in DOCUMENTS:
+        abort(404)
+    return Response(document(name), mimetype="text/html")
+
+
+@bp.get("/problems")
+def problems() -> ResponseReturnValue:
+    """Every error code the service answers with."""
+    return Response(problems_index(), mimetype="text/html")
+
+
+@bp.get("/problems/<code>")
+def problem_type(code: str) -> ResponseReturnValue:
+    """The page a problem document's ``type`` names."""
+    item = catalogue().get(code)
+    if item is None:
+        abort(404)
+    return Response(problem_page(item), mimetype="text/html")

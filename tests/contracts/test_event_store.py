@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import threading
+from dataclasses import FrozenInstanceError, replace
 
 import psycopg
 import pytest
@@ -12,11 +14,13 @@ from service.store.base import (
     GENESIS,
     CommandRecord,
     ConcurrencyConflict,
+    InvalidData,
     NewEvent,
     Snapshot,
     canonical,
     check_chain,
 )
+from service.store.memory import MemoryEventStore
 from service.store.postgres import PostgresEventStore
 from service.store.sql import SCHEMA_VERSION
 from service.store.sqlite import SQLiteEventStore
@@ -236,7 +240,15 @@ def test_secrets_and_snapshots(store):
 
 def _tamper(store, sql):
     """Rewrite stored events behind the store's back, bypassing its guards."""
-    if isinstance(store, SQLiteEventStore):
+    if isinstance(store, MemoryEventStore):  # the same rewrite, on the lists it keeps
+        version = int(re.search(r"version = (\d+)", sql)[1])
+        stream = store._events["g1"]
+        old = stream[version - 1]
+        if "SET data" in sql:
+            stream[version - 1] = replace(old, data='{"n":99}')
+        else:
+            stream[version - 1] = replace(old, hash="f" + old.hash[1:])
+    elif isinstance(store, SQLiteEventStore):
         conn = sqlite3.connect(store.path)
         conn.execute("DROP TRIGGER events_no_update")
         conn.execute(sql)
@@ -269,7 +281,10 @@ def test_rewriting_an_event_with_a_fresh_hash_breaks_the_next_link(store):
 
 def test_events_cannot_be_updated_or_deleted(store):
     store.append(record(), 0, events(2), "open")
-    if isinstance(store, SQLiteEventStore):
+    if isinstance(store, MemoryEventStore):  # what it hands out cannot be changed
+        with pytest.raises(FrozenInstanceError):
+            store.read("g1")[0].data = "{}"  # type: ignore[misc]
+    elif isinstance(store, SQLiteEventStore):
         conn = sqlite3.connect(store.path)
         for sql in ("UPDATE events SET type = 'X'", "DELETE FROM events"):
             with pytest.raises(sqlite3.DatabaseError, match="immutable"):
@@ -281,3 +296,34 @@ def test_events_cannot_be_updated_or_deleted(store):
                 with pytest.raises(psycopg.errors.RaiseException, match="immutable"):
                     conn.execute(sql)
     assert len(store.read("g1")) == 2
+
+
+def test_an_append_whose_prev_hash_is_not_the_heads_conflicts_and_appends_nothing(store):
+    """The caller may say which head it judged on: the chain must still end there."""
+    first = store.append(record(), 0, events(2), "open")
+    with pytest.raises(ConcurrencyConflict):
+        store.append(record(command="c2"), 2, events(1), "open", prev_hash="f" * 64)
+    assert len(store.read("g1")) == 2 and store.outcome("g1", "c2") is None
+    store.append(record(command="c3"), 2, events(1), "open", prev_hash=first.hash)
+    assert len(store.read("g1")) == 3
+
+
+def test_an_append_to_a_game_that_is_not_there_conflicts(store):
+    with pytest.raises(ConcurrencyConflict):
+        store.append(record(game="nowhere"), 3, events(1), "open")
+    assert store.head("nowhere") is None or store.head("nowhere").version == 0
+    assert store.read("nowhere") == []
+
+
+def test_an_append_holds_at_least_one_event(store):
+    with pytest.raises(ValueError):
+        store.append(record(), 0, [], "open")
+    assert store.head("g1") is None or store.head("g1").version == 0
+
+
+def test_a_value_the_database_cannot_hold_is_invalid_data_and_changes_nothing(store):
+    """Each adapter's one choke point turns its library's refusal into ``InvalidData``
+    (on PostgreSQL, inside the server-side append)."""
+    with pytest.raises(InvalidData):
+        store.append(record(command="c\x00"), 0, events(1), "open")
+    assert store.read("g1") == [] and store.journal("g1") == []

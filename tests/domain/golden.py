@@ -1,7 +1,10 @@
 """Golden game logs: whole games recorded as NDJSON under tests/data/.
 
 Regenerate (only when a rules change is intended) with
-``python -m tests.domain.golden``; the test then pins the new behaviour.
+``python -m tests.domain.golden``; the test then pins the new behaviour. Before
+that, move the logs as they are to ``tests/data/history/<rules version>/``: they
+are the recorded history, which must still replay as recorded (see
+``tests/data/history/README.md``).
 """
 
 from __future__ import annotations

@@ -7,10 +7,11 @@ from typing import Any
 import pytest
 
 from domain import position
-from domain.decide import apply
 from domain.deck import Deck
 from domain.errors import RuleViolation
 from domain.events import Event
+from domain.judge import apply
+from domain.revisions import CURRENT_RULES, RuleSet
 from domain.state import GameState
 from domain.tiles import OCEAN_TILES
 
@@ -21,10 +22,12 @@ def given(**scenario: Any) -> GameState:
     return position.load(scenario)
 
 
-def when(state: GameState, command: Any, *next_tiles: str) -> tuple[list[Event], GameState]:
-    """Apply ``command``; the pile yields ``next_tiles`` first."""
+def when(
+    state: GameState, command: Any, *next_tiles: str, rules: RuleSet = CURRENT_RULES
+) -> tuple[list[Event], GameState]:
+    """Apply ``command`` (under ``rules``); the pile yields ``next_tiles`` first."""
     deck = Deck.fixed((*state.drawn, *next_tiles))
-    return apply(state, command, deck)
+    return apply(state, command, deck, rules=rules)
 
 
 def names(events: list[Event]) -> list[str]:

@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain import commands as cmd
-from domain.decide import apply
 from domain.deck import ALGORITHM, Deck, commitment, verify_draws
 from domain.errors import DeckUnavailable, RuleViolation
+from domain.judge import apply
 from domain.legal import legal_commands
 from domain.play import deck_of, play
 from domain.state import GameState, Phase

@@ -10,7 +10,7 @@ from tests.domain.gwt import given
 
 def test_a_position_round_trips_at_every_step_of_a_game():
     game = play(21, 3)
-    from domain.evolve import evolve
+    from domain.fold import evolve
     from domain.state import GameState
 
     state = GameState()

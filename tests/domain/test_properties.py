@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 from domain import commands as cmd
 from domain import position
 from domain.bots import RandomBot
-from domain.decide import apply
 from domain.errors import RuleViolation
-from domain.evolve import replay
+from domain.fold import replay
 from domain.forced import apply_forced
+from domain.judge import apply
 from domain.legal import legal_commands
 from domain.simulation import setup_game
 from domain.state import BOATS_PER_COLOUR, GameState, Phase, TurnStart
@@ -163,8 +163,14 @@ def test_final_scores_equal_a_recomputation_from_the_final_board(params):
             if isl.king in player.colours
             or any(c in player.colours for b in isl.beaches for c in b)
         ]
-        assert score.points == sum(island(i.tile).value for i in present)
-        assert score.islands == len(present)
+        # R5: each colour scores as a seat (an island with both colours counts twice)
+        assert score.points == sum(
+            island(i.tile).value
+            for i in present
+            for c in player.colours
+            if i.king == c or any(c in b for b in i.beaches)
+        )
+        assert score.islands == len(present)  # R23: each island once per player
         assert score.boats == sum(state.boats_on_board(c) for c in player.colours)
     best = max((s.points, s.islands, -s.boats) for s in result.scores)
     winners = {s.player_id for s in result.scores if (s.points, s.islands, -s.boats) == best}

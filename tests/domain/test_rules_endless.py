@@ -12,15 +12,8 @@ from domain import commands as cmd
 from domain.events import ChainDeclaredEndless, IslandRemoved, TileDrawn, TurnEnded
 from domain.legal import legal_commands
 from domain.state import Landing, TilePlacement
+from tests.domain import r19_reference
 from tests.domain.gwt import given, names, only, rejects, rotation_joining, when
-
-
-@pytest.fixture(autouse=True)
-def _no_witnesses():
-    """Each test judges its positions without witnesses left by earlier tests."""
-    from domain import endless
-
-    endless.forget_witnesses()
 
 
 def ring(*pairs: int) -> list[list]:
@@ -189,94 +182,34 @@ def test_R19b_a_search_too_large_to_finish_is_bounded_and_gives_the_benefit_of_t
     assert generated == [1 + 101] * 3
 
 
-def test_R19b_a_later_search_stops_where_the_witnesses_of_an_earlier_end_lead(monkeypatch):
-    """Each end found leaves witnesses, the landings that led to it: judging the
-    same chain again (a later decision, here the same position afresh), each
-    search stops at its first landing, from which the witnesses lead to an end."""
+def test_R19b_a_search_depends_on_the_position_alone_never_on_what_a_process_judged_before(
+    monkeypatch,
+):
+    """Nothing a search learns outlives its decision: judging the same position
+    again, after other positions (and so in any process), costs the same searches
+    and gives the same answers, so whether a search reached its budget (recorded
+    in the event) is a fact of the position."""
+    from domain.simulation import play
+
     generated = count_generated(monkeypatch)
     assert legal_commands(crowded_tonga()) == CROWDED_OPTIONS
-    assert len(generated) == 3 and min(generated) > 1
+    first = list(generated)
+    assert len(first) == 3 and min(first) > 1
+    play(238, 3)  # a game with chains shown endless: its searches leave nothing behind
+    del generated[:]
     assert legal_commands(crowded_tonga()) == CROWDED_OPTIONS  # a new state, no memo
-    assert generated[3:] == [1, 1, 1]
-
-
-def test_R19b_witnesses_past_their_limit_are_forgotten_all_at_once(monkeypatch):
-    """A process keeps at most ``WITNESS_LIMIT`` of them: the next search past it
-    starts from none, and still answers the same."""
-    from domain import endless
-
-    legal_commands(crowded_tonga())
-    remembered = endless._remembered[0]
-    assert remembered > 0 and endless._witnesses["tonga"]
-    monkeypatch.setattr(endless, "WITNESS_LIMIT", remembered - 1)
-    generated = count_generated(monkeypatch)
-    assert legal_commands(crowded_tonga()) == CROWDED_OPTIONS
-    assert generated[0] > 1  # the first search found no witness to stop at
-    assert endless._remembered[0] <= remembered
-
-
-def test_R19a_b_a_witness_whose_fleet_may_no_longer_sail_is_not_trusted():
-    """Witnesses are re-checked at every use: once every jetty of the beach a
-    witness sails from was used from that arrangement (rule (a)), that step is
-    refused and the witness proves nothing."""
-    from domain import endless
-    from domain.tiles import island
-
-    state = crowded_tonga()
-    legal_commands(state)
-    tonga = state.islands["tonga"]
-    checked = 0
-    for node, step in list(endless._witnesses["tonga"].items()):
-        search = endless._IslandSearch(state, tonga, 0, 0)
-        sails = search.sailing(node)
-        if step is None or sails is None or not search.witnessed(node, sails):
-            continue
-        b = step[0]
-        for j in island("tonga").beaches[b].jetties:  # each departure made already
-            search.forbid(b, j, node)
-        if search.sailing(node) is None:
-            continue  # another fleet leaves the loop from there: a real end anyway
-        assert not search.witnessed(node, search.sailing(node))
-        checked += 1
-    assert checked
-
-
-def blind_search(state, isl, beach, jetty) -> bool:
-    """R19 (b) the plain way, for comparison: breadth-first, nothing remembered,
-    the same bound. It must answer exactly as the engine's guided search."""
-    from collections import deque
-
-    from domain import endless
-
-    search = endless._IslandSearch(state, isl, beach, jetty)
-    seen = set()
-    queue = deque([(isl.beaches, [beach])])
-    generated = 0
-    while queue:
-        node, sailing = queue.popleft()
-        for b in sailing:
-            for beaches in search.landings(node, b):
-                generated += 1
-                if generated > endless.SEARCH_LIMIT:
-                    return True
-                if beaches in seen:
-                    continue
-                seen.add(beaches)
-                sails = search.sailing(beaches)
-                if sails is None:
-                    return True
-                queue.append((beaches, sails))
-    return False
+    assert generated == first
 
 
 @pytest.mark.parametrize("players, seed", [(3, 238), (5, 2303), (6, 2178)])
 def test_R19b_the_search_order_changes_the_cost_never_the_answer(players, seed):
-    """At every emigration choice of games with chains shown endless, the dive and
-    the guided search judge every looping departure as the blind one does (the
-    guided search alone too, None meaning the benefit of the doubt), and the count
-    that spares most searches agrees with trying the landings one by one."""
+    """At every emigration choice of games with chains shown endless, the engine's
+    search (the dive, then the guided search) judges every looping departure as an
+    independent, unbounded reference written from the rule does (the guided search
+    alone too, None meaning the benefit of the doubt), and the count that spares
+    most searches agrees with trying the landings one by one."""
     from domain import endless
-    from domain.evolve import replay
+    from domain.fold import replay
     from domain.simulation import play
     from domain.state import ChooseEmigration
     from domain.tiles import island
@@ -296,13 +229,14 @@ def test_R19b_the_search_order_changes_the_cost_never_the_answer(players, seed):
                 if preview(state, isl.tile, jetty, colours).end is not RouteEnd.LOOP:
                     continue
                 fresh = replay((), state)  # nothing remembered from other searches
-                endless.forget_witnesses()
                 answer = endless._loop_can_end(fresh, fresh.islands[isl.tile], beach, jetty)
-                assert answer == blind_search(state, isl, beach, jetty)
+                # the rule itself, searched the plain way (tests/domain/r19_reference.py)
+                assert answer is None or answer == r19_reference.can_end(
+                    state, isl.tile, beach, jetty
+                )
                 answers.add(answer)
                 # the guided search alone, without the dive before it
                 fresh = replay((), state)
-                endless.forget_witnesses()
                 alone = endless._IslandSearch(fresh, fresh.islands[isl.tile], beach, jetty)
                 assert endless._guided(alone, beach, endless.SEARCH_LIMIT) in (answer, None)
                 # the shortcut by counting says whether one landing leaves no beach full
@@ -318,15 +252,12 @@ def test_R19b_the_search_order_changes_the_cost_never_the_answer(players, seed):
 
 
 @pytest.mark.parametrize("players, seed", [(3, 238), (3, 456), (5, 2303), (6, 2178)])
-def test_R19b_what_earlier_searches_learnt_never_changes_which_departures_are_offered(
-    players, seed, monkeypatch
-):
+def test_R19b_what_other_searches_learnt_never_changes_which_departures_are_offered(players, seed):
     """Games with chains shown endless: at every emigration choice, each departure
     judged alone, on a fresh state and without witnesses, is offered exactly when
-    it is offered together with the others and with the witnesses of every search
-    made earlier in the game."""
+    it is offered together with the others, with the witnesses of their searches."""
     from domain import endless
-    from domain.evolve import replay
+    from domain.fold import replay
     from domain.simulation import play
     from domain.state import ChooseEmigration
     from domain.tiles import island
@@ -339,17 +270,14 @@ def test_R19b_what_earlier_searches_learnt_never_changes_which_departures_are_of
         if not isinstance(state.pending, ChooseEmigration):
             continue
         together = endless.departure_options(state)
-        learnt = endless._witnesses
         alone = []
         for isl, beach in state.full_beaches():
             for jetty in island(isl.tile).beaches[beach].jetties:
                 fresh = replay((), state)  # the same position, nothing remembered
-                monkeypatch.setattr(endless, "_witnesses", {})
-                if endless._allowed(fresh, fresh.islands[isl.tile], beach, jetty):
+                if endless._allowed(fresh, fresh.islands[isl.tile], beach, jetty) is not False:
                     alone.append(cmd.Emigrate(isl.tile, beach, jetty))
                 else:
                     endless_seen += 1
-        monkeypatch.setattr(endless, "_witnesses", learnt)
         assert together == alone
         judged += 1
     assert judged and endless_seen  # the game had departures ruled out
@@ -386,3 +314,46 @@ def test_R19b_R13_the_count_of_free_slots_says_whether_a_returning_fleet_can_lan
                 tried += 1
                 answers += at_once
     assert tried > 1000 and 0 < answers < tried
+
+
+def test_R19b_a_departure_offered_because_the_search_budget_ran_out_says_so_in_its_event(
+    monkeypatch,
+):
+    """The budget is part of the rule (docs/rules.md, R19): a departure offered
+    without proof records ``search_exhausted`` and the budget in its event; one
+    the search proved records neither field (its bytes are as engine 1.1 wrote)."""
+    from domain import endless
+    from domain.events import EmigrationStarted
+    from domain.serialization import decode_event, encode
+
+    started = only(when(crowded_tonga(), CROWDED_OPTIONS[0])[0], EmigrationStarted)
+    assert not started.search_exhausted and started.search_budget == 0
+    assert "search_exhausted" not in encode(started) and "search_budget" not in encode(started)
+
+    monkeypatch.setattr(endless, "SEARCH_LIMIT", 100)
+    monkeypatch.setattr(endless, "DIVE_LIMIT", 0)
+    state = crowded_tonga()
+    assert legal_commands(state) == CROWDED_OPTIONS
+    assert all(endless.search_exhausted(state, d) == 100 for d in CROWDED_OPTIONS)
+    started = only(when(state, CROWDED_OPTIONS[0])[0], EmigrationStarted)
+    assert started.search_exhausted and started.search_budget == 100
+    data = encode(started)
+    assert data["search_exhausted"] is True and data["search_budget"] == 100
+    assert decode_event(data) == started
+
+
+def test_R19b_a_departure_the_search_proved_is_not_marked_even_when_others_ran_out(monkeypatch):
+    """Only the departures whose own search reached the budget are marked: a loop
+    whose fleet can land home leaving no beach full (counted, not searched) is
+    offered by proof, never by want of time, however small the budget."""
+    from domain import endless
+
+    monkeypatch.setattr(endless, "SEARCH_LIMIT", 100)
+    monkeypatch.setattr(endless, "DIVE_LIMIT", 0)
+    state = given(
+        tiles=[["0,0", "tonga", 0], *ring(0)],
+        boats={"tonga": "bbr|||||"},
+        pending={"kind": "choose_emigration", "colour": "blue"},
+    )
+    for departure in legal_commands(state):
+        assert endless.search_exhausted(state, departure) is None

@@ -5,9 +5,9 @@ import pickle
 import pytest
 
 from domain import commands as cmd
-from domain.decide import apply
 from domain.errors import RuleViolation
 from domain.events import StartingBoatPlaced
+from domain.judge import apply
 from domain.legal import legal_commands
 from domain.state import GameState, Phase, SetupPlacement, TurnStart
 from tests.domain.gwt import new_game, rejects

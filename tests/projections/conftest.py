@@ -9,8 +9,8 @@ import pytest
 
 from domain.serialization import decode_event, encode
 from domain.simulation import play
+from projections.store import ReadModels
 from service.store.base import CommandRecord, NewEvent
-from workers.readmodels import ReadModels
 
 DATA = Path(__file__).parent.parent / "data"
 GOLDEN = sorted(DATA.glob("golden-*.ndjson"))
@@ -22,7 +22,7 @@ def golden_events(path: Path) -> list:
 
 @pytest.fixture
 def readmodels(store):
-    rm = ReadModels(store, clock=lambda: "2026-11-22T12:00:00+00:00")
+    rm = ReadModels(store, store, clock=lambda: "2026-11-22T12:00:00+00:00")
     rm.upgrade()
     return rm
 

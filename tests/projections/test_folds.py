@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from domain import events as ev
-from domain.evolve import evolve, replay
+from domain.fold import evolve, replay
 from domain.state import GameState
 from domain.tiles import OCEAN_TILES, display_name
-from projections.describe import describe
+from projections.describe import beach_name, describe
 from projections.models import lobby_entry, results, scoreboard, step
 from tests.projections.conftest import GOLDEN, golden_events, simulated
 
@@ -29,13 +29,34 @@ def test_the_rulebook_example_reads_as_a_failed_expedition():
     # R12: a fleet of 3 colours fails a "4" path
     failed = ev.ExpeditionFailed(OCEAN, (0, 1), 0, 3, 4, 3, ("yellow", "red", "blue"))
     assert describe(failed, GameState()) == (
-        f"Fleet of 3 colours fails a 4 path on {display_name(OCEAN)} — boats return"
+        f"The fleet (3 colours) cannot pass a danger-4 path on {display_name(OCEAN)}:"
+        " its boats go home"
+    )
+    calm = ev.FleetSailed(OCEAN, (0, 1), 0, 3, 0, 1, ("red",))
+    assert (
+        describe(calm, GameState())
+        == f"The fleet (1 colour) sails a calm path on {display_name(OCEAN)}"
     )
 
 
 def test_adding_boats_names_colour_count_and_island():
     added = ev.BoatsAdded("blue", "tahiti", (0, 2))
     assert describe(added, GameState()) == "Blue adds 2 boats to Tahiti"
+
+
+def test_R19_a_departure_offered_because_the_search_budget_ran_out_says_so_in_the_timeline():
+    fleet = ("blue", "blue", "red")
+    proved = ev.EmigrationStarted("blue", "tonga", 0, 0, 0, fleet)
+    assert describe(proved, GameState()) == (
+        "Blue emigrates from Tonga, the south beach, sailing south with 2 Blue, 1 Red"
+    )
+    unproved = ev.EmigrationStarted(
+        "blue", "tonga", 0, 0, 0, fleet, search_exhausted=True, search_budget=10_000
+    )
+    assert describe(unproved, GameState()).endswith(
+        "(offered without proof: the R19 search reached its budget of 10,000 arrangements"
+        " before finding an end)"
+    )
 
 
 @pytest.mark.parametrize("path", GOLDEN, ids=lambda p: p.stem)
@@ -91,4 +112,27 @@ def test_the_lobby_names_whose_turn_it_is_until_the_end():
         entry = lobby_entry(state, "t")
         if entry["status"] == "playing" and state.active_colour is not None:
             assert entry["active_player"] == state.owner(state.active_colour).player_id
+            assert entry["winners"] == []
     assert entry["status"] == "ended" and entry["active_player"] is None
+    assert entry["winners"] == list(state.result.winners) and entry["winners"]  # R23
+
+
+def test_beaches_are_named_by_where_they_face_never_by_an_index():
+    # Tonga (R3) has six beaches, each facing one of six compass points
+    names = [beach_name(GameState(), "tonga", b) for b in range(6)]
+    assert len(set(names)) == 6 and not any(ch.isdigit() for n in names for ch in n)
+    placed = ev.StartingBoatPlaced("red", 3, 1)
+    assert describe(placed, GameState()) == "Red places a starting boat on Tonga, the north beach"
+
+
+def test_a_placed_tile_is_said_to_lie_beside_a_tile_already_on_the_table():
+    game = simulated(7, players=2)
+    state = GameState()
+    seen = 0
+    for e in game.events:
+        if isinstance(e, ev.TilePlaced):
+            line = describe(e, state)
+            assert " of " in line and "[" not in line and "rotation" not in line, line
+            seen += 1
+        state = evolve(state, e)
+    assert seen > 0

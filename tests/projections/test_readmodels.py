@@ -7,9 +7,9 @@ import json
 import pytest
 
 from domain import position
-from domain.evolve import replay
+from domain.fold import replay
+from projections.store import KEYFRAME_EVERY, MAX_ATTEMPTS, PROJECTIONS, ProjectionHalted
 from tests.projections.conftest import GOLDEN, append_game, golden_events, simulated
-from workers.readmodels import KEYFRAME_EVERY, MAX_ATTEMPTS, PROJECTIONS, ProjectionHalted
 
 TABLES = {
     "rm_scoreboard": "game_id",
@@ -189,8 +189,8 @@ def test_processes_starting_together_create_the_read_model_tables_once(pg_schema
     # gunicorn boots its workers at the same time: each upgrades the schema
     import threading
 
+    from projections.store import ReadModels
     from service.store.postgres import PostgresEventStore
-    from workers.readmodels import ReadModels
 
     _, url = pg_schema
     errors = []
@@ -199,7 +199,7 @@ def test_processes_starting_together_create_the_read_model_tables_once(pg_schema
         store = PostgresEventStore(url, max_size=2)
         try:
             store.upgrade()
-            ReadModels(store).upgrade()
+            ReadModels(store, store).upgrade()
         except Exception as exc:  # collected: the test fails below with it
             errors.append(exc)
         finally:

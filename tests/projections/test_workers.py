@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -16,13 +17,13 @@ from redis import Redis
 from rq import Queue, SimpleWorker
 from rq.job import Job
 
+from projections.store import ReadModels
+from service.doorbells import RqDoorbell, sweep
 from service.store.postgres import PostgresEventStore
 from tests.projections.conftest import append_game, simulated
 from tests.projections.test_readmodels import dump
 from tests.servers import start_redis
 from workers import jobs
-from workers.jobs import RqDoorbell, sweep
-from workers.readmodels import ReadModels
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -32,7 +33,7 @@ def pg(pg_schema):
     _, url = pg_schema
     store = PostgresEventStore(url, max_size=6)
     store.upgrade()
-    rm = ReadModels(store, clock=lambda: "2026-11-22T12:00:00+00:00")
+    rm = ReadModels(store, store, clock=lambda: "2026-11-22T12:00:00+00:00")
     rm.upgrade()
     yield url, store, rm
     store.close()
@@ -224,3 +225,57 @@ def test_a_worker_killed_mid_batch_then_restarted_leaves_read_models_equal_to_a_
     level = dump(rm)
     rm.rebuild()
     assert dump(rm) == level
+
+
+def children(pid: int) -> set[int]:
+    """The processes whose parent is ``pid`` (from /proc)."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.add(int(entry.name))
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_a_worker_killed_with_sigkill_leaves_no_orphan_scheduler(env, pg, redis_url):
+    """rq's scheduler is a forked child; killing the worker alone (not its group) must
+    not leave it running on, holding the scheduler lock (found by an operator's probe)."""
+    url, _, _ = pg
+    child_env = {**os.environ, "DATABASE_URL": url, "REDIS_URL": redis_url, "TONGIAKI_QUEUE": env}
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "worker"],
+        cwd=ROOT,
+        env=child_env,
+        start_new_session=True,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not children(worker.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        scheduler = children(worker.pid)
+        assert scheduler, "the worker started no scheduler in 30 s"
+        os.kill(worker.pid, signal.SIGKILL)  # the worker alone
+        worker.wait()
+        deadline = time.monotonic() + 10
+        alive = scheduler
+        while alive and time.monotonic() < deadline:
+            alive = {pid for pid in alive if running(pid)}
+            time.sleep(0.05)
+        assert not alive, "the scheduler outlived its worker"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(worker.pid, signal.SIGKILL)  # anything left of the group
+
+
+def running(pid: int) -> bool:
+    """Whether ``pid`` exists and is not a zombie."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False

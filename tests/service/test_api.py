@@ -273,3 +273,21 @@ def test_the_openapi_document_and_the_api_page_are_served(client):
     assert "Problem" in spec["components"]["schemas"]
     page = client.get("/api/v1/docs").get_data(as_text=True)
     assert "/api/v1/games/{game_id}/legal" in page
+
+
+def test_the_game_lobby_and_scoreboard_name_the_players_and_me_names_a_token(client):
+    """Identity on the pages (the game page, lobby, scoreboard) and signing in on
+    another device with the token."""
+    game_id, players = open_game(client, ["blue", "red"])
+    view = client.get(f"/api/v1/games/{game_id}").json
+    assert [(p["name"], p["colours"]) for p in view["players"]] == [
+        ("player-blue", ["blue"]),
+        ("player-red", ["red"]),
+    ]
+    lobby = client.get("/api/v1/lobby").json["games"]
+    assert [s["name"] for s in lobby[0]["seats"]] == ["player-blue", "player-red"]
+    board = client.get(f"/api/v1/games/{game_id}/scoreboard?min_version=4").json
+    assert [s["name"] for s in board["seats"]] == ["player-blue", "player-red"]
+    me = client.get("/api/v1/me", headers=players[1].headers)
+    assert me.json == {"account_id": players[1].id, "name": "player-red", "kind": "player"}
+    assert client.get("/api/v1/me", headers={"Authorization": "Bearer nope"}).status_code == 401

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import psycopg
 import pytest
 
@@ -47,12 +49,18 @@ def test_commands_from_an_account_without_a_seat_are_refused_before_the_journal(
     [
         (b"[" * 5000 + b"]" * 5000, 400, "malformed_json"),  # deeper than any parser allows
         (b'{"type": "Expand", "x": ' + b"[" * 50 + b"]" * 50 + b"}", 422, "too_deep"),
+        # as deep as the parser goes (a duplicate-key check once recursed here: a 500)
+        (b'{"type": "Expand", "x": ' + b"[" * 1000 + b"]" * 1000 + b"}", 422, "too_deep"),
+        (b'{"type": "Expand", "x": ' + b'{"a":' * 1000 + b"1" + b"}" * 1001, 422, "too_deep"),
         (b'{"type": "Expand", "island": "\\ud800"}', 400, "malformed_json"),  # lone surrogate
         (b'{"type": "Expand", "n": 18446744073709551617}', 422, "not_an_integer"),
         (b'{"type": "Expand", "n": 1.5}', 422, "not_an_integer"),
         (b'{"type": "Expand", "n": 1e400}', 400, "malformed_json"),
         (b"\xff\xfe", 400, "malformed_json"),
         (b"[1, 2]", 400, "malformed_body"),
+        # a body that says two things: orjson would keep the last
+        (b'{"type": "Expand", "island": "tonga", "island": "samoa"}', 400, "duplicate_key"),
+        (b'{"type": "Land", "x": {"a": ":", "a": 1}}', 400, "duplicate_key"),
     ],
 )
 def test_malformed_bodies_are_client_errors_and_change_nothing(client, raw, status, code):
@@ -67,7 +75,27 @@ def test_malformed_bodies_are_client_errors_and_change_nothing(client, raw, stat
     assert head(client, game_id) == version
 
 
-@pytest.mark.parametrize("name", ["nul\x00name", "bell\x07", "\x9f", "   ", "x" * 65, ""])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "nul\x00name",
+        "bell\x07",
+        "\x9f",
+        "   ",
+        "x" * 65,
+        "",
+        "evil\u202eemanrood",
+        "two\u2028lines",
+        # blank or invisible, though printable (a second probe)
+        "\u115f",
+        "\u3164",
+        "\u2800",
+        "\u034f",
+        "\ufeffann",
+        "an\u00adn",
+        "ann\U000e0041",
+    ],
+)
 def test_names_are_printable_text_of_1_to_64_characters(client, name):
     r = client.post("/api/v1/accounts", json={"name": name})
     assert r.status_code == 422 and r.content_type == PROBLEM
@@ -116,9 +144,16 @@ def test_a_game_id_of_the_wrong_shape_is_404(client, path):
         "/state?at=0",
         "/timeline?after=99999999999999999999",
         "/scoreboard?min_version=9223372036854775807",
+        "/events?after=%201",
+        "/events?after=1%20",
+        "/events?after=1&after=2",
+        "/events?after=",
+        "/events?after=01",
+        "/state?at=+3",
     ],
 )
 def test_out_of_range_query_integers_are_422(client, path):
+    """Also given twice, or with spaces around."""
     game_id, _ = open_game(client, ["blue", "red"])
     r = client.get(f"/api/v1/games/{game_id}{path}")
     assert (r.status_code, r.content_type) == (422, PROBLEM), r.json
@@ -131,8 +166,11 @@ def test_a_last_event_id_out_of_range_is_422(client, value):
     assert (r.status_code, r.json["code"]) == (422, "bad_last_event_id")
 
 
-@pytest.mark.parametrize("value", ['"18446744073709551617"', '"-3"', "twelve"])
-def test_an_if_match_out_of_range_is_422_and_changes_nothing(client, value):
+@pytest.mark.parametrize(
+    "value", ['"18446744073709551617"', '"-3"', "twelve", 'W/"3"', '" 3"', '"3', "3"]
+)
+def test_an_if_match_out_of_range_or_weak_is_422_and_changes_nothing(client, value):
+    """A weak tag never matches If-Match (RFC 9110 13.1.1); the version is quoted."""
     game_id, players = open_game(client, ["blue", "red"])
     legal = client.get(f"/api/v1/games/{game_id}/legal").json
     mover = next(p for p in players if p.id == legal["player_id"])
@@ -163,11 +201,21 @@ def test_journal_and_audit_come_a_page_at_a_time(client):
     while True:
         page = players[0].get(f"/games/{game_id}/journal?after={after}&limit=2").json
         assert len(page["commands"]) <= 2
-        if not page["commands"]:
-            break
         got += page["commands"]
         after = page["next_after"]
+        if not page["has_more"]:  # the last page says so; no empty page to ask for
+            break
     assert got == whole
+    end = players[0].get(f"/games/{game_id}/journal?after={after}&limit=2").json
+    assert end["commands"] == [] and not end["has_more"] and end["next_after"] == after
+    head = players[0].get(f"/games/{game_id}").json["version"]
+    for path in ("events", "timeline"):
+        page = players[0].get(f"/games/{game_id}/{path}?after={head - 1}&limit=1").json
+        assert page["has_more"] is False and page["next_after"] == head, path
+        page = players[0].get(f"/games/{game_id}/{path}?after={head - 2}&limit=1").json
+        assert page["has_more"] is True and page["next_after"] == head - 1, path
+        beyond = players[0].get(f"/games/{game_id}/{path}?after=9999").json
+        assert beyond["has_more"] is False, path
     first = players[0].get(f"/games/{game_id}/audit?limit=1").json
     assert sum(len(t["commands"]) for t in first["turns"]) == 1
     rest = players[0].get(f"/games/{game_id}/audit?after={first['next_after']}&limit=1000").json
@@ -190,6 +238,7 @@ def test_a_dropped_database_connection_is_503_with_retry_after(request, tmp_path
     """PostgreSQL ends every connection of the service (a restart, a failover)."""
     from service.app import create_app
     from service.settings import Settings
+    from service.store import postgres
     from service.store.postgres import PostgresEventStore
 
     _, url = request.getfixturevalue("pg_schema")
@@ -211,6 +260,18 @@ def test_a_dropped_database_connection_is_503_with_retry_after(request, tmp_path
             assert r.content_type == PROBLEM and r.headers["Retry-After"].isdigit()
             assert r.json["code"] == "database_unavailable"
     assert 500 not in statuses and statuses[-1] == 200, statuses
+    # connections that idled while the server dropped them are found out before use
+    time.sleep(postgres.IDLE_CHECK + 0.1)
+    with psycopg.connect(url, autocommit=True) as admin:
+        admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            " AND application_name = ''"
+        )
+    time.sleep(postgres.IDLE_CHECK + 0.1)
+    assert [client.get(f"/api/v1/games/{game_id}/events").status_code for _ in range(4)] == [
+        200
+    ] * 4
     store.close()
 
 
@@ -225,3 +286,36 @@ def test_a_name_needs_a_visible_character(client):
     for name in ("\u200b", " \u200b ", "\u2060"):
         r = client.post("/api/v1/accounts", json={"name": name})
         assert r.status_code == 422, name
+
+
+@pytest.mark.parametrize("entropy", ["a\u202eb", "line\u2028break", "zero\u200bwidth"])
+def test_entropy_is_text_that_shows_what_it_says(client, entropy):
+    ann = Player(client, "ann")
+    gid = ann.post("/games", {"max_players": 2}).json["game_id"]
+    r = ann.post(f"/games/{gid}/seats", {"colour": "blue", "entropy": entropy})
+    assert (r.status_code, r.json["code"]) == (422, "invalid_fields")
+
+
+def test_names_with_joiners_and_marks_that_show_are_welcome(client):
+    for name in ("Zoë", "👩\u200d🚀 astro", "می\u200cخواهم", "Ana"):
+        assert client.post("/api/v1/accounts", json={"name": name}).status_code == 201, name
+
+
+def test_a_listing_argument_given_twice_is_refused_whichever_it_is(client):
+    for path in ("/lobby?status=open&status=ended", "/games?status=open&status=open"):
+        r = client.get(f"/api/v1{path}")
+        assert (r.status_code, r.json["code"]) == (422, "bad_query"), path
+
+
+def test_games_lobby_and_my_games_come_a_page_at_a_time(client):
+    ann = Player(client, "ann")
+    made = [ann.post("/games", {"max_players": 2}).json["game_id"] for _ in range(3)]
+    for gid in made:
+        assert ann.post(f"/games/{gid}/seats", {"colour": "blue"}).status_code == 201
+    for path, key in (("/games", "games"), ("/lobby", "games"), ("/me/games", "games")):
+        first = ann.get(f"{path}?limit=2").json
+        rest = ann.get(f"{path}?limit=2&offset=2").json
+        assert (len(first[key]), first["has_more"]) == (2, True), path
+        assert (len(rest[key]), rest["has_more"]) == (1, False), path
+        ids = {g["game_id"] for g in first[key] + rest[key]}
+        assert ids == set(made), path

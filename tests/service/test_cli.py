@@ -80,7 +80,9 @@ def test_export_then_import_elsewhere_gives_the_same_verified_game(tmp_path):
 def test_import_refuses_a_broken_chain(tmp_path):
     game_id = finished_game(tmp_path / "a")
     lines = run(tmp_path / "a", "export", game_id).output.splitlines()
-    lines[4] = lines[4].replace('"version": 4', '"version": 40')  # line 1 is the header
+    row = json.loads(lines[4])  # line 1 is the header
+    row["data"] = row["data"].replace('"R', '"X', 1)  # the event says another rule
+    lines[4] = json.dumps(row)
     result = CliRunner().invoke(
         main,
         ["import", "-"],
@@ -285,6 +287,73 @@ def test_an_import_builds_the_read_models_of_the_game(tmp_path):
     assert report.exit_code == 0 and '"commands_rerun": 0' not in report.output
 
 
+def test_an_import_without_accounts_still_names_the_players_who_cannot_sign_in_until_moved(
+    tmp_path,
+):
+    """The players' names come from the events; such an account has no token here,
+    and a later import of one of their games with the accounts (--with-secret)
+    gives it its own, so they play on."""
+    app = create_app(Settings(data_dir=tmp_path / "a", rate_limits={}))
+    client = app.test_client()
+    game_id, players = open_game(client, ["blue", "red"])
+    play_to_the_end(client, game_id, players, seed=5)
+    second = players[0].post("/games", {"max_players": 2}).json["game_id"]
+    for p, colour in zip(players, ("blue", "red"), strict=True):
+        assert p.post(f"/games/{second}/seats", {"colour": colour}).status_code == 201
+    assert players[1].post(f"/games/{second}/start").status_code == 200
+    app.extensions["tongiaki.games"].store.close()
+
+    plain = run(tmp_path / "a", "export", game_id).output
+    assert run(tmp_path / "b", "import", "-", input=plain).exit_code == 0
+    there = create_app(Settings(data_dir=tmp_path / "b", rate_limits={})).test_client()
+    names = {p["name"] for p in there.get("/api/v1/leaderboard").json["players"]}
+    assert names == {"player-blue", "player-red"}
+    me = {"Authorization": f"Bearer {players[0].token}"}
+    assert there.get("/api/v1/me/games", headers=me).status_code == 401  # no token here yet
+
+    moved = run(tmp_path / "a", "export", "--with-secret", second).stdout
+    assert run(tmp_path / "b", "import", "-", input=moved).exit_code == 0
+    there = create_app(Settings(data_dir=tmp_path / "b", rate_limits={})).test_client()
+    assert there.get("/api/v1/me/games", headers=me).status_code == 200
+
+
+def test_export_refuses_a_game_whose_chain_is_broken_unless_asked(tmp_path):
+    game_id = finished_game(tmp_path)
+    conn = sqlite3.connect(tmp_path / "tongiaki.db")
+    conn.execute("DROP TRIGGER events_no_update")
+    conn.execute(
+        "UPDATE events SET data = replace(data, 'ocean', 'OCEAN') WHERE type = 'TileDrawn'"
+    )
+    conn.commit()
+    conn.close()
+    refused = run(tmp_path, "export", game_id)
+    assert refused.exit_code == 1 and "hash chain is broken" in refused.output
+    assert "--allow-broken" in refused.output and '"format"' not in refused.output
+    evidence = run(tmp_path, "export", "--allow-broken", game_id)
+    assert evidence.exit_code == 0 and '"format"' in evidence.output
+
+
+def test_import_names_a_repeated_event_line_and_a_header_that_is_not_one(tmp_path):
+    game_id = finished_game(tmp_path / "a")
+    lines = run(tmp_path / "a", "export", game_id).output.splitlines()
+    twice = [*lines[:4], lines[3], *lines[4:]]  # event 3 (line 4) again as line 5
+    result = run(tmp_path / "b", "import", "-", input="\n".join(twice) + "\n")
+    assert (
+        "Error: line 5: event version 3 where version 4 comes next; version 3 is at line 4"
+        in result.output
+    )
+    header = json.loads(lines[0])
+    for change, words in (
+        ({"events": -1}, "line 1: 'events' is a count from 0, not -1"),
+        ({"format": "tongiaki-export/0"}, "format 'tongiaki-export/0' is not"),
+    ):
+        bad = [json.dumps({**header, **change}), *lines[1:]]
+        result = run(tmp_path / "b", "import", "-", input="\n".join(bad) + "\n")
+        assert result.exit_code == 1 and words in result.output, result.output
+    result = run(tmp_path / "b", "import", "-", input="\n".join(lines[1:]) + "\n")
+    assert "line 1: the file does not begin with an export header" in result.output
+
+
 def test_a_game_not_over_moves_only_with_its_secret_and_plays_on(tmp_path):
     game_id, _, players = unfinished_game(tmp_path / "a")
     plain = run(tmp_path / "a", "export", game_id).output
@@ -314,6 +383,26 @@ def test_a_game_not_over_moves_only_with_its_secret_and_plays_on(tmp_path):
         ({"REDIS_URL": "garbage"}, "REDIS_URL must be"),
         ({"TONGIAKI_PORT": "abc"}, "TONGIAKI_PORT must be"),
         ({"TONGIAKI_RATE_LIMITS": "commands=lots"}, "TONGIAKI_RATE_LIMITS"),
+        # found by a new operator's probe: each was a traceback, a connection error or
+        # accepted in silence
+        ({"REDIS_URL": "redis://127.0.0.1:99999/5"}, "REDIS_URL must be"),
+        ({"REDIS_URL": "redis://127.0.0.1:abc/5"}, "REDIS_URL must be"),
+        ({"REDIS_URL": "redis://[::1/5"}, "REDIS_URL must be"),
+        ({"REDIS_URL": "redis://127.0.0.1:6379/5?socket_timeout=abc"}, "socket_timeout"),
+        ({"REDIS_URL": "redis://127.0.0.1:0/5"}, "port 0 is not a port number"),
+        ({"DATABASE_URL": "postgresql://postgres@127.0.0.1:99999/x"}, "'99999' is not a port"),
+        ({"DATABASE_URL": "postgresql://postgres@127.0.0.1/x?sslmode=bogus"}, "sslmode 'bogus'"),
+        ({"TONGIAKI_RATE_LIMITS": "accounts=0/minute"}, "1 to 1,000,000 requests"),
+        ({"TONGIAKI_RATE_LIMITS": "commands=99999999999999999999999/second"}, "1,000,000"),
+        ({"TONGIAKI_PORT": " 8000"}, "TONGIAKI_PORT must be"),
+        # and from a second probe
+        ({"DATABASE_URL": "postgresql://postgres@127.0.0.1:5432/"}, "names no database"),
+        ({"DATABASE_URL": "postgresql://postgres@127.0.0.1: 5432/test"}, "no spaces"),
+        ({"REDIS_URL": "redis://127.0.0.1:6379/6?socket_timeout=-1"}, "from 0"),
+        ({"REDIS_URL": "redis://127.0.0.1:6379/6?foo=bar"}, "'foo'"),
+        ({"REDIS_URL": "redis://127.0.0.1:6379/6?db=7"}, "name it once"),
+        ({"REDIS_URL": "redis://127.0.0.1:6379/6?retry_on_timeout=maybe"}, "true or false"),
+        ({"REDIS_URL": "redis://127.0.0.1:6379/6?max_connections=0"}, "at least 1"),
     ],
 )
 def test_a_bad_setting_stops_the_service_with_one_line(tmp_path, env, words):
@@ -352,3 +441,26 @@ def test_user_mistakes_on_the_command_line_print_no_traceback(tmp_path):
     assert run(tmp_path / "b", "import", "-", input=exported).exit_code == 0
     again = run(tmp_path / "b", "import", "-", input=exported)
     assert again.exit_code == 1 and "already here" in again.output
+
+
+def test_import_checks_the_header_head_version_and_names_a_second_header_and_twice_keys(tmp_path):
+    game_id = finished_game(tmp_path / "a")
+    lines = run(tmp_path / "a", "export", game_id).output.splitlines()
+    header = json.loads(lines[0])
+    for n, (bad, words) in enumerate(
+        (
+            ([json.dumps({**header, "head_version": 400}), *lines[1:]], "head_version 400 is not"),
+            ([lines[0], lines[0], *lines[1:]], "line 2: a second header"),
+            (
+                [lines[0], lines[1][:-1] + ', "version": 1}', *lines[2:]],
+                "line 2: the key 'version' appears twice",
+            ),
+        )
+    ):
+        result = run(tmp_path / f"b{n}", "import", "-", input="\n".join(bad) + "\n")
+        assert result.exit_code == 1 and words in result.output, result.output
+    row = json.loads(lines[5])
+    row["hash"] = "0" * 64
+    broken = [*lines[:5], json.dumps(row), *lines[6:]]
+    result = run(tmp_path / "c", "import", "-", input="\n".join(broken) + "\n")
+    assert "hash chain broken: event 5 (line 6): hash does not match its bytes" in result.output

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from domain.evolve import replay
+from domain.fold import replay
 from domain.scoring import outcome
+from projections.store import KEYFRAME_EVERY
 from service.api.views import WAIT_SECONDS
 from tests.service.api import Player, open_game, play_to_the_end
-from workers.readmodels import KEYFRAME_EVERY
 
 
 def finished_game(client, seed=5):

@@ -22,7 +22,7 @@ export function signOut() {
 export async function api(method, path, body, headers = {}) {
   const h = { Accept: "application/json", ...headers };
   const account = me();
-  if (account) h.Authorization = `Bearer ${account.token}`;
+  if (account && !h.Authorization) h.Authorization = `Bearer ${account.token}`;
   if (body !== undefined) h["Content-Type"] = "application/json";
   let response;
   try {
@@ -43,11 +43,71 @@ export async function api(method, path, body, headers = {}) {
   return { ok: response.ok, status: response.status, data };
 }
 
-/** A problem as one line: "Rejected (R13): detail". */
+/** Sign in with a token kept from another device: the server names its account. */
+export async function signInWithToken(token) {
+  const r = await api("GET", "/me", undefined, { Authorization: `Bearer ${token.trim()}` });
+  if (!r.ok) return r;
+  signIn({ account_id: r.data.account_id, name: r.data.name, token: token.trim() });
+  return r;
+}
+
+// What a refusal means, in a player's words (the code is for programs).
+const PROBLEMS = {
+  not_your_turn: "It is not your turn.",
+  not_your_seat: "That is not one of your colours.",
+  not_seated: "You have no seat at this table.",
+  stale_version: "The game moved on while you were choosing; here is the new position.",
+  unexpected_command: "That move is not possible right now.",
+  game_over: "The game is over.",
+  beach_full: "That beach has no free slot.",
+  beach_not_full: "Only a full beach emigrates.",
+  endless_departure: "That route can never end the chain reaction: choose another departure.",
+  repeated_departure: "That exact departure was already made from this very board this turn.",
+  not_enough_players: "At least two players are needed to start.",
+  colour_taken: "Somebody already plays that colour.",
+  table_full: "This table is full.",
+  already_seated: "You already have a seat at this table.",
+  other_colours_present: "Only an island with none but your boats can become royal.",
+  two_royal_islands: "Each colour founds at most two royal islands.",
+  tonga_never_royal: "Tonga can never become royal.",
+  no_token: "Sign in first.",
+  bad_token: "This browser's sign-in is no longer valid.",
+  rate_limited: "Too many requests: wait a moment.",
+  too_many_streams: "The server is busy; live updates come by polling for now.",
+  database_unavailable: "The server cannot reach its database; try again in a moment.",
+  offline: "No connection to the server.",
+};
+// what the game was waiting for when a move came that did not answer it (R25)
+const WAITING_FOR = {
+  landing: "a fleet to land",
+  tile_placement: "a drawn tile to be placed",
+  turn_start: "a turn to begin",
+  choose_emigration: "an emigration to be chosen",
+  colonist_placement: "a colonist to be placed",
+  setup_placement: "a starting boat on Tonga",
+  open: "players to join",
+};
+
+/** A problem as one line a player understands, with the rule it cites. */
 export function problemText(data) {
-  if (!data) return "Something went wrong";
-  const rule = data.rule ? ` (${data.rule})` : "";
-  return `${data.title || "Rejected"}${rule}: ${data.detail || data.code}`;
+  if (!data) return "Something went wrong.";
+  const rule = data.rule ? ` (rule ${data.rule})` : "";
+  return `${problemWords(data)}${rule}`;
+}
+
+/** The same without the rule (shown beside it as a link). */
+export function problemWords(data) {
+  if (!data) return "Something went wrong.";
+  const words = PROBLEMS[data.code];
+  if (!words) return cap(data.detail || data.title || "Refused");
+  const awaited = data.code === "unexpected_command" && /awaits (\w+)/.exec(data.detail || "")?.[1];
+  if (awaited) return `${words.replace(/\.$/, "")}: the game is waiting for ${WAITING_FOR[awaited] || awaited.replace(/_/g, " ")}.`;
+  return words;
+}
+
+/** A link to the rule a problem cites (docs/rules.md served at /docs/rules). */
+export function ruleLink(rule) {
+  return el("a", { href: `/docs/rules#${rule}`, target: "_blank", rel: "noopener" }, `rule ${rule}`);
 }
 
 export function toast(text, kind = "info") {
@@ -82,6 +142,7 @@ export function nav(gameId) {
       el("a", { href: `/games/${gameId}/audit` }, "Audit"),
     );
   }
+  links.push(el("a", { href: "/docs/rules" }, "Rules"));
   document.getElementById("nav").replaceChildren(...links);
   const account = me();
   document.getElementById("me").textContent = account ? `Signed in as ${account.name}` : "";
@@ -99,4 +160,9 @@ export function cap(s) {
 export function newId() {
   if (crypto.randomUUID) return crypto.randomUUID();
   return [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** A colour as a chip: its letter and its name (never the colour alone). */
+export function colourChip(colour, text) {
+  return el("span", { class: `chip colour-${colour}` }, el("b", {}, LETTER[colour]), ` ${text ?? cap(colour)}`);
 }

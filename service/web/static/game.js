@@ -1,25 +1,56 @@
-// The game page: the board, the scoreboard, whose turn, and the active player's
-// choices, offered only from /legal and made by pointing at the board.
+// The game page: the board, whose move and what is awaited, the active player's
+// choices (only from /legal, made by pointing at the board, each one confirmed with
+// Play), the scoreboard, the move list, and what happens on the board as it happens.
 
-import { api, cap, el, LETTER, me, nav, newId, problemText, toast } from "./api.js";
-import { drawBoard } from "./board.js";
+import { api, cap, colourChip, el, LETTER, me, nav, newId, problemText, problemWords, ruleLink } from "./api.js";
+import { Board, beachWords, DIRECTION, overlayFor, tilePreview, tileToward } from "./board.js";
 import { follow } from "./live.js";
+import { groupMoves, lastSeen, loadHistory, markSeen, moveList, sinceLastVisit } from "./moves.js";
+import { awaited, colourList, people, result, who } from "./words.js";
 
 const gameId = document.body.dataset.game;
-// how long each step of a chain reaction stays on screen (a preference kept in the browser)
-const STEP_MS = Number(localStorage.getItem("tongiaki.stepMs") || 450);
+const MAX_ANIMATED = 12; // more missed steps than this are shown at once, not one by one
+const SPEEDS = [
+  [150, "Fast"],
+  [450, "Normal"],
+  [1000, "Slow"],
+  [2000, "Very slow"],
+];
 
 const view = {
   tiles: null,
+  names: { byColour: {}, byId: {} },
   version: 0,
   position: null,
   legal: null,
+  scoreboard: null,
   selection: [],
   landColour: null,
+  tileCell: null,
+  tileRot: null,
+  hoverCell: null,
+  confirm: null,
   queue: [],
   animating: false,
   sending: false,
+  viewing: null, // {version, position, overlay}: a past position picked in the move list
+  overlay: null, // what the step on screen shows happening (a fleet, a failed path…)
+  stepText: "",
+  history: { events: new Map(), steps: new Map() },
+  turns: [],
+  notice: null,
+  connection: "live",
+  seenAtLoad: lastSeen(gameId),
+  loadedAt: null, // the version the page opened at: "since your last visit" ends there
+  sinceDismissed: false,
+  headLegal: null, // whose move it is at the newest version, while older steps play
+  sendKey: null, // {body, key}: a move not sent (no connection) keeps its idempotency key
 };
+let board = null;
+
+function stepMs() {
+  return Number(localStorage.getItem("tongiaki.stepMs") || 450);
+}
 
 // --- commands as sets of board tokens -------------------------------------------
 
@@ -28,10 +59,7 @@ export function tokens(c) {
     case "PlaceStartingBoat":
       return [`beach:tonga:${c.beach}`];
     case "Expand":
-      return [
-        ...c.beaches.map((b) => `beach:${c.island}:${b}`),
-        ...(c.take_from ? [`take:${c.take_from[0]}:${c.take_from[1]}`] : []),
-      ];
+      return [...c.beaches.map((b) => `beach:${c.island}:${b}`), ...(c.take_from ? [`take:${c.take_from[0]}:${c.take_from[1]}`] : [])];
     case "PlaceBoats":
       return c.beaches.map((b) => `beach:${c.island}:${b}`);
     case "Emigrate":
@@ -79,259 +107,704 @@ export function choices(commands, selection) {
   return { compatible, next, exact, chosen };
 }
 
-// --- rendering ------------------------------------------------------------------
+const DESTRUCTIVE = new Set(["NewColonisation", "FoundRoyalIsland"]);
 
-function colourChip(colour, text) {
-  return el("span", { class: `chip colour-${colour}` }, el("b", {}, LETTER[colour]), ` ${text ?? cap(colour)}`);
+/** The move in words, as the Play button and the confirmation say it. */
+function describe(c) {
+  const name = (island) => view.tiles.tiles[island]?.name || island;
+  const placed = (island) => view.position.tiles.find(([, tile]) => tile === island);
+  const beach = (island, i) => beachWords(view.tiles.tiles[island], i, placed(island)?.[2] ?? 0);
+  const beaches = (island, list) => {
+    const counted = new Map();
+    for (const i of list) counted.set(i, (counted.get(i) || 0) + 1);
+    const words = [...counted].map(([i, n]) => `${n > 1 ? `${n} on ` : ""}${beach(island, i)}`);
+    return words.length > 1 ? `${words.slice(0, -1).join(", ")} and ${words.at(-1)}` : words[0];
+  };
+  switch (c.type) {
+    case "PlaceStartingBoat":
+      return `a starting boat on Tonga, ${beach("tonga", c.beach)}`;
+    case "Expand":
+      return `expand on ${name(c.island)}, ${beaches(c.island, c.beaches)}${c.take_from ? ` (moving your boat from ${name(c.take_from[0])}, ${beach(c.take_from[0], c.take_from[1])})` : ""}`;
+    case "PlaceBoats":
+      return `boats on ${name(c.island)}, ${beaches(c.island, c.beaches)}`;
+    case "Emigrate": {
+      const where = placed(c.island);
+      const d = where ? (c.jetty + where[2]) % 6 : c.jetty;
+      const next = where ? tileToward(view.position, where[0], d) : null;
+      return `emigrate from ${name(c.island)}, ${beach(c.island, c.beach)}, sailing ${DIRECTION[d]}${next ? ` towards ${name(next)}` : " into unexplored sea"}`;
+    }
+    case "Land": {
+      const parts = c.beaches.map((cs, i) => (cs.length ? `${cs.map((x) => LETTER[x]).join("")} on ${beach(c.island, i)}` : null)).filter(Boolean);
+      return `land on ${name(c.island)}: ${parts.join(", ") || "no boat (all go home)"}`;
+    }
+    case "PlaceTile":
+      return `place ${name(c.tile)} where it is shown`;
+    case "FoundRoyalIsland":
+      return `found a royal island on ${name(c.island)}`;
+    case "NewColonisation":
+      return "start a new colonisation";
+    case "PlaceColonist":
+      return `the colonist on ${name(c.island)}, ${beach(c.island, c.beach)}`;
+    default:
+      return c.type;
+  }
 }
 
-function scoreboardPanel(board) {
-  if (!board) return el("p", { class: "muted" }, "Scoreboard catching up…");
+function warning(c) {
+  const colour = view.legal?.colour;
+  if (c.type === "NewColonisation") {
+    const n = Object.entries(view.position.boats || {}).reduce((sum, [, text]) => sum + [...text].filter((l) => l === LETTER[colour]?.toLowerCase()).length, 0);
+    return `All ${n} of your ${cap(colour)} boats on the board (kings stay) go back to your supply, then tiles are drawn until an island turns up, where your colonist lands. This cannot be undone.`;
+  }
+  if (c.type === "FoundRoyalIsland") {
+    return `One of your boats becomes the king of ${view.tiles.tiles[c.island].name} and your other boats there go home. Nobody may land on or sail through a royal island again, and the king never moves. This cannot be undone.`;
+  }
+  return "";
+}
+
+// --- the panels ------------------------------------------------------------------
+
+function myColours() {
+  const account = me();
+  const seat = account && view.position?.players.find((p) => p.player_id === account.account_id);
+  return seat ? seat.colours : [];
+}
+
+function identity() {
+  const account = me();
+  const mine = myColours();
+  if (mine.length) return el("p", { id: "identity", class: "identity" }, "You are ", ...mine.map((c) => colourChip(c)), ` (${account.name})`);
+  if (account) return el("p", { id: "identity", class: "identity muted" }, `You are watching this game (signed in as ${account.name}).`);
+  return el("p", { id: "identity", class: "identity muted" }, "You are watching this game. ", el("a", { href: "/" }, "Sign in"), " to play.");
+}
+
+function scoreboardPanel() {
+  const board = view.scoreboard;
+  if (!board) return el("p", { class: "muted" }, "The scoreboard is catching up…");
   const rows = board.seats.map((s) =>
     el(
       "tr",
-      {},
-      el("td", {}, ...s.colours.map((c) => colourChip(c.colour))),
-      el("td", { class: "num" }, s.points),
-      el("td", {}, s.colours.map((c) => c.islands.join(", ")).join(" / ") || "—"),
-      el("td", { class: "num" }, s.colours.map((c) => c.on_board).join("/")),
-      el("td", { class: "num" }, s.colours.map((c) => c.in_supply).join("/")),
-      el("td", { class: "num" }, s.colours.map((c) => c.kings).join("/")),
-      el("td", { class: "num" }, s.rank),
+      { "data-player": s.player_id },
+      el("th", { scope: "row" }, el("span", { class: "player-name" }, s.name || `Seat ${s.seat}`), " ", ...s.colours.map((c) => colourChip(c.colour, ""))),
+      el("td", { class: "num", "data-label": "Points" }, s.points),
+      el("td", { class: "num", "data-label": "Islands", title: s.colours.flatMap((c) => c.islands).join(", ") || "none" }, s.islands),
+      el("td", { class: "num", "data-label": "On board" }, s.colours.map((c) => c.on_board).join(" + ")),
+      el("td", { class: "num", "data-label": "Supply" }, s.colours.map((c) => c.in_supply).join(" + ")),
+      el("td", { class: "num", "data-label": "Kings" }, s.colours.map((c) => c.kings).join(" + ")),
+      el("td", { class: "num", "data-label": "Rank" }, s.rank),
     ),
   );
-  const final = board.final
-    ? el("p", { class: "final" }, `Game over (${board.final.reason}); tie-break: ${board.final.tie_break}`)
-    : null;
   return el(
-    "div",
-    {},
-    el(
-      "table",
-      { class: "scores", "aria-label": "Scoreboard" },
-      el("thead", {}, el("tr", {}, ...["Seat", "Points", "Islands", "Boats", "Supply", "Kings", "Rank"].map((h) => el("th", {}, h)))),
-      el("tbody", {}, rows),
-    ),
-    final,
+    "table",
+    { class: "scores", "aria-label": "Scoreboard" },
+    el("thead", {}, el("tr", {}, ...["Player", "Points", "Islands", "On board", "Supply", "Kings", "Rank"].map((h) => el("th", { scope: "col" }, h)))),
+    el("tbody", {}, rows),
   );
 }
 
-function decisionText(legal, position) {
-  if (position.phase === "ended") return "The game is over.";
-  if (!legal || !legal.decision) return position.phase === "open" ? "Waiting for players to join and start." : "No move is awaited.";
-  const who = legal.player_id === me()?.account_id ? "Your" : `${cap(legal.colour)}'s`;
-  const what = {
-    setup_placement: "place a starting boat on Tonga",
-    turn_start: "expand or emigrate",
-    choose_emigration: "choose a beach and a jetty to emigrate from",
-    landing: "distribute the landing fleet (the boats left out go home)",
-    tile_placement: "place the drawn tile (cell and rotation)",
-    colonist_placement: "place the colonist",
-  }[legal.decision] || legal.decision;
-  return `${who} move: ${what}.`;
+function resultPanel() {
+  const final = view.scoreboard?.final;
+  if (!final) return null;
+  const words = result(final, view.names);
+  const mine = me()?.account_id;
+  const yours = mine && final.winners.includes(mine) ? (final.winners.length > 1 ? "You share the win! " : "You win! ") : "";
+  return el(
+    "section",
+    { id: "result", class: "card result", "aria-live": "polite" },
+    el("h3", {}, "Game over"),
+    el("p", { class: "headline" }, yours ? el("strong", { id: "you-win" }, yours) : null, words.headline),
+    el("ol", { class: "ranking" }, words.ranking.map((line) => el("li", {}, line.replace(/^\d+\. /, "")))),
+  );
 }
 
-function panelButtons(next, myMove) {
-  const buttons = [];
-  if (!myMove) return buttons;
-  for (const t of [...next].sort()) {
-    const [kind, a, b] = t.split(":");
-    let label = null;
-    if (kind === "rot") label = `Rotation ${a}`;
-    else if (kind === "royal") label = `Found a royal island on ${a}`;
-    else if (kind === "newcol") label = "Start a new colonisation";
-    else if (kind === "take") label = `Take a boat from ${a}, beach ${b}`;
-    if (label) buttons.push(el("button", { type: "button", "data-token": t, onclick: () => pick(t) }, label));
+function actionPanel(state) {
+  const { legal, position } = view;
+  const { myMove, next, exact, compatible } = state;
+  const box = el("section", { id: "action-bar", class: `action-bar${myMove ? " mine" : ""}`, "aria-label": "Your move" });
+  if (view.viewing) {
+    box.append(
+      el("p", { class: "viewing" }, `You are looking at the board ${viewingWords()}. The scoreboard below is today's.`),
+      el("button", { type: "button", id: "back-to-game", class: "primary", onclick: backToGame }, "Back to the game"),
+    );
+    return box;
   }
-  return buttons;
-}
-
-function landingColours(next) {
-  const colours = new Set();
-  for (const t of next) if (t.startsWith("land:")) colours.add(t.split(":")[3]);
-  return [...colours].sort();
-}
-
-function render(description) {
-  const main = document.getElementById("main");
-  const { position, legal } = view;
-  const myMove = legal && legal.decision && legal.player_id === me()?.account_id;
-  const commands = myMove ? legal.commands : [];
-  const { next, exact, compatible, chosen } = choices(commands, view.selection);
-  const landing = legal?.decision === "landing";
-  const colours = landing ? landingColours(next) : [];
-  if (landing && !colours.includes(view.landColour)) view.landColour = colours[0] || null;
-  const targets = { beaches: new Set(), jetties: new Set(), cells: new Set(), islands: new Set() };
-  for (const t of next) {
-    const p = t.split(":");
-    if (p[0] === "beach") targets.beaches.add(`${p[1]}:${p[2]}`);
-    if (p[0] === "land" && p[3] === view.landColour) targets.beaches.add(`${p[1]}:${p[2]}`);
-    if (p[0] === "jetty") targets.jetties.add(`${p[1]}:${p[2]}:${p[3]}`);
-    if (p[0] === "cell") targets.cells.add(p[1]);
-    if (p[0] === "royal") targets.islands.add(p[1]);
+  if (position.phase === "ended") {
+    box.append(el("p", { id: "decision" }, "The game is over."));
+    return box;
   }
-  const marks = new Map();
-  for (const [t, n] of chosen) {
-    const p = t.split(":");
-    if (p[0] === "beach" || p[0] === "land") marks.set(`beach:${p[1]}:${p[2]}`, (marks.get(`beach:${p[1]}:${p[2]}`) || 0) + n);
-    else marks.set(t, n);
+  if (!legal || !legal.decision) {
+    const head = view.headLegal;
+    let words = position.phase === "open" ? "Waiting for players to join and start." : "Waiting…";
+    if (view.queue.length || view.animating) {
+      const mine = head?.decision && head.player_id === me()?.account_id;
+      words = `Showing the moves made meanwhile${mine ? " — then it is your move" : ""}.`;
+      box.append(
+        el("p", { id: "decision", class: mine ? "your-move" : "" }, words),
+        el("button", { type: "button", id: "skip-now", class: mine ? "primary" : "", onclick: skip }, "Skip to now"),
+      );
+      return box;
+    }
+    box.append(el("p", { id: "decision" }, words));
+    return box;
   }
-  const boardHost = el("div", { class: "board-host" });
-  drawBoard(boardHost, position, view.tiles, {
-    targets,
-    chosen: marks,
-    voyageCell: position.voyage?.cell,
-    onBeach: (island, i) => pick(landing ? `land:${island}:${i}:${view.landColour}` : `beach:${island}:${i}`),
-    onJetty: (island, i, j) => pick(`jetty:${island}:${i}:${j}`),
-    onCell: (key) => pick(`cell:${key}`),
-    onIsland: (island) => pick(`royal:${island}`),
-  });
-  const controls = [];
-  if (myMove) {
-    if (landing) {
-      const fleet = position.pending?.fleet || [];
-      controls.push(el("p", {}, "Fleet: ", ...fleet.map((c) => colourChip(c, ""))));
-      controls.push(
+  box.append(el("p", { id: "decision", class: myMove ? "your-move" : "" }, awaited(legal.decision, myMove, who(view.names, legal.colour))));
+  if (!myMove) return box;
+  if (view.confirm) {
+    box.append(
+      el(
+        "div",
+        { id: "confirm", class: "confirm", role: "alertdialog", "aria-label": "Confirm your move" },
+        el("p", { class: "warn" }, el("strong", {}, `${cap(describe(view.confirm))}?`), " ", warning(view.confirm)),
         el(
           "div",
-          { class: "row", role: "group", "aria-label": "Colour to land" },
-          ...colours.map((c) =>
-            el("button", { type: "button", class: `chip-button colour-${c}`, "aria-pressed": String(c === view.landColour), onclick: () => { view.landColour = c; render(); } }, `${LETTER[c]} ${cap(c)}`),
-          ),
+          { class: "row" },
+          el("button", { type: "button", id: "confirm-yes", class: "primary danger", onclick: () => send(view.confirm) }, `Yes, ${describe(view.confirm)}`),
+          el("button", { type: "button", id: "confirm-no", onclick: clear }, "Cancel"),
         ),
-      );
-    }
-    controls.push(el("div", { class: "row" }, ...panelButtons(next, myMove)));
-    controls.push(
-      el(
-        "div",
-        { class: "row" },
-        el("button", { type: "button", id: "play", class: "primary", disabled: exact.length === 0 || view.sending, onclick: () => send(exact[0]) }, "Play"),
-        el("button", { type: "button", id: "clear", disabled: view.selection.length === 0, onclick: () => { view.selection = []; render(); } }, "Clear"),
-        el("span", { class: "muted" }, `${compatible.length} matching move(s)`),
       ),
     );
+    return box;
   }
-  const pile = position.pile;
-  main.replaceChildren(
+  const controls = [];
+  if (legal.decision === "tile_placement") controls.push(...tileControls(state));
+  if (legal.decision === "landing") controls.push(...landingControls(next));
+  const takes = [...new Set([...next, ...view.selection])].filter((t) => t.startsWith("take:")).sort();
+  if (takes.length) {
+    controls.push(el("p", { class: "muted", id: "take-hint" }, "Your supply is empty (", ruleLink("R7"), "): the boat comes from one of your beaches on the board. Which one?"));
+  }
+  for (const t of [...next].sort()) {
+    if (t === "newcol") controls.push(el("button", { type: "button", "data-token": t, onclick: () => pick(t) }, "Start a new colonisation…"));
+  }
+  for (const t of takes) {
+    const [, a, b] = t.split(":");
+    const placed = view.position.tiles.find(([, tile]) => tile === a);
+    const chosen = view.selection.includes(t);
+    controls.push(el("button", { type: "button", "data-token": t, "aria-pressed": String(chosen), class: chosen ? "chosen-take" : "", onclick: () => pick(t) }, `Move the boat from ${view.tiles.tiles[a].name}, ${beachWords(view.tiles.tiles[a], Number(b), placed?.[2] ?? 0)}`));
+  }
+  const command = playable(state);
+  box.append(
+    el("div", { class: "row choices" }, controls),
     el(
-      "section",
-      { class: "game" },
+      "div",
+      { class: "row play-row" },
       el(
-        "div",
-        { class: "board-col" },
-        el("p", { id: "step", class: "step", "aria-live": "polite" }, description || ""),
-        boardHost,
+        "button",
+        { type: "button", id: "play", class: "primary", disabled: !command || view.sending, onclick: () => play(command) },
+        command ? `Play: ${describe(command)}` : "Play",
       ),
-      el(
-        "aside",
-        { class: "side" },
-        el("h2", {}, `Game ${gameId}`),
-        el("p", { id: "decision", class: myMove ? "your-move" : "" }, decisionText(legal, position)),
-        el("p", {}, `Version ${view.version} · turn ${position.turn} · pile: ${pile.islands} islands, ${pile.oceans} oceans left`),
-        ...controls,
-        el("div", { id: "scoreboard" }, scoreboardPanel(view.scoreboard)),
-        el("p", {}, el("a", { href: `/games/${gameId}/replay?v=${view.version}` }, "Replay"), " · ", el("a", { href: `/games/${gameId}/audit` }, "Audit")),
-      ),
+      el("button", { type: "button", id: "clear", disabled: view.selection.length === 0 && view.tileCell === null, onclick: clear }, "Clear"),
+      el("span", { id: "hint", class: "muted" }, exact.length ? "" : stillNeeded(state)),
     ),
   );
-  document.body.dataset.version = String(view.version);
-  if (myMove && exact.length === 1 && compatible.length === 1 && view.selection.length > 0 && !view.sending) {
-    send(exact[0]);
-  }
+  return box;
 }
 
-function pick(token) {
-  view.selection = [...view.selection, token];
+/** What the choice still lacks, in words ("pick 2 more beaches"). */
+function stillNeeded({ compatible, chosen }) {
+  if (!compatible.length || view.legal.decision === "tile_placement") return "";
+  const picked = [...chosen.values()].reduce((a, b) => a + b, 0);
+  const fewest = Math.min(...compatible.map((c) => tokens(c).length - picked));
+  if (fewest <= 0) return "";
+  const kinds = new Set(compatible.flatMap((c) => tokens(c).map((t) => t.split(":")[0])));
+  if (view.legal.decision === "choose_emigration") return picked ? "Now pick the jetty the fleet leaves by." : "Pick a full beach.";
+  if (view.legal.decision === "landing") return "";
+  if (kinds.has("take") && picked) return "Now pick the boat to move.";
+  const beaches = fewest === 1 ? "1 more beach" : `${fewest} more beaches`;
+  return picked ? `Pick ${beaches}.` : "";
+}
+
+function viewingWords() {
+  const step = view.history.steps.get(view.viewing.version);
+  return step ? `after turn ${step.turn}, step ${step.step}` : `as it was ${view.version - view.viewing.version} steps ago`;
+}
+
+function backToGame() {
+  view.viewing = null;
   render();
+  renderMoves();
+  document.getElementById("board")?.scrollIntoView({ block: "nearest", behavior: "smooth" });
+}
+
+function tileControls(state) {
+  const pending = view.position.pending;
+  const rotations = tileRotations(state.commands);
+  const rotation = view.tileRot ?? rotations[0] ?? 0;
+  const turn = (by) => {
+    if (!rotations.length) return;
+    const i = rotations.indexOf(rotation);
+    view.tileRot = rotations[(i + by + rotations.length) % rotations.length];
+    render();
+  };
+  return [
+    el(
+      "div",
+      { class: "tile-pick" },
+      el("figure", { id: "tile-preview", class: "preview", "data-tile": pending.tile, "data-rotation": rotation }, tilePreview(view.tiles, pending.tile, rotation), el("figcaption", {}, `Drawn: ${view.tiles.tiles[pending.tile].name}`)),
+      el(
+        "div",
+        { class: "rotate" },
+        el("p", { class: "muted" }, view.tileCell ? (rotations.length > 1 ? `Turn it with ⟲ ⟳ (${rotations.length} ways fit), then Play.` : "This is the only way it fits: Play.") : "Tap or point at a dashed cell to see the tile there; tap or click to choose it."),
+        el("button", { type: "button", id: "turn-left", "aria-label": "Turn the tile left", disabled: rotations.length < 2, onclick: () => turn(-1) }, "⟲"),
+        el("button", { type: "button", id: "turn-right", "aria-label": "Turn the tile right", disabled: rotations.length < 2, onclick: () => turn(1) }, "⟳"),
+      ),
+    ),
+  ];
+}
+
+function landColours(next) {
+  return [...new Set([...next].filter((t) => t.startsWith("land:")).map((t) => t.split(":")[3]))].sort();
+}
+
+function landingControls(next) {
+  const fleet = view.position.pending?.fleet || [];
+  const colours = landColours(next);
+  const placed = view.selection.filter((t) => t.startsWith("land:")).length;
+  return [
+    el("p", {}, "Arriving fleet: ", ...fleet.map((c) => colourChip(c, "")), placed ? ` · ${placed} of ${fleet.length} boats placed; the others go home` : ""),
+    el(
+      "div",
+      { class: "row", role: "group", "aria-label": "Colour to land" },
+      ...colours.map((c) =>
+        el("button", { type: "button", class: `chip-button colour-${c}`, "aria-pressed": String(c === view.landColour), onclick: () => { view.landColour = c; render(); } }, `${LETTER[c]} ${cap(c)}`),
+      ),
+    ),
+  ];
+}
+
+function tileRotations(commands) {
+  if (!view.tileCell) return [...new Set(commands.map((c) => c.rotation))].sort((a, b) => a - b);
+  return commands.filter((c) => `${c.cell[0]},${c.cell[1]}` === view.tileCell).map((c) => c.rotation).sort((a, b) => a - b);
+}
+
+/** The one command the player's choices make (what Play sends), if they make one. */
+function playable(state) {
+  if (view.legal?.decision === "tile_placement") {
+    if (!view.tileCell) return null;
+    const rotations = tileRotations(state.commands);
+    const rotation = view.tileRot ?? rotations[0];
+    return state.commands.find((c) => `${c.cell[0]},${c.cell[1]}` === view.tileCell && c.rotation === rotation) || null;
+  }
+  return state.exact.length === 1 ? state.exact[0] : null;
+}
+
+// --- rendering ------------------------------------------------------------------
+
+function computeState() {
+  const legal = view.legal;
+  const myMove = Boolean(legal && legal.decision && legal.player_id === me()?.account_id && !view.viewing);
+  const commands = myMove ? legal.commands : [];
+  const state = { myMove, commands, ...choices(commands, view.selection) };
+  if (myMove && legal.decision === "landing") {
+    // the colour being landed: the chosen one while it has boats left, else the next
+    const colours = landColours(state.next);
+    if (!colours.includes(view.landColour)) view.landColour = colours[0] || null;
+  }
+  return state;
+}
+
+function boardOptions(state) {
+  const targets = { beaches: new Set(), jetties: new Set(), cells: new Set(), islands: new Set() };
+  const marks = new Map();
+  const planned = new Map();
+  let ghost = null;
+  if (state.myMove && !view.confirm) {
+    if (view.legal.decision === "tile_placement") {
+      const pending = view.position.pending;
+      for (const c of state.commands) targets.cells.add(`${c.cell[0]},${c.cell[1]}`);
+      if (targets.cells.size === 1 && !view.tileCell) view.tileCell = [...targets.cells][0];
+      const cell = view.tileCell || view.hoverCell;
+      if (cell) {
+        const rotations = state.commands.filter((c) => `${c.cell[0]},${c.cell[1]}` === cell).map((c) => c.rotation);
+        const rotation = view.tileCell && rotations.includes(view.tileRot) ? view.tileRot : rotations[0];
+        if (view.tileCell && view.tileRot === null) view.tileRot = rotation;
+        ghost = { tile: pending.tile, cell, rotation };
+      }
+      if (view.tileCell) marks.set(`cell:${view.tileCell}`, 1);
+    } else {
+      const landing = view.legal.decision === "landing";
+      for (const t of state.next) {
+        const p = t.split(":");
+        if (p[0] === "beach") targets.beaches.add(`${p[1]}:${p[2]}`);
+        if (p[0] === "land" && p[3] === view.landColour) targets.beaches.add(`${p[1]}:${p[2]}`);
+        if (p[0] === "jetty") targets.jetties.add(`${p[1]}:${p[2]}:${p[3]}`);
+        if (p[0] === "royal") targets.islands.add(p[1]);
+      }
+      for (const [t, n] of state.chosen) {
+        const p = t.split(":");
+        if (p[0] === "land") {
+          // the landing planned so far: faint boats in their colours on the beaches
+          const k = `${p[1]}:${p[2]}`;
+          planned.set(k, [...(planned.get(k) || []), ...Array(n).fill(p[3])]);
+        } else if (p[0] === "beach") {
+          const k = `beach:${p[1]}:${p[2]}`;
+          marks.set(k, (marks.get(k) || 0) + n);
+          if (!landing) targets.beaches.add(`${p[1]}:${p[2]}`); // shown as chosen
+        } else marks.set(t, n);
+      }
+    }
+  }
+  return { targets, chosen: marks, ghost, planned };
+}
+
+function render() {
+  if (!view.position) return;
+  const state = computeState();
+  const shown = view.viewing ? view.viewing.position : view.position;
+  const overlay = view.viewing ? view.viewing.overlay : view.overlay;
+  if (!document.getElementById("board")) return;
+  board.render(shown, { ...boardOptions(state), overlay, focus: overlay?.fleetCell, owners: view.names.byColour });
+  document.getElementById("board").dataset.version = String(view.viewing ? view.viewing.version : view.version);
+  const legend = el(
+    "ul",
+    { class: "legend", "aria-label": "Who plays which colour" },
+    (view.position.order.length ? view.position.order : Object.keys(view.names.byColour)).map((c) => el("li", {}, colourChip(c, view.names.byColour[c] || cap(c)))),
+  );
+  document.getElementById("legend").replaceChildren(legend);
+  const step = document.getElementById("step");
+  step.textContent = view.viewing ? `The board ${viewingWords()}` : view.stepText;
+  document.getElementById("skip").hidden = view.queue.length === 0;
+  document.getElementById("board-back").hidden = !view.viewing;
+  // on a phone the side panel is below the board: whose move it is, above it
+  const status = document.getElementById("status-line");
+  const decision = view.legal?.decision;
+  status.textContent = view.viewing || state.myMove || !decision ? "" : awaited(decision, false, who(view.names, view.legal.colour));
+  const side = document.getElementById("side");
+  side.replaceChildren(
+    ...[
+    el("h2", {}, gameTitle()),
+    identity(),
+    actionPanel(state),
+    view.notice
+      ? el("p", { id: "notice", class: "notice error", role: "alert" }, view.notice.text, view.notice.rule ? " (" : "", view.notice.rule ? ruleLink(view.notice.rule) : null, view.notice.rule ? ")" : "")
+      : null,
+    resultPanel(),
+    el("p", { class: "facts" }, `Turn ${view.position.turn} · pile: ${plural(view.position.pile.islands, "island")} and ${plural(view.position.pile.oceans, "ocean")} left`),
+    el("div", { id: "scoreboard" }, scoreboardPanel()),
+    el("p", {}, el("a", { href: `/games/${gameId}/replay?v=${view.version}` }, "Replay"), " · ", el("a", { href: `/games/${gameId}/audit` }, "Audit")),
+    ].filter(Boolean),
+  );
+  document.body.dataset.version = String(view.version);
+  // while older steps play, the title already says when the newest one is my move
+  const mineAtHead = state.myMove || Boolean(view.queue.length && view.headLegal?.decision && view.headLegal.player_id === me()?.account_id);
+  document.title = mineAtHead ? "(1) Your move · Tongiaki" : `${gameTitle()} · Tongiaki`;
+  document.querySelector("link[rel=icon]").setAttribute("href", mineAtHead ? "/static/favicon-move.svg" : "/favicon.ico");
+  const bar = document.getElementById("action-bar");
+  document.body.style.setProperty("--bar-height", `${bar && state.myMove ? bar.offsetHeight : 0}px`);
+  document.body.dataset.myMove = state.myMove ? "1" : "";
+  if (!view.viewing && !view.queue.length && !view.animating) markSeen(gameId, view.version);
+}
+
+function plural(n, word) {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+function gameTitle() {
+  const names = view.position.players.map((p) => view.names.byId[p.player_id]?.name || `Seat ${p.seat}`);
+  return names.length ? `${names.join(" · ")}` : `Game ${gameId}`;
+}
+
+function renderMoves() {
+  const host = document.getElementById("moves");
+  const current = view.viewing ? view.viewing.version : view.version;
+  host.replaceChildren(moveList(view.turns, view.names, { current, onSelect: showVersion }));
+  // keep the latest (or the one on the board) in sight inside the panel, not the page
+  const mark = host.querySelector(".move.current") || [...host.querySelectorAll(".move")].at(-1);
+  const panel = document.getElementById("moves-panel");
+  if (mark && panel.scrollHeight > panel.clientHeight) {
+    panel.scrollTop = mark.offsetTop - panel.offsetTop - panel.clientHeight / 2;
+  }
+  const since = document.getElementById("since-host");
+  const before = view.turns
+    .map((t) => ({ ...t, moves: t.moves.filter((m) => m.last <= (view.loadedAt ?? 0)) }))
+    .filter((t) => t.moves.length);
+  const card = view.sinceDismissed ? null : sinceLastVisit(before, view.names, view.seenAtLoad, {
+    onDismiss: () => { view.sinceDismissed = true; renderMoves(); },
+    onSelect: showVersion,
+  });
+  since.replaceChildren(...(card ? [card] : []));
+}
+
+function clear() {
+  view.selection = [];
+  view.tileCell = null;
+  view.hoverCell = null;
+  view.tileRot = null;
+  view.confirm = null;
+  render();
+}
+
+/** Add ``token`` to the move being built; a chosen target that cannot be chosen once
+ * more is taken back instead (clicking a chosen beach again unselects it). */
+function pick(token) {
+  const state = computeState();
+  const i = view.selection.lastIndexOf(token);
+  if (!state.next.has(token) && i >= 0) view.selection = [...view.selection.slice(0, i), ...view.selection.slice(i + 1)];
+  else view.selection = [...view.selection, token];
+  view.notice = null;
+  render();
+}
+
+function play(command) {
+  if (!command) return;
+  if (DESTRUCTIVE.has(command.type)) {
+    view.confirm = command;
+    render();
+    document.getElementById("confirm-yes")?.focus();
+    return;
+  }
+  send(command);
 }
 
 async function send(command) {
   view.sending = true;
   document.body.dataset.busy = "1";
-  const r = await api("POST", `/games/${gameId}/commands`, command, { "Idempotency-Key": newId() });
+  render();
+  // the same move sent again (after a lost connection) keeps its key: if the first
+  // attempt did reach the server, the second gets its answer instead of a new move
+  const body = JSON.stringify(command);
+  if (view.sendKey?.body !== body) view.sendKey = { body, key: newId() };
+  // If-Match: judged against the position this page shows, or refused as stale
+  const r = await api("POST", `/games/${gameId}/commands`, command, { "Idempotency-Key": view.sendKey.key, "If-Match": `"${view.version}"` });
   view.sending = false;
+  const unsent = r.status === 0 || r.status >= 500 || r.status === 429;
+  if (unsent) {
+    // nothing was decided: keep the move as chosen, to send again
+    view.notice = { text: `Your move was not sent: ${problemWords(r.data)} It is kept: press Play again in a moment.` };
+    document.body.dataset.unsent = "1";
+    delete document.body.dataset.busy;
+    render();
+    return;
+  }
+  delete document.body.dataset.unsent;
+  view.sendKey = null;
   view.selection = [];
+  view.tileCell = null;
+  view.hoverCell = null;
+  view.tileRot = null;
+  view.confirm = null;
   if (!r.ok) {
-    toast(problemText(r.data), "error");
+    view.notice = { text: problemWords(r.data), rule: r.data?.rule };
     document.body.dataset.rejected = r.data?.rule || r.data?.code || "rejected";
+  } else {
+    view.notice = null;
   }
   await refresh();
   delete document.body.dataset.busy;
 }
 
+// --- what happens on the board -------------------------------------------------------
+
+function overlayAt(version, position) {
+  return overlayFor(view.history.events.get(version), position);
+}
+
+async function showVersion(version) {
+  if (version >= view.version) {
+    view.viewing = null;
+    render();
+    renderMoves();
+    return;
+  }
+  const state = await api("GET", `/games/${gameId}/state?at=${version}`);
+  if (!state.ok) return;
+  view.viewing = { version, position: state.data.position, overlay: overlayAt(version, state.data.position) };
+  render();
+  renderMoves();
+  document.getElementById("board")?.scrollIntoView({ block: "nearest", behavior: "smooth" });
+}
+
 // --- loading and following --------------------------------------------------------
 
-/** Load the game; with ``jump`` show its latest version at once, otherwise play the
- * versions not shown yet one step at a time (nobody misses a step of a chain). */
 async function refresh(jump = false) {
-  const [state, legal, board] = await Promise.all([
+  const [state, legal, scores] = await Promise.all([
     api("GET", `/games/${gameId}`),
     api("GET", `/games/${gameId}/legal`),
     api("GET", `/games/${gameId}/scoreboard`),
   ]);
   if (!state.ok) {
-    document.getElementById("main").replaceChildren(el("p", { class: "error" }, problemText(state.data)));
+    // an unknown game (or nothing shown yet) says so; otherwise keep the page as it
+    // is: the connection banner tells, and the next answer brings it up to date
+    if (state.status === 404 || !view.position) {
+      document.getElementById("main").replaceChildren(el("p", { class: "error" }, problemText(state.data)));
+    }
     return;
   }
+  view.names = people(state.data.players);
+  if (view.loadedAt === null) view.loadedAt = state.data.version;
   if (state.data.version < view.version) return;
   if (!jump && state.data.version > view.version) {
-    for (let v = view.version + 1; v <= state.data.version; v++) {
-      if (!view.queue.includes(v)) view.queue.push(v);
-    }
+    for (let v = view.version + 1; v <= state.data.version; v++) if (!view.queue.includes(v)) view.queue.push(v);
     view.queue.sort((a, b) => a - b);
+    view.headLegal = legal.ok && legal.data.version === state.data.version ? legal.data : view.headLegal;
     animate();
     return;
   }
   view.version = state.data.version;
   view.position = state.data.position;
-  view.legal = legal.ok ? legal.data : null;
-  if (view.legal && view.legal.version !== view.version) view.legal = null;
-  view.scoreboard = board.ok ? board.data : view.scoreboard;
-  render(view.lastStep);
+  view.legal = legal.ok && legal.data.version === view.version ? legal.data : null;
+  view.scoreboard = scores.ok ? scores.data : view.scoreboard;
+  render();
+}
+
+async function catchUpHistory() {
+  const last = Math.max(0, ...view.history.events.keys());
+  await loadHistory(gameId, view.history, last, view.queue.at(-1) || 0);
+  // timeline lines may arrive after their events: fill in the ones missing
+  const missing = [...view.history.events.keys()].filter((v) => !view.history.steps.has(v));
+  if (missing.length) await loadHistory(gameId, view.history, Math.min(...missing) - 1);
+  view.turns = groupMoves(view.history, view.names);
+  renderMoves();
 }
 
 async function animate() {
   if (view.animating) return;
   view.animating = true;
+  await catchUpHistory();
+  if (view.queue.length > MAX_ANIMATED) {
+    // too many to show one by one: the board jumps to now, the move list has them all
+    const missed = view.queue.length;
+    view.queue = [];
+    view.animating = false;
+    view.overlay = null;
+    view.stepText = `${missed} steps were made meanwhile: see the move list.`;
+    await refresh(true);
+    renderMoves();
+    return;
+  }
+  const head = view.queue.at(-1);
+  api("GET", `/games/${gameId}/legal`).then((r) => {
+    if (r.ok && r.data.version >= head) {
+      view.headLegal = r.data;
+      render();
+    }
+  });
   while (view.queue.length) {
     const version = view.queue.shift();
     if (version <= view.version) continue;
-    const [state, step] = await Promise.all([
-      api("GET", `/games/${gameId}/state?at=${version}`),
-      api("GET", `/games/${gameId}/timeline?after=${version - 1}&limit=1&min_version=${version}`),
-    ]);
+    const state = await api("GET", `/games/${gameId}/state?at=${version}`);
     if (!state.ok && (view.retries = (view.retries || 0) + 1) <= 5) {
       view.queue.unshift(version); // try again shortly rather than skip a step
       await new Promise((done) => setTimeout(done, 200));
       continue;
     }
     view.retries = 0;
-    if (!state.ok) {
-      toast(problemText(state.data), "error");
-      continue;
-    }
+    if (!state.ok) continue;
     view.version = version;
     view.position = state.data.position;
     view.legal = null;
     view.selection = [];
-    view.lastStep = step.ok && step.data.steps[0] ? step.data.steps[0].description : "";
-    render(view.lastStep);
-    if (view.queue.length) await new Promise((done) => setTimeout(done, STEP_MS));
+    view.overlay = overlayAt(version, view.position);
+    const step = view.history.steps.get(version);
+    const actor = step?.colour ? who(view.names, step.colour) : "";
+    view.stepText = step ? `Turn ${step.turn}${actor ? ` · ${actor}` : ""}: ${step.description}` : "";
+    render();
+    if (view.queue.length) await new Promise((done) => setTimeout(done, stepMs()));
   }
   view.animating = false;
+  view.headLegal = null;
   await refresh();
+  renderMoves();
+}
+
+function skip() {
+  const last = view.queue.at(-1);
+  view.queue = [];
+  view.headLegal = null;
+  if (last) {
+    view.overlay = null;
+    view.stepText = "";
+    refresh(true);
+  }
+}
+
+function banner(status) {
+  const box = document.getElementById("connection");
+  const previous = view.connection;
+  view.connection = status;
+  const words = {
+    reconnecting: "The live connection was lost: reconnecting… Moves made meanwhile will show when it is back.",
+    offline: "No connection to the server: retrying every few seconds.",
+    polling: "The server is busy: this page checks for new moves every 2 seconds.",
+  }[status];
+  if (words) {
+    box.textContent = words;
+    box.className = `banner ${status === "polling" ? "info" : "warning"}`;
+    box.hidden = false;
+  } else if (previous !== "live") {
+    box.textContent = "The live connection is back.";
+    box.className = "banner ok";
+    box.hidden = false;
+    clearTimeout(banner.timer);
+    banner.timer = setTimeout(() => (box.hidden = true), 3000);
+    refresh();
+  }
+}
+
+function skeleton() {
+  const speed = el(
+    "select",
+    { id: "speed", "aria-label": "Step speed", onchange: (e) => localStorage.setItem("tongiaki.stepMs", e.target.value) },
+    SPEEDS.map(([ms, label]) => el("option", { value: ms }, label)),
+  );
+  speed.value = String(SPEEDS.find(([ms]) => ms >= stepMs())?.[0] ?? 450);
+  document.getElementById("main").replaceChildren(
+    el(
+      "section",
+      { class: "game" },
+      el(
+        "div",
+        { class: "board-col" },
+        el("div", { id: "connection", class: "banner", role: "status", hidden: true }),
+        el("div", { id: "since-host" }),
+        el("p", { id: "status-line", class: "status-line", "aria-hidden": "true" }),
+        el("div", { id: "board", class: "board-host" }),
+        el("div", { id: "legend" }),
+        el(
+          "div",
+          { class: "row steps" },
+          el("p", { id: "step", class: "step", "aria-live": "polite" }),
+          el("label", {}, "Steps: ", speed),
+          el("button", { type: "button", id: "skip", hidden: true, onclick: skip }, "Skip to now"),
+          el("button", { type: "button", id: "board-back", class: "primary", hidden: true, onclick: backToGame }, "Back to the game"),
+        ),
+      ),
+      el("aside", { id: "side", class: "side" }),
+      el("section", { id: "moves-panel", class: "moves-panel", "aria-label": "Move list" }, el("h3", {}, "Moves"), el("div", { id: "moves" })),
+    ),
+  );
 }
 
 async function main() {
   nav(gameId);
   const tiles = await api("GET", "/tiles");
   view.tiles = tiles.data;
+  skeleton();
+  board = new Board(document.getElementById("board"), view.tiles, {
+    onBeach: (island, i) => pick(view.legal?.decision === "landing" ? `land:${island}:${i}:${view.landColour}` : `beach:${island}:${i}`),
+    onJetty: (island, i, j) => pick(`jetty:${island}:${i}:${j}`),
+    onCell: (k) => {
+      view.tileCell = k;
+      view.tileRot = null;
+      render();
+    },
+    onCellHover: (k) => {
+      if (view.hoverCell !== k && !view.tileCell) {
+        view.hoverCell = k;
+        render();
+      }
+    },
+    onIsland: (island) => pick(`royal:${island}`),
+  });
   await refresh(true);
   if (!view.position) return;
+  await catchUpHistory();
+  render();
   follow(gameId, view.version, (version) => {
     view.queue.push(version);
     animate();
+  }, banner);
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "Escape" && (view.selection.length || view.confirm || view.tileCell)) clear();
   });
 }
 

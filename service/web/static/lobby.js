@@ -1,7 +1,8 @@
-// The lobby: sign up, create a game, join with a colour, start; open, running and
-// finished games; my games with the ones waiting for my move first.
+// The lobby: sign up or sign in with a token, open a game (and sit at it), join
+// with a colour, start; open, running and finished games, named by their players;
+// my games, the ones waiting for my move first.
 
-import { api, cap, COLOURS, el, me, nav, problemText, signIn, signOut, toast } from "./api.js";
+import { api, cap, colourChip, COLOURS, el, me, nav, problemText, signIn, signInWithToken, signOut, toast } from "./api.js";
 
 function signUpForm() {
   const name = el("input", { id: "name", name: "name", required: true, maxlength: 64, autocomplete: "nickname", placeholder: "Your name" });
@@ -22,16 +23,72 @@ function signUpForm() {
     el("label", { for: "name" }, "Name "),
     name,
     el("button", { type: "submit", class: "primary" }, "Sign up"),
-    el("p", { class: "muted" }, "Your token stays in this browser."),
+    el("p", { class: "muted" }, "Your token stays in this browser; the lobby shows it once you are in, to sign in elsewhere."),
   );
 }
 
+function signInForm() {
+  const token = el("input", { id: "token", name: "token", required: true, autocomplete: "off", placeholder: "Paste your token", "aria-label": "Token" });
+  return el(
+    "form",
+    {
+      id: "signin",
+      class: "card",
+      onsubmit: async (event) => {
+        event.preventDefault();
+        const r = await signInWithToken(token.value);
+        if (!r.ok) return toast(r.status === 401 ? "That token names no account on this server." : problemText(r.data), "error");
+        toast(`Signed in as ${r.data.name}`);
+        load();
+      },
+    },
+    el("h2", {}, "Sign in with a token"),
+    el("p", { class: "muted" }, "Playing on another device already? Paste the token shown there."),
+    token,
+    el("button", { type: "submit" }, "Sign in"),
+  );
+}
+
+function tokenCard(account) {
+  const shown = el("code", { id: "my-token", hidden: true }, account.token);
+  return el(
+    "p",
+    { class: "muted" },
+    "To sign in on another device, use your token (keep it private): ",
+    el("button", { type: "button", id: "show-token", onclick: (e) => { shown.hidden = !shown.hidden; e.target.textContent = shown.hidden ? "Show" : "Hide"; } }, "Show"),
+    " ",
+    shown,
+  );
+}
+
+function colourPicker(id, label, free, index) {
+  return el("select", { id, "aria-label": label, "data-colour": index }, ...free.map((c, i) => el("option", { value: c, selected: i === index }, cap(c))));
+}
+
 function createForm() {
-  const players = el("select", { id: "max-players", name: "max_players" }, ...[2, 3, 4, 5, 6].map((n) => el("option", { value: n, selected: n === 4 }, `${n} players`)));
-  const two = el("input", { type: "checkbox", id: "two-colours" });
+  const players = el("select", { id: "max-players", name: "max_players", "aria-label": "Players" }, ...[2, 3, 4, 5, 6].map((n) => el("option", { value: n, selected: n === 4 }, `${n} players`)));
+  const lastPlayers = sessionStorage.getItem("tongiaki.maxPlayers");
+  if (lastPlayers) players.value = lastPlayers;
+  const two = el("input", { type: "checkbox", id: "two-colours", disabled: true });
+  const twoHint = el("span", { class: "muted", id: "two-colours-hint" }, " (2 players only)");
   const rody = el("input", { type: "checkbox", id: "free-orientation" });
   const order = el("input", { id: "tile-order", placeholder: "ocean7, tahiti, …", "aria-label": "Tiles drawn first" });
   const first = el("select", { id: "first-seat", "aria-label": "First seat" }, ...[1, 2, 3, 4, 5, 6].map((n) => el("option", { value: n }, `seat ${n} starts`)));
+  const mine = el("span", { class: "row", id: "my-colours" });
+  const pickers = () => {
+    const count = two.checked ? 2 : 1;
+    mine.replaceChildren("Your colour: ", ...Array.from({ length: count }, (_, i) => colourPicker(`create-colour-${i}`, i ? "Your second colour" : "Your colour", COLOURS, i)));
+  };
+  const sync = () => {
+    const duo = players.value === "2";
+    two.disabled = !duo;
+    twoHint.hidden = duo;
+    if (!duo) two.checked = false;
+    pickers();
+  };
+  players.addEventListener("change", sync);
+  two.addEventListener("change", pickers);
+  sync();
   return el(
     "form",
     {
@@ -49,39 +106,58 @@ function createForm() {
         if (tiles.length) body.tile_order = tiles;
         const r = await api("POST", "/games", body);
         if (!r.ok) return toast(problemText(r.data), "error");
-        toast(`Game ${r.data.game_id} created`);
+        sessionStorage.setItem("tongiaki.maxPlayers", players.value);
+        const colours = [...mine.querySelectorAll("select")].map((s) => s.value);
+        const seat = await api("POST", `/games/${r.data.game_id}/seats`, two.checked ? { colours } : { colour: colours[0] });
+        if (!seat.ok) toast(`The game is open, but your seat was refused: ${problemText(seat.data)}`, "error");
+        else toast(`Game open: you sit at it as ${colours.map(cap).join(" and ")}`);
         load();
       },
     },
     el("h2", {}, "New game"),
-    players,
-    el("label", {}, two, " two colours each (2 players)"),
+    el("label", {}, players),
+    el("label", {}, two, " two colours each", twoHint),
     el("label", {}, rody, " free orientation after the first tile"),
-    first,
+    el("label", {}, first),
+    mine,
     el("details", {}, el("summary", {}, "Testing servers only"), el("label", {}, "Tiles drawn first: ", order)),
-    el("button", { type: "submit", class: "primary" }, "Create"),
+    el("button", { type: "submit", class: "primary" }, "Create and sit down"),
   );
 }
 
-function seatsText(game) {
-  return game.seats.map((s) => s.colours.map(cap).join("+")).join(", ") || "nobody yet";
+/** A game by its players (the host first) and the start of its id, so two games of
+ * the same people are told apart. */
+function gameName(game) {
+  const names = game.seats.map((s) => s.name || `Seat ${s.seat}`);
+  const who = game.status === "open" ? (names[0] ? `${names[0]}'s table` : "A new table") : names.join(" · ");
+  return `${who} #${game.game_id.slice(0, 4)}`;
+}
+
+function winnerText(game) {
+  if (game.status !== "ended" || !game.winners?.length) return "";
+  const names = game.winners.map((id) => (id === me()?.account_id ? "you" : game.seats.find((s) => s.player_id === id)?.name || "?"));
+  if (names.length === 1) return names[0] === "you" ? " · you won" : ` · ${names[0]} won`;
+  return ` · shared win: ${names.join(" and ")}`;
+}
+
+function seatsList(game) {
+  if (!game.seats.length) return el("span", { class: "muted" }, "nobody yet");
+  return el("span", { class: "seats" }, ...game.seats.map((s) => el("span", { class: "seat" }, s.name || "?", " ", ...s.colours.map((c) => colourChip(c, "")))));
 }
 
 function openRow(game) {
   const account = me();
   const taken = new Set(game.seats.flatMap((s) => s.colours));
   const seated = account && game.seats.some((s) => s.player_id === account.account_id);
+  const full = game.seats.length >= game.max_players;
   const free = COLOURS.filter((c) => !taken.has(c));
-  const picker = (label, index) =>
-    el("select", { "aria-label": label, "data-colour": index }, ...free.map((c, i) => el("option", { value: c, selected: i === index }, cap(c))));
-  // the two-player variant plays two colours each (R5)
-  const pickers = game.two_colours_each
-    ? [picker(`first colour for ${game.game_id}`, 0), picker(`second colour for ${game.game_id}`, 1)]
-    : [picker(`colour for ${game.game_id}`, 0)];
-  const join = el("button", {
+  const pickers = full || seated ? [] : game.two_colours_each
+    ? [colourPicker(null, `first colour for ${game.game_id}`, free, 0), colourPicker(null, `second colour for ${game.game_id}`, free, 1)]
+    : [colourPicker(null, `colour for ${game.game_id}`, free, 0)];
+  const join = full || seated ? null : el("button", {
     type: "button",
     "data-action": "join",
-    disabled: !account || seated || game.seats.length >= game.max_players,
+    disabled: !account,
     onclick: async () => {
       const body = game.two_colours_each ? { colours: pickers.map((p) => p.value) } : { colour: pickers[0].value };
       const r = await api("POST", `/games/${game.game_id}/seats`, body);
@@ -93,19 +169,45 @@ function openRow(game) {
     type: "button",
     "data-action": "start",
     disabled: !seated || game.seats.length < 2,
+    title: game.seats.length < 2 ? "At least two players are needed" : "",
     onclick: async () => {
       const r = await api("POST", `/games/${game.game_id}/start`);
       if (!r.ok) return toast(problemText(r.data), "error");
       location.href = `/games/${game.game_id}`;
     },
   }, "Start");
-  return el("li", { "data-game": game.game_id }, el("a", { href: `/games/${game.game_id}` }, game.game_id), ` · up to ${game.max_players}${game.two_colours_each ? " · two colours each" : ""} · ${seatsText(game)} `, ...pickers, join, start);
+  return el(
+    "li",
+    { "data-game": game.game_id },
+    el("a", { href: `/games/${game.game_id}`, class: "game-name" }, gameName(game)),
+    ` · ${game.seats.length} of ${game.max_players} seats${game.two_colours_each ? " · two colours each" : ""}${game.free_orientation_after_first ? " · free orientation" : ""} · `,
+    seatsList(game),
+    " ",
+    full ? el("span", { class: "muted" }, "(full) ") : null,
+    seated ? el("span", { class: "muted" }, "(you sit here) ") : null,
+    ...pickers,
+    join,
+    start,
+  );
 }
 
+const STATUS = { setup: "setting up", playing: "in play", ended: "over", open: "open" };
+
 function gameRow(game, mine) {
-  const turn = game.active_colour ? ` · ${cap(game.active_colour)} to play` : "";
-  const flag = mine && game.my_move ? el("strong", { class: "your-move" }, " your move") : null;
-  return el("li", { "data-game": game.game_id }, el("a", { href: `/games/${game.game_id}` }, game.game_id), ` · ${game.status} · turn ${game.turn} · ${seatsText(game)}${turn}`, flag, " · ", el("a", { href: `/games/${game.game_id}/replay` }, "replay"));
+  const active = game.active_colour ? game.seats.find((s) => s.colours.includes(game.active_colour)) : null;
+  const turn = game.active_colour ? ` · ${active?.name || cap(game.active_colour)} (${cap(game.active_colour)}) to play` : "";
+  const flag = mine && game.my_move ? el("strong", { class: "your-move" }, " · your move") : null;
+  return el(
+    "li",
+    { "data-game": game.game_id },
+    el("a", { href: `/games/${game.game_id}`, class: "game-name" }, gameName(game)),
+    ` · ${STATUS[game.status] || game.status}${game.status === "setup" ? "" : ` · turn ${game.turn}`} · `,
+    seatsList(game),
+    turn,
+    winnerText(game),
+    flag,
+    game.status === "ended" || game.status === "playing" ? [" · ", el("a", { href: `/games/${game.game_id}/replay` }, "replay")] : null,
+  );
 }
 
 function list(title, id, games, row) {
@@ -128,15 +230,23 @@ async function load() {
     toast("Your sign-in is no longer valid; please sign up again.", "error");
     return load();
   }
+  // the same answers as on screen: leave the page alone (a choice half made, a button
+  // about to be tapped)
+  const signature = JSON.stringify([account?.account_id, open.data, setup.data, playing.data, ended.data, mine.data]);
+  if (signature === load.shown && document.getElementById("main").querySelector(".lobby")) return;
+  load.shown = signature;
+  const key = (s) => s.id || s.getAttribute("aria-label");
+  const choices = new Map([...document.querySelectorAll("#main select")].map((s) => [key(s), s.value]));
+  const ticked = new Map([...document.querySelectorAll("#main input[type=checkbox]")].map((c) => [c.id, c.checked]));
   const parts = [];
   if (account) {
     parts.push(
-      el("p", {}, `Signed in as ${account.name}. `, el("button", { type: "button", onclick: () => { signOut(); load(); } }, "Sign out")),
+      el("section", { class: "card", id: "account" }, el("p", {}, el("button", { type: "button", onclick: () => { signOut(); load(); } }, "Sign out")), tokenCard(account)),
       list("My games", "my-games", mine.ok ? mine.data.games : [], (g) => gameRow(g, true)),
       createForm(),
     );
   } else {
-    parts.push(signUpForm());
+    parts.push(signUpForm(), signInForm());
   }
   parts.push(
     list("Open games", "open-games", open.ok ? open.data.games : [], openRow),
@@ -144,9 +254,26 @@ async function load() {
     list("Finished games", "finished-games", ended.ok ? ended.data.games : [], (g) => gameRow(g, false)),
   );
   document.getElementById("main").replaceChildren(el("div", { class: "lobby" }, ...parts));
+  // what was picked before the lists changed stays picked, where it still can be
+  const restore = (s) => {
+    const before = choices.get(key(s));
+    if (before === undefined || before === s.value || ![...s.options].some((o) => o.value === before)) return false;
+    s.value = before;
+    return true;
+  };
+  const count = document.getElementById("max-players");
+  if (count && restore(count)) count.dispatchEvent(new Event("change"));
+  const two = document.getElementById("two-colours");
+  if (two && !two.disabled && ticked.get("two-colours")) {
+    two.checked = true;
+    two.dispatchEvent(new Event("change"));
+  }
+  const free = document.getElementById("free-orientation");
+  if (free) free.checked = Boolean(ticked.get("free-orientation"));
+  for (const s of document.querySelectorAll("#main select:not(#max-players)")) restore(s);
 }
 
 load();
 setInterval(() => {
-  if (!document.querySelector("form:focus-within, select:focus")) load();
+  if (!document.querySelector("form:focus-within, select:focus, #my-token:not([hidden])")) load();
 }, 5000);

@@ -1,24 +1,18 @@
 // The replay: a slider over every version, step back and forward, play and pause
-// with a speed, jump to a turn; the URL keeps the version (?v=123) to share a moment.
-// For a live game the slider grows as events arrive.
+// with a speed, jump to a turn, the move list beside the board (click a move to see
+// the board after it); what each step does is drawn on the board (the fleet and its
+// route, a failed path, boats going home). The URL keeps the version (?v=123).
+// For a live game the slider and the list grow as events arrive.
 
 import { api, el, nav, problemText } from "./api.js";
-import { drawBoard } from "./board.js";
+import { Board, overlayFor } from "./board.js";
 import { follow } from "./live.js";
+import { groupMoves, loadHistory, moveList } from "./moves.js";
+import { people, who } from "./words.js";
 
 const gameId = document.body.dataset.game;
-const r = { head: 0, version: 0, steps: new Map(), turns: [], timer: null, tiles: null, token: 0, extent: [] };
-
-async function loadSteps(after) {
-  let cursor = after;
-  for (;;) {
-    const page = await api("GET", `/games/${gameId}/timeline?after=${cursor}&limit=1000`);
-    if (!page.ok || !page.data.steps.length) return page;
-    for (const s of page.data.steps) r.steps.set(s.version, s);
-    r.turns = page.data.turns;
-    cursor = page.data.next_after;
-  }
-}
+const r = { head: 0, version: 0, timer: null, tiles: null, token: 0, extent: [], names: people([]), history: { events: new Map(), steps: new Map() } };
+let board = null;
 
 async function show(version) {
   version = Math.max(1, Math.min(r.head, version));
@@ -32,17 +26,27 @@ async function show(version) {
   document.getElementById("slider").value = String(version);
   document.getElementById("slider").max = String(r.head);
   document.getElementById("where").textContent = `Version ${version} of ${r.head}`;
-  const step = r.steps.get(version);
+  const step = r.history.steps.get(version);
+  const actor = step?.colour ? who(r.names, step.colour) : "";
   document.getElementById("description").textContent = step
-    ? `Turn ${step.turn}, step ${step.step}: ${step.description}${step.rule ? ` (${step.rule})` : ""}`
+    ? `Turn ${step.turn}, step ${step.step}${actor ? ` · ${actor}` : ""}: ${step.description}${step.rule ? ` (${step.rule})` : ""}`
     : "";
   if (state.ok) {
     // the frame of the whole game, so scrubbing never rescales the board
-    drawBoard(document.getElementById("replay-board"), state.data.position, r.tiles, { extent: r.extent });
+    board.render(state.data.position, { extent: r.extent, overlay: overlayFor(r.history.events.get(version), state.data.position) });
     document.body.dataset.version = String(version);
+    renderMoves();
   } else {
     document.getElementById("description").textContent = problemText(state.data);
   }
+}
+
+function renderMoves() {
+  const host = document.getElementById("moves");
+  host.replaceChildren(moveList(groupMoves(r.history, r.names), r.names, { current: r.version, onSelect: show }));
+  const mark = host.querySelector(".move.current");
+  const panel = document.getElementById("moves-panel");
+  if (mark && panel.scrollHeight > panel.clientHeight) panel.scrollTop = mark.offsetTop - panel.offsetTop - panel.clientHeight / 2;
 }
 
 function play() {
@@ -64,8 +68,13 @@ function play() {
 }
 
 function turnOptions() {
+  const turns = new Map();
+  for (const s of r.history.steps.values()) if (!turns.has(s.turn) || turns.get(s.turn) > s.version) turns.set(s.turn, s.version);
   const select = document.getElementById("turn");
-  select.replaceChildren(el("option", { value: "" }, "Jump to turn…"), ...r.turns.map((t) => el("option", { value: t.first_version }, t.turn === 0 ? "Setup" : `Turn ${t.turn}`)));
+  select.replaceChildren(
+    el("option", { value: "" }, "Jump to turn…"),
+    ...[...turns.entries()].sort((a, b) => a[0] - b[0]).map(([turn, first]) => el("option", { value: first }, turn === 0 ? "Setup" : `Turn ${turn}`)),
+  );
 }
 
 async function main() {
@@ -77,29 +86,36 @@ async function main() {
   }
   r.tiles = tiles.data;
   r.head = game.data.version;
+  r.names = people(game.data.players);
   r.extent = game.data.position.tiles.map((t) => t[0]);
-  await loadSteps(0);
+  await loadHistory(gameId, r.history);
   const wanted = Number(new URL(location.href).searchParams.get("v")) || r.head;
   document.getElementById("main").replaceChildren(
     el(
       "section",
-      { class: "replay" },
-      el("h2", {}, `Replay of game ${gameId}`),
+      { class: "replay replay-layout" },
       el(
         "div",
-        { class: "row controls" },
-        el("button", { type: "button", id: "back", "aria-label": "Step back", onclick: () => show(r.version - 1) }, "◀ Back"),
-        el("button", { type: "button", id: "play", "aria-pressed": "false", onclick: play }, "▶ Play"),
-        el("button", { type: "button", id: "forward", "aria-label": "Step forward", onclick: () => show(r.version + 1) }, "Forward ▶"),
-        el("label", {}, "Speed ", el("select", { id: "speed", onchange: () => { if (r.timer) { play(); play(); } } }, ...[1, 2, 4, 8].map((n) => el("option", { value: n }, `${n}×`)))),
-        el("select", { id: "turn", "aria-label": "Jump to turn", onchange: (e) => e.target.value && show(Number(e.target.value)) }),
+        {},
+        el("h2", {}, `Replay: ${game.data.players.map((p) => p.name || `Seat ${p.seat}`).join(" · ") || gameId}`),
+        el(
+          "div",
+          { class: "row controls" },
+          el("button", { type: "button", id: "back", "aria-label": "Step back", onclick: () => show(r.version - 1) }, "◀ Back"),
+          el("button", { type: "button", id: "play", "aria-pressed": "false", onclick: play }, "▶ Play"),
+          el("button", { type: "button", id: "forward", "aria-label": "Step forward", onclick: () => show(r.version + 1) }, "Forward ▶"),
+          el("label", {}, "Speed ", el("select", { id: "speed", onchange: () => { if (r.timer) { play(); play(); } } }, ...[1, 2, 4, 8].map((n) => el("option", { value: n }, `${n}×`)))),
+          el("select", { id: "turn", "aria-label": "Jump to turn", onchange: (e) => e.target.value && show(Number(e.target.value)) }),
+        ),
+        el("input", { type: "range", id: "slider", min: 1, max: r.head, value: wanted, "aria-label": "Version", oninput: (e) => show(Number(e.target.value)) }),
+        el("p", { id: "where" }),
+        el("p", { id: "description", class: "step", "aria-live": "polite" }),
+        el("div", { id: "replay-board", class: "board-host" }),
       ),
-      el("input", { type: "range", id: "slider", min: 1, max: r.head, value: wanted, "aria-label": "Version", oninput: (e) => show(Number(e.target.value)) }),
-      el("p", { id: "where" }),
-      el("p", { id: "description", class: "step", "aria-live": "polite" }),
-      el("div", { id: "replay-board", class: "board-host" }),
+      el("section", { id: "moves-panel", class: "moves-panel", "aria-label": "Move list" }, el("h3", {}, "Moves"), el("div", { id: "moves" })),
     ),
   );
+  board = new Board(document.getElementById("replay-board"), r.tiles);
   turnOptions();
   await show(wanted);
   document.addEventListener("keydown", (e) => {
@@ -111,12 +127,16 @@ async function main() {
     const atEnd = r.version === r.head;
     r.head = Math.max(r.head, version);
     const latest = await api("GET", `/games/${gameId}`);
-    if (latest.ok) r.extent = latest.data.position.tiles.map((t) => t[0]);
-    await loadSteps(version - 1);
+    if (latest.ok) {
+      r.extent = latest.data.position.tiles.map((t) => t[0]);
+      r.names = people(latest.data.players);
+    }
+    await loadHistory(gameId, r.history, version - 1, version);
     turnOptions();
     document.getElementById("slider").max = String(r.head);
     document.getElementById("where").textContent = `Version ${r.version} of ${r.head}`;
     if (atEnd && !r.timer) show(r.head);
+    else renderMoves();
   });
 }
 

@@ -18,6 +18,7 @@ from domain.context import Context
 from domain.deck import Deck, commitment
 from domain.errors import MalformedPayload, RuleViolation
 from domain.events import DeckRevealed, Event
+from domain.revisions import CURRENT_RULES, RuleSet
 from domain.state import GameState, Phase
 
 
@@ -55,25 +56,36 @@ _HANDLERS: dict[type, Callable[[Context, Any], None]] = {
 
 
 def apply(
-    state: GameState, command: cmd.Command, deck: Deck | None = None, *, automatic: bool = False
+    state: GameState,
+    command: cmd.Command,
+    deck: Deck | None = None,
+    *,
+    automatic: bool = False,
+    rules: RuleSet = CURRENT_RULES,
 ) -> tuple[list[Event], GameState]:
     """The events ``command`` causes and the state after them (R24: or a violation).
 
     ``deck`` supplies tiles when the command draws; ``automatic`` marks a
-    forced single choice applied by the service (R25).
+    forced single choice applied by the service (R25); ``rules`` is the rules
+    version that decides (today's unless a recorded game is re-run).
     """
     handler = _HANDLERS.get(type(command))
     if handler is None:
         raise MalformedPayload(f"not a command: {type(command).__name__}")
     if state.phase is Phase.ENDED and not isinstance(command, cmd.RevealDeck):
         raise RuleViolation("game_over", "R21", "the game is over")
-    ctx = Context(state, deck, automatic)
+    ctx = Context(state, deck, automatic, rules)
     handler(ctx, command)
     return ctx.events, ctx.state
 
 
 def decide(
-    state: GameState, command: cmd.Command, deck: Deck | None = None, *, automatic: bool = False
+    state: GameState,
+    command: cmd.Command,
+    deck: Deck | None = None,
+    *,
+    automatic: bool = False,
+    rules: RuleSet = CURRENT_RULES,
 ) -> list[Event]:
     """The events ``command`` causes in ``state``, or ``RuleViolation`` (R24)."""
-    return apply(state, command, deck, automatic=automatic)[0]
+    return apply(state, command, deck, automatic=automatic, rules=rules)[0]

@@ -8,6 +8,11 @@ out-of-order job finds nothing to do: the effect is exactly once.
 
 A projection that fails on a game is retried; after ``MAX_ATTEMPTS`` failures it
 is halted for that game, with the error recorded and shown (never skipped).
+
+The read side is given what it needs (``projections.ports``): a database for its
+tables, the event store's history, and a way to load a state; it imports nothing
+of the service. The API asks it named questions (``scoreboard``, ``lobby``,
+``timeline``…), never SQL.
 """
 
 from __future__ import annotations
@@ -18,16 +23,15 @@ import threading
 import traceback
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 from domain import position
-from domain.evolve import evolve
+from domain.fold import evolve
+from domain.position import FOLD_VERSION
 from domain.serialization import decode_event
 from domain.state import GameState
 from projections.models import lobby_entry, results, scoreboard, status, step
-from service.games import FOLD_VERSION, GameService
-from service.store.base import EventStore, JournalEntry, StoredEvent
-from service.store.sql import _JOURNAL_COLUMNS, SqlEventStore, _entry, _event
+from projections.ports import Database, History, Received, Recorded, Tx
 
 log = logging.getLogger("tongiaki.projections")
 
@@ -151,8 +155,8 @@ class Batch:
     """What a catch-up reads inside its transaction."""
 
     before: GameState
-    events: list[tuple[StoredEvent, Any]]
-    journal: list[JournalEntry]
+    events: list[tuple[Recorded, Any]]
+    journal: list[Received]
     base_version: int = 0
     _after: GameState | None = None
 
@@ -173,9 +177,8 @@ Hook = Callable[[str, str, Batch], None]
 class Writes:
     """Writes collected while the projections compute, sent together at the end."""
 
-    def __init__(self, store: SqlEventStore) -> None:
-        self.store = store
-        self.postgres = store.postgres
+    def __init__(self, db: Database) -> None:
+        self.postgres = db.postgres
         self.ops: list[tuple[str, Any, bool]] = []  # (sql, params, many)
 
     def execute(self, sql: str, params: Sequence[Any]) -> None:
@@ -213,27 +216,29 @@ class Writes:
     def rollback(self, mark: int) -> None:
         del self.ops[mark:]
 
-    def flush(self, cur: Any) -> None:
+    def flush(self, tx: Tx) -> None:
         """Send every write (PostgreSQL: in one pipeline, a single round trip)."""
-        if self.postgres and self.ops:
-            with cur.connection.pipeline():
-                for sql, params, _ in self.ops:
-                    cur.execute(sql, params)
-        else:
+        with tx.pipeline():
             for sql, params, many in self.ops:
                 if many:
-                    cur.executemany(self.store._sql(sql), params)
+                    tx.executemany(sql, params)
                 else:
-                    self.store._exec(cur, sql, params)
+                    tx.execute(sql, params)
         self.ops.clear()
 
 
 class ReadModels:
-    """The read-model tables over the event store's database."""
+    """The read-model tables over the event store's database: catch-up, maintenance
+    and the named queries the API asks."""
 
-    def __init__(self, store: SqlEventStore, clock: Callable[[], str] | None = None) -> None:
-        self.store = store
-        self.games = GameService(cast(EventStore, store))
+    def __init__(
+        self,
+        db: Database,
+        history: History,
+        clock: Callable[[], str] | None = None,
+    ) -> None:
+        self.db = db
+        self.history = history
         self.clock = clock or _now
         self.before_apply: Hook | None = None  # tests inject faults here
         # the folds the projections of a game need next, for the most recent games
@@ -242,7 +247,7 @@ class ReadModels:
 
     def upgrade(self) -> None:
         """Create the read-model tables (idempotent; safe for processes starting together)."""
-        self.store.ensure_tables(TABLES, "readmodel_schema", READMODEL_SCHEMA)
+        self.db.ensure_tables(TABLES, "readmodel_schema", READMODEL_SCHEMA)
 
     # --- catching up ----------------------------------------------------------
 
@@ -256,7 +261,7 @@ class ReadModels:
         others commit, and the first failure is raised so the job is retried.
         Database errors are not counted: the job fails and is retried as it is.
         """
-        with self.store._tx() as cur:
+        with self.db.transaction() as cur:
             applied, failures = self._run(cur, game_id, PROJECTIONS, reset=False)
         if failures:
             raise next(iter(failures.values()))
@@ -264,7 +269,7 @@ class ReadModels:
 
     def catch_up(self, name: str, game_id: str, *, reset: bool = False) -> int:
         """Apply what one projection has not seen yet (``ProjectionHalted`` if halted)."""
-        with self.store._tx() as cur:
+        with self.db.transaction() as cur:
             applied, failures = self._run(cur, game_id, (name,), reset=reset)
         if name in failures:
             raise failures[name]
@@ -277,7 +282,7 @@ class ReadModels:
         self, cur: Any, game_id: str, names: Sequence[str], reset: bool
     ) -> tuple[dict[str, int], dict[str, Exception]]:
         points = self._lock_all(cur, names, game_id)
-        writes = Writes(self.store)
+        writes = Writes(self.db)
         if reset:
             for name in names:
                 for table in OWNED[name]:
@@ -289,27 +294,11 @@ class ReadModels:
         if not active:
             return applied, failures
         low = min(points[n].version for n in active)
-        stored = [
-            _event(r)
-            for r in self.store._exec(
-                cur,
-                "SELECT game_id, version, type, data, metadata, prev_hash, hash FROM events"
-                " WHERE game_id = %s AND version > %s ORDER BY version",
-                (game_id, low),
-            ).fetchall()
-        ]
+        stored = self.history.events_after(cur, game_id, low)
         decoded = [(e, decode_event({"type": e.type, **e.body()})) for e in stored]
-        journal: list[JournalEntry] = []
+        journal: list[Received] = []
         if "audit" in active:
-            journal = [
-                _entry(r)
-                for r in self.store._exec(
-                    cur,
-                    f"SELECT {_JOURNAL_COLUMNS} FROM journal WHERE game_id = %s AND seq > %s"
-                    " ORDER BY seq",
-                    (game_id, points["audit"].seq),
-                ).fetchall()
-            ]
+            journal = list(self.history.journal_after(cur, game_id, points["audit"].seq))
         for name in active:
             point = points[name]
             events = [(s, e) for s, e in decoded if s.version > point.version]
@@ -319,7 +308,8 @@ class ReadModels:
                     writes.save(point, point.version, point.seq, self.clock())
                 applied[name] = 0
                 continue
-            batch = Batch(self._state_at(game_id, point.version), events, entries, point.version)
+            before = self._state_at(cur, game_id, point.version)
+            batch = Batch(before, events, entries, point.version)
             mark = writes.mark()
             try:
                 if self.before_apply is not None:
@@ -332,7 +322,7 @@ class ReadModels:
             version = events[-1][0].version if events else point.version
             if events:
                 self._remember(game_id, {point.version: batch.before, version: batch.after})
-            seq = entries[-1].seq if entries else point.seq
+            seq = (entries[-1].seq or point.seq) if entries else point.seq
             writes.save(point, version, seq, self.clock())
             applied[name] = len(events) if name != "audit" else len(entries)
         for name, failure in failures.items():
@@ -340,13 +330,27 @@ class ReadModels:
         writes.flush(cur)
         return applied, failures
 
-    def _state_at(self, game_id: str, version: int) -> GameState:
+    def _state_at(self, cur: Tx, game_id: str, version: int) -> GameState:
+        """The state at ``version``: kept from the last batch, or from the nearest
+        keyframe (every ``KEYFRAME_EVERY`` versions) and the events since."""
         if version == 0:
             return GameState()
         known = self._states.get(game_id, {}).get(version)
         if known is not None:
             return known
-        return self.games.load(game_id, at=version)[1]
+        frame = cur.execute(
+            "SELECT version, position FROM rm_keyframes WHERE game_id = %s AND version <= %s"
+            " AND fold_version = %s ORDER BY version DESC LIMIT 1",
+            (game_id, version, FOLD_VERSION),
+        ).fetchone()
+        start, state = (
+            (int(frame[0]), position.load(json.loads(frame[1]))) if frame else (0, GameState())
+        )
+        for e in self.history.events_after(cur, game_id, start):
+            if e.version > version:
+                break
+            state = evolve(state, decode_event({"type": e.type, **e.body()}))
+        return state
 
     def _remember(self, game_id: str, states: dict[int, GameState]) -> None:
         """Keep a game's states before and after the last batch (projections share them)."""
@@ -359,18 +363,16 @@ class ReadModels:
     def _lock_all(self, cur: Any, names: Sequence[str], game_id: str) -> dict[str, Checkpoint]:
         """The game's checkpoints of ``names``, created if new, locked until commit."""
         values = ", ".join(["(%s, %s)"] * len(names))
-        self.store._exec(
-            cur,
+        cur.execute(
             f"INSERT INTO projection_checkpoints (projection, game_id) VALUES {values}"
             " ON CONFLICT (projection, game_id) DO NOTHING",
             [x for name in names for x in (name, game_id)],
         )
         marks = ", ".join(["%s"] * len(names))
-        rows = self.store._exec(
-            cur,
+        rows = cur.execute(
             "SELECT projection, version, seq, failures, error, updated_at"
             f" FROM projection_checkpoints WHERE game_id = %s AND projection IN ({marks})"
-            f" ORDER BY projection {self.store.lock_suffix}",
+            f" ORDER BY projection {self.db.lock_suffix}",
             (game_id, *names),
         ).fetchall()
         return {
@@ -409,9 +411,8 @@ class ReadModels:
 
     def resume(self, name: str, game_id: str) -> None:
         """Clear a halted projection's error so the next catch-up tries again."""
-        with self.store._tx() as cur:
-            self.store._exec(
-                cur,
+        with self.db.transaction() as cur:
+            cur.execute(
                 "UPDATE projection_checkpoints SET failures = 0, error = NULL"
                 " WHERE projection = %s AND game_id = %s",
                 (name, game_id),
@@ -420,23 +421,27 @@ class ReadModels:
     # --- maintenance ------------------------------------------------------------
 
     def all_games(self) -> list[str]:
-        with self.store._read() as cur:
-            rows = self.store._exec(cur, "SELECT game_id FROM games ORDER BY game_id").fetchall()
-        return [r[0] for r in rows]
+        with self.db.reading() as cur:
+            return sorted(self.history.heads(cur))
 
     def behind(self) -> list[str]:
         """Games some projection has not caught up with (halted ones excluded)."""
-        with self.store._read() as cur:
-            rows = self.store._exec(
-                cur,
-                "SELECT DISTINCT g.game_id FROM games g CROSS JOIN (" + _names_sql() + ") p"
-                " LEFT JOIN projection_checkpoints c"
-                " ON c.projection = p.name AND c.game_id = g.game_id"
-                " WHERE c.error IS NULL AND (g.version > COALESCE(c.version, 0)"
-                " OR (p.name = 'audit' AND EXISTS (SELECT 1 FROM journal j"
-                "  WHERE j.game_id = g.game_id AND j.seq > COALESCE(c.seq, 0))))",
+        with self.db.reading() as cur:
+            heads = self.history.heads(cur)
+            seqs = self.history.journal_heads(cur)
+            points = cur.execute(
+                "SELECT projection, game_id, version, seq, error FROM projection_checkpoints"
             ).fetchall()
-        return sorted(r[0] for r in rows)
+        known = {(r[0], r[1]): (int(r[2]), int(r[3]), r[4]) for r in points}
+        lagging = set()
+        for game_id, head in heads.items():
+            for name in PROJECTIONS:
+                version, seq, error = known.get((name, game_id), (0, 0, None))
+                if error is not None:
+                    continue
+                if head > version or (name == "audit" and seqs.get(game_id, 0) > seq):
+                    lagging.add(game_id)
+        return sorted(lagging)
 
     def rebuild(
         self, names: Sequence[str] = PROJECTIONS, progress: Callable[[int], None] | None = None
@@ -444,7 +449,7 @@ class ReadModels:
         """Rebuild from the event store, one game per transaction (never half-built)."""
         total = 0
         for game_id in self.all_games():
-            with self.store._tx() as cur:
+            with self.db.transaction() as cur:
                 applied, failures = self._run(cur, game_id, names, reset=True)
             total += sum(applied.values())
             if failures:
@@ -456,13 +461,12 @@ class ReadModels:
     def status(self) -> list[Lag]:
         """Lag per projection: games tracked, games behind, events behind, halted games."""
         lags = []
-        with self.store._read() as cur:
-            heads = dict(self.store._exec(cur, "SELECT game_id, version FROM games").fetchall())
+        with self.db.reading() as cur:
+            heads = self.history.heads(cur)
             for name in PROJECTIONS:
                 points = {
                     r[0]: (int(r[1]), r[2])
-                    for r in self.store._exec(
-                        cur,
+                    for r in cur.execute(
                         "SELECT game_id, version, error FROM projection_checkpoints"
                         " WHERE projection = %s",
                         (name,),
@@ -481,9 +485,8 @@ class ReadModels:
         return lags
 
     def checkpoint(self, name: str, game_id: str) -> Checkpoint | None:
-        with self.store._read() as cur:
-            row = self.store._exec(
-                cur,
+        with self.db.reading() as cur:
+            row = cur.execute(
                 "SELECT version, seq, failures, error, updated_at FROM projection_checkpoints"
                 " WHERE projection = %s AND game_id = %s",
                 (name, game_id),
@@ -492,15 +495,152 @@ class ReadModels:
             return None
         return Checkpoint(name, game_id, int(row[0]), int(row[1]), int(row[2]), row[3], row[4])
 
-    # --- queries ------------------------------------------------------------------
+    # --- named queries (what the API asks) ---------------------------------------
 
     def query(self, sql: str, params: Iterable[Any] = ()) -> list[Any]:
-        with self.store._read() as cur:
-            return list(self.store._exec(cur, sql, tuple(params)).fetchall())
+        """Rows of one statement on the read-model tables (tests and the named queries)."""
+        with self.db.reading() as cur:
+            return list(cur.execute(sql, tuple(params)).fetchall())
+
+    def scoreboard(self, game_id: str) -> dict[str, Any] | None:
+        """The game's scoreboard with its ``version``, or None before it is built."""
+        rows = self.query("SELECT version, data FROM rm_scoreboard WHERE game_id = %s", (game_id,))
+        if not rows:
+            return None
+        board: dict[str, Any] = json.loads(rows[0][1])
+        return {"version": int(rows[0][0]), **board}
+
+    def leaderboard(self, limit: int) -> list[dict[str, Any]]:
+        """Accounts by wins, then points (ties by account id)."""
+        rows = self.query(
+            "SELECT account_id, COUNT(*), SUM(won), SUM(points), AVG(rank * 1.0)"
+            " FROM rm_results GROUP BY account_id"
+            " ORDER BY SUM(won) DESC, SUM(points) DESC, account_id LIMIT %s",
+            (limit,),
+        )
+        return [
+            {
+                "account_id": r[0],
+                "games": int(r[1]),
+                "wins": int(r[2]),
+                "points": int(r[3]),
+                "average_rank": round(float(r[4]), 3),
+            }
+            for r in rows
+        ]
+
+    def lobby(self, status: str | None, limit: int, offset: int) -> list[dict[str, Any]]:
+        """Lobby entries by last activity, newest first (``limit`` rows from ``offset``)."""
+        where, params = ("WHERE status = %s", [status]) if status else ("", [])
+        return _entries(
+            self.query(
+                f"SELECT version, data FROM rm_lobby {where}"
+                " ORDER BY last_activity DESC, game_id LIMIT %s OFFSET %s",
+                (*params, limit, offset),
+            )
+        )
+
+    def my_games(self, account_id: str, limit: int, offset: int) -> list[dict[str, Any]]:
+        """An account's games, the ones waiting for its move first, each with ``my_move``."""
+        games = _entries(
+            self.query(
+                "SELECT l.version, l.data FROM rm_lobby l"
+                " JOIN rm_lobby_seats s ON s.game_id = l.game_id WHERE s.account_id = %s"
+                " ORDER BY CASE WHEN l.active_player = %s THEN 0 ELSE 1 END,"
+                " l.last_activity DESC, l.game_id LIMIT %s OFFSET %s",
+                (account_id, account_id, limit, offset),
+            )
+        )
+        for game in games:
+            game["my_move"] = game["active_player"] == account_id
+        return games
+
+    def steps(self, game_id: str, after: int, limit: int) -> list[dict[str, Any]]:
+        """The replay steps after a version, in order."""
+        return [
+            _step_row(r)
+            for r in self.query(
+                f"SELECT {STEP_READ} FROM rm_steps WHERE game_id = %s AND version > %s"
+                " ORDER BY version LIMIT %s",
+                (game_id, after, limit),
+            )
+        ]
+
+    def turns(self, game_id: str) -> list[dict[str, int]]:
+        """Each turn with the version of its first step."""
+        return [
+            {"turn": int(t), "first_version": int(v)}
+            for t, v in self.query(
+                "SELECT turn, MIN(version) FROM rm_steps WHERE game_id = %s"
+                " GROUP BY turn ORDER BY turn",
+                (game_id,),
+            )
+        ]
+
+    def audit(self, game_id: str, after: int, limit: int) -> list[dict[str, Any]]:
+        """Commands received after a sequence number, each with the steps it caused."""
+        rows = self.query(
+            "SELECT seq, turn, command_id, actor, received_at, payload, judged_version, outcome,"
+            " first_version, last_version, rejection FROM rm_audit WHERE game_id = %s AND seq > %s"
+            " ORDER BY seq LIMIT %s",
+            (game_id, after, limit),
+        )
+        firsts = [r[8] for r in rows if r[8] is not None]
+        lasts = [r[9] for r in rows if r[9] is not None]
+        steps = (
+            {
+                r[0]: _step_row(r)
+                for r in self.query(
+                    f"SELECT {STEP_READ} FROM rm_steps WHERE game_id = %s"
+                    " AND version BETWEEN %s AND %s",
+                    (game_id, min(firsts), max(lasts)),
+                )
+            }
+            if firsts and lasts
+            else {}
+        )
+        commands = []
+        for r in rows:
+            first, last = r[8], r[9]
+            versions = range(first, last + 1) if first is not None and last is not None else ()
+            commands.append(
+                {
+                    "seq": r[0],
+                    "turn": r[1],
+                    "command_id": r[2],
+                    "actor": json.loads(r[3]),
+                    "received_at": r[4],
+                    "payload": json.loads(r[5]),
+                    "judged_version": r[6],
+                    "outcome": r[7],
+                    "first_version": first,
+                    "last_version": last,
+                    "rejection": json.loads(r[10]) if r[10] is not None else None,
+                    "events": [steps[v] for v in versions if v in steps],
+                }
+            )
+        return commands
 
 
-def _names_sql() -> str:
-    return " UNION ALL ".join(f"SELECT '{n}' AS name" for n in PROJECTIONS)
+STEP_READ = "version, turn, step, colour, actor, type, rule, automatic, description"
+
+
+def _step_row(row: Sequence[Any]) -> dict[str, Any]:
+    return {
+        "version": row[0],
+        "turn": row[1],
+        "step": row[2],
+        "colour": row[3],
+        "actor": row[4],
+        "type": row[5],
+        "rule": row[6],
+        "automatic": bool(row[7]),
+        "description": row[8],
+    }
+
+
+def _entries(rows: Sequence[Any]) -> list[dict[str, Any]]:
+    return [{"version": version, **json.loads(data)} for version, data in rows]
 
 
 def _now() -> str:
@@ -577,8 +717,7 @@ AUDIT_COLUMNS = (
 def _apply_timeline(rm: ReadModels, cur: Any, w: Writes, game_id: str, batch: Batch) -> None:
     previous = None
     if batch.base_version > 0:  # (a rebuild starts at 0: its deletes are not sent yet)
-        last = rm.store._exec(
-            cur,
+        last = cur.execute(
             "SELECT turn, step FROM rm_steps WHERE game_id = %s AND version = %s",
             (game_id, batch.base_version),
         ).fetchone()
@@ -626,7 +765,7 @@ def _apply_audit(rm: ReadModels, cur: Any, w: Writes, game_id: str, batch: Batch
     for j in batch.journal:
         turn = turns.get(j.judged_version)
         if turn is None:
-            turn = rm._state_at(game_id, j.judged_version).turn
+            turn = rm._state_at(cur, game_id, j.judged_version).turn
         rows.append(
             (
                 game_id,

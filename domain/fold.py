@@ -4,26 +4,31 @@
 recorded) and never raises on a well-formed event.
 
 Each handler reads the state and returns the fields the event changes (new
-values, never mutated old ones). ``evolve`` copies the state once and applies
-them; ``replay`` copies once for the whole fold, which is what makes folding a
-long game cheap.
+values, never mutated old ones) as ``Changes``, a typed dict of the state's own
+fields: a misspelt field or a value of the wrong type fails under mypy, and a
+test checks every key of every handler against the state's fields at run time.
+``evolve`` copies the state once and applies them; ``replay`` copies once for
+the whole fold, which is what makes folding a long game cheap.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, TypedDict, Unpack, cast
 
 from domain import events as ev
-from domain.hexgrid import world_direction
+from domain.commands import GameOptions
+from domain.hexgrid import Cell, world_direction
 from domain.state import (
     BOATS_PER_COLOUR,
     ChooseEmigration,
     ColonistPlacement,
+    Departure,
     EndReason,
     GameState,
     IslandState,
     Landing,
+    Pending,
     Phase,
     PlacedTile,
     Player,
@@ -35,7 +40,33 @@ from domain.state import (
 )
 from domain.tiles import is_island
 
-Changes = dict[str, Any]
+
+class Changes(TypedDict, total=False):
+    """The fields of ``GameState`` an event sets (``domain.state.GameState``)."""
+
+    game_id: str
+    options: GameOptions
+    deck_commitment: str
+    deck_algorithm: str
+    phase: Phase
+    players: tuple[Player, ...]
+    order: tuple[str, ...]
+    active: int
+    turn: int
+    tiles: dict[Cell, PlacedTile]
+    islands: dict[str, IslandState]
+    removed: tuple[str, ...]
+    supply: dict[str, int]
+    out: dict[str, int]
+    drawn: tuple[str, ...]
+    end_reason: EndReason | None
+    pending: Pending | None
+    voyage: Voyage | None
+    departures: frozenset[Departure]
+    result: Any
+    seed_hex: str | None
+
+
 Handler = Callable[[GameState, Any], Changes]
 
 
@@ -46,7 +77,7 @@ def _add(counts: dict[str, int], boats: Iterable[str]) -> dict[str, int]:
     return new
 
 
-def _moved(s: GameState, **changes: Any) -> Changes:
+def _moved(s: GameState, **changes: Unpack[Changes]) -> Changes:
     """Boats have moved: emigrate next if a beach is full (R9, R14), else nothing pending."""
     islands = changes.get("islands", s.islands)
     pending = None
@@ -67,12 +98,12 @@ def _created(s: GameState, e: ev.GameCreated) -> Changes:
         deck_algorithm=e.deck_algorithm,
         phase=Phase.OPEN,
     )
-    return dict(vars(fresh))
+    return cast(Changes, dict(vars(fresh)))
 
 
 def _joined(s: GameState, e: ev.PlayerJoined) -> Changes:
     player = Player(e.player_id, e.seat, e.colours, e.entropy)
-    return dict(
+    return Changes(
         players=(*s.players, player),
         supply={**s.supply, **dict.fromkeys(e.colours, BOATS_PER_COLOUR)},
         out={**s.out, **dict.fromkeys(e.colours, 0)},
@@ -80,7 +111,7 @@ def _joined(s: GameState, e: ev.PlayerJoined) -> Changes:
 
 
 def _started(s: GameState, e: ev.GameStarted) -> Changes:
-    return dict(
+    return Changes(
         phase=Phase.SETUP,
         order=e.order,
         active=0,
@@ -95,15 +126,17 @@ def _starting_boat(s: GameState, e: ev.StartingBoatPlaced) -> Changes:
     supply = {**s.supply, e.colour: s.supply[e.colour] - 1}
     nxt = s.active + 1
     if nxt < len(s.order):
-        return dict(
+        return Changes(
             islands=islands,
             supply=supply,
             active=nxt,
             pending=SetupPlacement(s.order[nxt], e.round),
         )
     if e.round == 1:
-        return dict(islands=islands, supply=supply, active=0, pending=SetupPlacement(s.order[0], 2))
-    return dict(
+        return Changes(
+            islands=islands, supply=supply, active=0, pending=SetupPlacement(s.order[0], 2)
+        )
+    return Changes(
         islands=islands,
         supply=supply,
         phase=Phase.PLAYING,
@@ -137,7 +170,7 @@ def _boats_placed(s: GameState, e: ev.BoatsPlaced) -> Changes:
 def _emigration(s: GameState, e: ev.EmigrationStarted) -> Changes:
     departure = (e.island, e.beach, e.jetty, s.board_key())
     origin = s.islands[e.island]
-    return dict(
+    return Changes(
         islands={**s.islands, e.island: origin.with_beach(e.beach, ())},
         voyage=Voyage(e.island, e.fleet, origin.cell, e.direction, (origin.cell,)),
         pending=None,
@@ -165,11 +198,11 @@ def _drawn(s: GameState, e: ev.TileDrawn) -> Changes:
 def _tile_placed(s: GameState, e: ev.TilePlaced) -> Changes:
     tiles = {**s.tiles, e.cell: PlacedTile(e.tile, e.rotation)}
     if not is_island(e.tile):
-        return dict(tiles=tiles, pending=None)
+        return Changes(tiles=tiles, pending=None)
     islands = {**s.islands, e.tile: empty_island(e.tile, e.cell, e.rotation)}
     colonist = e.rule == "R17"
     pending = ColonistPlacement(s.order[s.active], e.tile) if colonist else None
-    return dict(tiles=tiles, islands=islands, pending=pending)
+    return Changes(tiles=tiles, islands=islands, pending=pending)
 
 
 def _sailed(s: GameState, e: ev.FleetSailed) -> Changes:
@@ -177,7 +210,7 @@ def _sailed(s: GameState, e: ev.FleetSailed) -> Changes:
     assert v is not None
     direction = world_direction(e.exit_edge, s.tiles[e.cell].rotation)
     route = (*v.route, e.cell)
-    return dict(voyage=Voyage(v.origin, v.fleet, e.cell, direction, route, v.tiles_drawn))
+    return Changes(voyage=Voyage(v.origin, v.fleet, e.cell, direction, route, v.tiles_drawn))
 
 
 def _failed(s: GameState, e: ev.ExpeditionFailed) -> Changes:
@@ -188,7 +221,7 @@ def _reached(s: GameState, e: ev.FleetReachedIsland) -> Changes:
     v = s.voyage
     assert v is not None
     voyage = Voyage(v.origin, v.fleet, e.cell, v.direction, (*v.route, e.cell), v.tiles_drawn)
-    return dict(voyage=voyage, pending=Landing(s.order[s.active], e.island, e.fleet))
+    return Changes(voyage=voyage, pending=Landing(s.order[s.active], e.island, e.fleet))
 
 
 def _turned_back(s: GameState, e: ev.FleetTurnedBack) -> Changes:
@@ -196,7 +229,7 @@ def _turned_back(s: GameState, e: ev.FleetTurnedBack) -> Changes:
     assert v is not None
     origin = s.islands[e.to_island]
     voyage = Voyage(v.origin, v.fleet, origin.cell, v.direction, (*e.route, origin.cell))
-    return dict(voyage=voyage, pending=Landing(s.order[s.active], e.to_island, e.fleet))
+    return Changes(voyage=voyage, pending=Landing(s.order[s.active], e.to_island, e.fleet))
 
 
 def _landed(s: GameState, e: ev.BoatsLanded) -> Changes:
@@ -211,7 +244,7 @@ def _royal(s: GameState, e: ev.RoyalIslandFounded) -> Changes:
         isl.tile, isl.cell, isl.rotation, tuple(() for _ in isl.beaches), e.colour
     )
     supply = {**s.supply, e.colour: s.supply[e.colour] + boats - 1}
-    return dict(islands={**s.islands, e.island: crowned}, supply=supply, pending=None)
+    return Changes(islands={**s.islands, e.island: crowned}, supply=supply, pending=None)
 
 
 def _colony(s: GameState, e: ev.NewColonyFounded) -> Changes:
@@ -225,11 +258,11 @@ def _colony(s: GameState, e: ev.NewColonyFounded) -> Changes:
             isl = IslandState(isl.tile, isl.cell, isl.rotation, beaches, isl.king)
         islands[key] = isl
     supply = {**s.supply, e.colour: s.supply[e.colour] + returned}
-    return dict(islands=islands, supply=supply, pending=None)
+    return Changes(islands=islands, supply=supply, pending=None)
 
 
 def _endless(s: GameState, e: ev.ChainDeclaredEndless) -> Changes:
-    return dict(pending=None)
+    return Changes(pending=None)
 
 
 def _removed(s: GameState, e: ev.IslandRemoved) -> Changes:
@@ -252,8 +285,8 @@ def _lost(s: GameState, e: ev.FleetLostAtSea) -> Changes:
 
 def _turn_ended(s: GameState, e: ev.TurnEnded) -> Changes:
     if e.next_colour is None:
-        return dict(pending=None, voyage=None, departures=frozenset())
-    return dict(
+        return Changes(pending=None, voyage=None, departures=frozenset())
+    return Changes(
         active=s.order.index(e.next_colour),
         turn=e.turn + 1,
         pending=TurnStart(e.next_colour),
@@ -263,11 +296,11 @@ def _turn_ended(s: GameState, e: ev.TurnEnded) -> Changes:
 
 
 def _ended(s: GameState, e: ev.GameEnded) -> Changes:
-    return dict(phase=Phase.ENDED, pending=None, voyage=None, result=e)
+    return Changes(phase=Phase.ENDED, pending=None, voyage=None, result=e)
 
 
 def _revealed(s: GameState, e: ev.DeckRevealed) -> Changes:
-    return dict(seed_hex=e.seed_hex)
+    return Changes(seed_hex=e.seed_hex)
 
 
 HANDLERS: dict[type, Handler] = {

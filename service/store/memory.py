@@ -1,0 +1,282 @@
+"""Event store in this process's memory: the same contract as SQLite and PostgreSQL.
+
+For tests and tools that want a real store without a file or a server. One lock
+serialises every write (an append is atomic: journal, events and index together,
+or nothing); reads return the stored values, which are immutable (frozen
+dataclasses and bytes), so nothing outside can rewrite history. Nothing
+survives the process.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from typing import Any
+
+from service.store.base import (
+    GENESIS,
+    NAMED_ONLY,
+    Account,
+    Appended,
+    CommandRecord,
+    ConcurrencyConflict,
+    GameRow,
+    InvalidData,
+    JournalEntry,
+    NewEvent,
+    Snapshot,
+    StoredEvent,
+    chain_events,
+    no_nul,
+)
+from service.store.sql import SCHEMA_VERSION
+
+
+class MemoryEventStore:
+    """All games, journals, secrets, snapshots and accounts, in dicts under one lock."""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._events: dict[str, list[StoredEvent]] = {}
+        self._games: dict[str, GameRow] = {}
+        self._journal: dict[str, list[JournalEntry]] = {}
+        self._seq = 0
+        self._secrets: dict[str, bytes] = {}
+        self._snapshots: dict[tuple[str, str, int], Snapshot] = {}
+        self._accounts: dict[str, Account] = {}
+        self._closed = False
+
+    def upgrade(self) -> int:
+        """Nothing to create; the schema version the SQL adapters are at."""
+        return SCHEMA_VERSION
+
+    # --- streams and journal ------------------------------------------------------
+
+    def append(
+        self,
+        record: CommandRecord,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        status: str,
+        prev_hash: str | None = None,
+    ) -> Appended:
+        """Append one command's events atomically (see ``EventStore.append``)."""
+        if not events:
+            raise ValueError("an append holds at least one event")
+        no_nul(record.game_id, record.command_id)
+        with self._lock:
+            head = self._games.get(record.game_id)
+            version = head.version if head else 0
+            head_hash = head.hash if head else GENESIS
+            found = self._find(record.game_id, record.command_id)
+            if version != expected_version or (prev_hash is not None and prev_hash != head_hash):
+                if found is not None:  # a retry of a command that was already applied
+                    return self._duplicate(found)
+                raise ConcurrencyConflict(record.game_id, expected_version, version)
+            if found is not None:  # the id was journalled before (e.g. rejected)
+                return self._duplicate(found)
+            previous = head.hash if head else GENESIS
+            stored = chain_events(record.game_id, version, previous, events)
+            last = stored[-1] if stored else None
+            new_version = last.version if last else version
+            new_hash = last.hash if last else previous
+            entry = self._add_entry(
+                JournalEntry(
+                    record.game_id,
+                    record.command_id,
+                    record.actor,
+                    record.received_at,
+                    record.payload,
+                    version,
+                    "accepted",
+                    stored[0].version if stored else None,
+                    new_version if stored else None,
+                    fingerprint=record.fingerprint,
+                )
+            )
+            self._events.setdefault(record.game_id, []).extend(stored)
+            created = head.created_at if head else record.received_at
+            self._games[record.game_id] = GameRow(
+                record.game_id, new_version, new_hash, status, created, record.received_at
+            )
+        return Appended(tuple(stored), new_version, new_hash, entry=entry)
+
+    def reject(
+        self, record: CommandRecord, judged_version: int, rejection: dict[str, Any]
+    ) -> JournalEntry:
+        """Journal a rejected command, or return the outcome stored for its id."""
+        no_nul(record.game_id, record.command_id)
+        with self._lock:
+            found = self._find(record.game_id, record.command_id)
+            if found is not None:
+                return found
+            return self._add_entry(
+                JournalEntry(
+                    record.game_id,
+                    record.command_id,
+                    record.actor,
+                    record.received_at,
+                    record.payload,
+                    judged_version,
+                    "rejected",
+                    rejection=rejection,
+                    fingerprint=record.fingerprint,
+                )
+            )
+
+    def import_stream(
+        self,
+        events: Sequence[StoredEvent],
+        status: str,
+        at: str,
+        journal: Sequence[JournalEntry] = (),
+        seed: bytes | None = None,
+        accounts: Sequence[Account] = (),
+    ) -> None:
+        """Store an exported game as it is, in one step (``ConcurrencyConflict`` if the
+        game is already here)."""
+        game_id = events[0].game_id
+        with self._lock:
+            if game_id in self._games:
+                raise ConcurrencyConflict(game_id, 0, self._games[game_id].version)
+            ids = [e.command_id for e in journal]
+            if len(set(ids)) != len(ids):
+                raise ConcurrencyConflict(game_id, 0, -1)
+            self._events[game_id] = list(events)
+            for entry in journal:
+                self._add_entry(replace(entry, game_id=game_id))
+            if seed is not None:
+                self._secrets.setdefault(game_id, seed)
+            for a in accounts:
+                known = self._accounts.get(a.account_id)
+                if known is None or (known.kind == NAMED_ONLY and a.kind != NAMED_ONLY):
+                    self._accounts[a.account_id] = a
+            head = events[-1]
+            self._games[game_id] = GameRow(game_id, head.version, head.hash, status, at, at)
+
+    def _find(self, game_id: str, command_id: str) -> JournalEntry | None:
+        for entry in self._journal.get(game_id, ()):
+            if entry.command_id == command_id:
+                return entry
+        return None
+
+    def _add_entry(self, entry: JournalEntry) -> JournalEntry:
+        self._seq += 1
+        stored = replace(entry, seq=self._seq)
+        self._journal.setdefault(entry.game_id, []).append(stored)
+        return stored
+
+    def _duplicate(self, found: JournalEntry) -> Appended:
+        events: tuple[StoredEvent, ...] = ()
+        if found.outcome == "accepted" and found.first_version is not None:
+            first, last = found.first_version, found.last_version or found.first_version
+            events = tuple(self._events[found.game_id][first - 1 : last])
+        tail = events[-1] if events else None
+        return Appended(
+            events,
+            tail.version if tail else found.judged_version,
+            tail.hash if tail else "",
+            duplicate=True,
+            entry=found,
+        )
+
+    def outcome(self, game_id: str, command_id: str) -> JournalEntry | None:
+        """The journalled outcome of a command id, if any."""
+        with self._lock:
+            return self._find(game_id, command_id)
+
+    def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[StoredEvent]:
+        """Events with version > ``after``, in order, at most ``limit``."""
+        with self._lock:
+            stream = self._events.get(game_id, [])
+            chosen = stream[after:] if after >= 0 else stream
+        return chosen if limit is None else chosen[:limit]
+
+    def head(self, game_id: str) -> GameRow | None:
+        """The game's index row, or None."""
+        with self._lock:
+            return self._games.get(game_id)
+
+    def games(self, status: str | None = None, limit: int = 100, offset: int = 0) -> list[GameRow]:
+        """Games, most recently updated first, optionally of one status, from ``offset``."""
+        with self._lock:
+            rows = [g for g in self._games.values() if status is None or g.status == status]
+        rows.sort(key=lambda g: g.game_id)
+        rows.sort(key=lambda g: g.updated_at, reverse=True)
+        return rows[offset : offset + limit]
+
+    def game_ids(self) -> Iterable[str]:
+        """Every game id."""
+        with self._lock:
+            return list(self._games)
+
+    def journal(self, game_id: str, after: int = 0, limit: int | None = None) -> list[JournalEntry]:
+        """Commands received for the game, in arrival order: ``seq > after``, at most ``limit``."""
+        with self._lock:
+            entries = [e for e in self._journal.get(game_id, ()) if (e.seq or 0) > after]
+        return entries if limit is None else entries[:limit]
+
+    # --- secrets and snapshots ------------------------------------------------------
+
+    def put_secret(self, game_id: str, seed: bytes) -> bytes:
+        """Keep a game's deck seed; the seed kept (an earlier one for this game stays)."""
+        with self._lock:
+            return self._secrets.setdefault(game_id, bytes(seed))
+
+    def get_secret(self, game_id: str) -> bytes | None:
+        """A game's deck seed, or None."""
+        with self._lock:
+            return self._secrets.get(game_id)
+
+    def put_snapshot(self, snapshot: Snapshot) -> None:
+        """Cache a fold; an existing snapshot at the same version is kept."""
+        key = (snapshot.game_id, snapshot.fold_version, snapshot.version)
+        with self._lock:
+            self._snapshots.setdefault(key, snapshot)
+
+    def get_snapshot(
+        self, game_id: str, fold_version: str, at_most: int | None = None
+    ) -> Snapshot | None:
+        """The newest snapshot of this fold version at or below ``at_most``."""
+        with self._lock:
+            found = [
+                s
+                for (g, f, v), s in self._snapshots.items()
+                if g == game_id and f == fold_version and (at_most is None or v <= at_most)
+            ]
+        return max(found, key=lambda s: s.version) if found else None
+
+    # --- accounts -------------------------------------------------------------------
+
+    def add_account(self, account: Account) -> None:
+        """Record an account (its token only as a hash)."""
+        with self._lock:
+            taken = any(a.token_hash == account.token_hash for a in self._accounts.values())
+            if account.account_id in self._accounts or taken:
+                raise InvalidData("an account with this id or token exists")
+            self._accounts[account.account_id] = account
+
+    def account_by_token_hash(self, token_hash: str) -> Account | None:
+        """The account whose token hashes to ``token_hash``."""
+        with self._lock:
+            return next((a for a in self._accounts.values() if a.token_hash == token_hash), None)
+
+    def account(self, account_id: str) -> Account | None:
+        """The account with this id."""
+        with self._lock:
+            return self._accounts.get(account_id)
+
+    def account_names(self, account_ids: Iterable[str]) -> dict[str, str]:
+        """The names of these accounts."""
+        with self._lock:
+            return {i: self._accounts[i].name for i in set(account_ids) if i in self._accounts}
+
+    @property
+    def closed(self) -> bool:
+        """Whether ``close`` was called."""
+        return self._closed
+
+    def close(self) -> None:
+        """Nothing to release; background work of this store stops."""
+        self._closed = True

@@ -1,0 +1,143 @@
+// The move list: every turn, the commands in it (a command is what one player sent;
+// forced choices the service applied for them belong to it), each with the events it
+// caused in words. Built from the public event log (command ids, actors) and the
+// replay timeline (one line per event).
+
+import { api, cap, el } from "./api.js";
+import { who } from "./words.js";
+
+/** Every event and timeline step after ``after`` (all pages), into ``history``; with
+ * ``atLeast`` the timeline is waited for until it holds that version (it may lag). */
+export async function loadHistory(gameId, history = { events: new Map(), steps: new Map() }, after = 0, atLeast = 0) {
+  for (let cursor = after; ; ) {
+    const page = await api("GET", `/games/${gameId}/events?after=${cursor}&limit=1000`);
+    if (!page.ok) return history;
+    for (const e of page.data.events) history.events.set(e.version, e);
+    cursor = page.data.next_after;
+    if (!page.data.has_more) break;
+  }
+  for (let cursor = after; ; ) {
+    const wait = atLeast ? `&min_version=${atLeast}` : "";
+    const page = await api("GET", `/games/${gameId}/timeline?after=${cursor}&limit=1000${wait}`);
+    if (!page.ok) break; // the timeline may lag: the events alone still make the list
+    for (const s of page.data.steps) history.steps.set(s.version, s);
+    cursor = page.data.next_after;
+    if (!page.data.has_more) break;
+  }
+  return history;
+}
+
+const SILENT = new Set(["TurnEnded", "DeckRevealed"]);
+
+/** Turns, each with its moves: {turn, moves: [{id, first, last, colour, actor, lines}]}. */
+export function groupMoves(history, names) {
+  const turns = [];
+  let move = null;
+  for (const version of [...history.events.keys()].sort((a, b) => a - b)) {
+    const event = history.events.get(version);
+    const step = history.steps.get(version);
+    const command = event.metadata?.command_id || `v${version}`;
+    const turn = step ? step.turn : turns.at(-1)?.turn ?? 0;
+    if (!move || move.id !== command) {
+      if (!turns.length || turns.at(-1).turn !== turn) turns.push({ turn, moves: [] });
+      const actor = event.metadata?.actor?.name || null;
+      move = { id: command, first: version, last: version, colour: step?.colour || null, actor, lines: [] };
+      turns.at(-1).moves.push(move);
+    }
+    move.last = version;
+    if (!SILENT.has(event.type)) {
+      const text = step ? step.description : event.type;
+      move.lines.push({ version, type: event.type, text, rule: step?.rule, automatic: step?.automatic });
+    }
+  }
+  return turns;
+}
+
+function moveTitle(move, names) {
+  const colour = move.colour ? who(names, move.colour) : move.actor || "The table";
+  return move.actor && move.colour && !names.byColour[move.colour] ? `${move.actor} (${cap(move.colour)})` : colour;
+}
+
+/** The list, newest last; ``onSelect(version)`` shows the board after a move. */
+export function moveList(turns, names, { current, onSelect } = {}) {
+  const items = turns.map((t) =>
+    el(
+      "li",
+      { class: "turn", "data-turn": t.turn },
+      el("h4", {}, t.turn === 0 ? "Setup" : `Turn ${t.turn}`),
+      el(
+        "ol",
+        { class: "turn-moves" },
+        t.moves.map((m) =>
+          el(
+            "li",
+            {
+              class: `move${current !== undefined && current >= m.first && current <= m.last ? " current" : ""}`,
+              "data-first": m.first,
+              "data-last": m.last,
+              tabindex: "0",
+              role: "button",
+              "aria-label": `Show the board after this move (version ${m.last})`,
+              onclick: () => onSelect && onSelect(m.last),
+              onkeydown: (e) => {
+                if (e.key === "Enter" || e.key === " ") {
+                  e.preventDefault();
+                  onSelect && onSelect(m.last);
+                }
+              },
+            },
+            el("span", { class: `who colour-text-${m.colour || "none"}` }, moveTitle(m, names)),
+            el(
+              "ul",
+              { class: "lines" },
+              m.lines.map((line) =>
+                el(
+                  "li",
+                  { "data-version": line.version, "data-type": line.type },
+                  line.text,
+                  line.automatic ? el("span", { class: "muted" }, " (only choice)") : null,
+                ),
+              ),
+            ),
+          ),
+        ),
+      ),
+    ),
+  );
+  return el("ol", { class: "moves", "aria-label": "Moves" }, items);
+}
+
+const SEEN = (gameId) => `tongiaki.seen.${gameId}`;
+
+export function lastSeen(gameId) {
+  return Number(localStorage.getItem(SEEN(gameId)) || 0);
+}
+
+export function markSeen(gameId, version) {
+  if (version > lastSeen(gameId)) localStorage.setItem(SEEN(gameId), String(version));
+}
+
+/** What happened since this browser last saw the game: the moves, in words. */
+export function sinceLastVisit(turns, names, seen, { onDismiss, onSelect } = {}) {
+  const moves = turns.flatMap((t) => t.moves.map((m) => ({ ...m, turn: t.turn }))).filter((m) => m.last > seen);
+  if (!seen || !moves.length) return null;
+  return el(
+    "section",
+    { class: "card since", id: "since", "aria-label": "Since your last visit" },
+    el("h3", {}, `Since your last visit: ${moves.length} move${moves.length > 1 ? "s" : ""}`),
+    el(
+      "ol",
+      {},
+      moves.slice(-12).map((m) =>
+        el(
+          "li",
+          {},
+          el("a", { href: "#", onclick: (e) => { e.preventDefault(); onSelect && onSelect(m.last); } }, `Turn ${m.turn}`),
+          ` — ${moveTitle(m, names)}: ${m.lines.map((l) => l.text).join("; ") || "…"}`,
+        ),
+      ),
+    ),
+    moves.length > 12 ? el("p", { class: "muted" }, `…and ${moves.length - 12} earlier ones (see the move list).`) : null,
+    el("button", { type: "button", id: "since-dismiss", onclick: onDismiss }, "Got it"),
+  );
+}

@@ -1,0 +1,235 @@
+"""Slow and lingering clients on real server processes never starve everybody else.
+
+Found by a new operator's probe: a dozen open live streams, or thirty clients that
+send a request body and stall, left gunicorn's threads to them and the lobby
+unanswered; the embedded server held a thread per refused oversized body until
+its client hung up.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from service.serving import BODY_DEADLINE
+from tests.servers import embedded, production, seated_game
+
+
+def stalled(port: int) -> socket.socket:
+    """A connection that announces a 1,000-byte body, sends 4 bytes and stalls."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=30)
+    s.sendall(
+        b"POST /api/v1/accounts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b'Content-Length: 1000\r\n\r\n{"na'
+    )
+    return s
+
+
+def answer(s: socket.socket) -> tuple[int, dict]:
+    """The status and problem document of the response (read to its Content-Length,
+    as a client does; the server may close the connection later)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        data += s.recv(65536) or b"\r\n\r\n"
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin1").split("\r\n")
+    length = next(
+        int(v)
+        for k, _, v in (h.partition(": ") for h in lines[1:])
+        if k.lower() == "content-length"
+    )
+    while len(body) < length:
+        body += s.recv(65536)
+    return int(lines[0].split()[1]), json.loads(body)
+
+
+def lobby_answers_within(port: int, seconds: float) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=seconds) as s:
+            s.sendall(b"GET /api/v1/lobby HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            return s.recv(64).startswith(b"HTTP/1.1 200")
+    except OSError:
+        return False
+
+
+def check_stalled_bodies(port: int, many: int) -> None:
+    started = time.monotonic()
+    clients = [stalled(port) for _ in range(many)]
+    try:
+        with ThreadPoolExecutor(many) as pool:
+            answers = list(pool.map(answer, clients))
+        took = time.monotonic() - started
+        assert all(status == 408 for status, _ in answers), answers[:3]
+        assert answers[0][1]["code"] == "request_timeout"
+        assert took < BODY_DEADLINE + 5, took
+        assert lobby_answers_within(port, 2)
+    finally:
+        for c in clients:
+            c.close()
+
+
+def test_stalled_request_bodies_get_408_on_the_embedded_server(tmp_path):
+    with embedded(tmp_path) as server:
+        check_stalled_bodies(server.port, 30)
+
+
+def test_stalled_request_bodies_get_408_and_free_gunicorns_threads(tmp_path, pg_schema, redis_url):
+    """As many stalled clients as the process has threads (4): each is cut off after
+    the deadline, then the service answers again. (More than that queue up for a
+    thread, each freed after the deadline: the README says to put a buffering proxy
+    in front of gunicorn against floods of slow clients.)"""
+    _, url = pg_schema
+    with production(tmp_path, url, redis_url, queue=f"slow-{pg_schema[0]}", web=1) as servers:
+        check_stalled_bodies(servers[0].port, 4)
+
+
+def test_a_refused_oversized_body_does_not_hold_the_embedded_servers_thread(tmp_path):
+    """The whole body sent, the 413 read: the server closes the connection at once."""
+    with (
+        embedded(tmp_path) as server,
+        socket.create_connection(("127.0.0.1", server.port), timeout=10) as s,
+    ):
+        s.sendall(
+            b"POST /api/v1/accounts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 20000\r\n\r\n" + b"x" * 20000
+        )
+        started = time.monotonic()
+        status, problem = answer(s)
+        assert (status, problem["code"]) == (413, "body_too_large")
+        assert time.monotonic() - started < 3
+
+
+def open_stream(port: int, game_id: str) -> socket.socket:
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    s.sendall(f"GET /api/v1/games/{game_id}/stream HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    return s
+
+
+def test_live_streams_never_take_all_of_gunicorns_threads(tmp_path, pg_schema, redis_url):
+    """``--threads 4``: at most 2 streams per process; the next is 503 too_many_streams
+    with Retry-After, the rest of the service answers, and a stream closed frees its
+    slot."""
+    _, url = pg_schema
+    with production(tmp_path, url, redis_url, queue=f"sse-{pg_schema[0]}", web=1) as servers:
+        port = servers[0].port
+        game_id, _ = seated_game(servers[0].http())
+        held = [open_stream(port, game_id) for _ in range(2)]
+        try:
+            for s in held:
+                assert s.recv(64).startswith(b"HTTP/1.1 200")
+            refused = open_stream(port, game_id)
+            status, problem = answer(refused)
+            refused.close()
+            assert (status, problem["code"]) == (503, "too_many_streams")
+            assert problem["retry_after"] > 0
+            for _ in range(5):
+                assert lobby_answers_within(port, 2)
+            held.pop().close()
+            deadline = time.monotonic() + 10
+            while True:  # the server notices the closed stream at its next write
+                again = open_stream(port, game_id)
+                if again.recv(64).startswith(b"HTTP/1.1 200"):
+                    held.append(again)
+                    break
+                again.close()
+                assert time.monotonic() < deadline, "a closed stream never gave its slot back"
+                time.sleep(0.5)
+        finally:
+            for s in held:
+                s.close()
+
+
+@pytest.mark.parametrize(
+    "request_bytes, status",
+    [
+        (b"GET /api/v1/lobby?" + b"a" * 5000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414),
+        (b"GET /api/v1/lobby HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 9000 + b"\r\n\r\n", 431),
+    ],
+)
+def test_the_embedded_server_keeps_gunicorns_limits_on_lines(tmp_path, request_bytes, status):
+    with (
+        embedded(tmp_path) as server,
+        socket.create_connection(("127.0.0.1", server.port), timeout=10) as s,
+    ):
+        s.sendall(request_bytes)
+        got, problem = answer(s)
+        assert got == status and problem["status"] == status
+
+
+def check_a_stream_delivers_a_later_event(server) -> None:
+    """The stream answers its viewer within a second of a move made after it opened
+    (a stream waiting on its own socket once delayed every event by 30 s)."""
+    http = server.http()
+    game_id, tokens = seated_game(http)
+    s = open_stream(server.port, game_id)
+    try:
+        data = b""
+        while b"retry:" not in data:
+            data += s.recv(65536)
+        started = time.monotonic()
+        first = next(iter(tokens.values()))
+        assert http.call("POST", f"/games/{game_id}/start", None, first).status == 200
+        s.settimeout(5)
+        while b"event: GameStarted" not in data:
+            data += s.recv(65536)
+        assert time.monotonic() - started < 1.5
+    finally:
+        s.close()
+
+
+def test_a_stream_delivers_a_later_event_at_once_on_the_embedded_server(tmp_path):
+    with embedded(tmp_path) as server:
+        check_a_stream_delivers_a_later_event(server)
+
+
+def test_a_stream_delivers_a_later_event_at_once_on_gunicorn(tmp_path, pg_schema, redis_url):
+    _, url = pg_schema
+    with production(tmp_path, url, redis_url, queue=f"late-{pg_schema[0]}", web=1) as servers:
+        check_a_stream_delivers_a_later_event(servers[0])
+
+
+def check_a_trickled_body_is_cut_off_at_the_deadline(port: int) -> None:
+    """A body sent a byte at a time, each well within any per-read timeout, still has
+    to arrive whole within the deadline (found by a probe: it took 36 s and got 201)."""
+    body = b'{"name": "a slow writer of bytes"}'
+    s = socket.create_connection(("127.0.0.1", port), timeout=30)
+    try:
+        s.sendall(
+            b"POST /api/v1/accounts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n"
+        )
+        started = time.monotonic()
+        answered = None
+        for byte in body:
+            try:
+                s.sendall(bytes([byte]))
+            except OSError:
+                break  # the server stopped reading: the answer is there
+            s.settimeout(0.4)
+            try:
+                if s.recv(1, socket.MSG_PEEK):
+                    break
+            except (TimeoutError, BlockingIOError):
+                pass
+        s.settimeout(10)
+        status, problem = answer(s)
+        answered = time.monotonic() - started
+        assert (status, problem["code"]) == (408, "request_timeout")
+        assert answered < BODY_DEADLINE + 2, answered
+    finally:
+        s.close()
+
+
+def test_a_trickled_body_gets_408_at_the_deadline_on_the_embedded_server(tmp_path):
+    with embedded(tmp_path) as server:
+        check_a_trickled_body_is_cut_off_at_the_deadline(server.port)
+
+
+def test_a_trickled_body_gets_408_at_the_deadline_on_gunicorn(tmp_path, pg_schema, redis_url):
+    _, url = pg_schema
+    with production(tmp_path, url, redis_url, queue=f"trickle-{pg_schema[0]}", web=1) as servers:
+        check_a_trickled_body_is_cut_off_at_the_deadline(servers[0].port)

@@ -1,0 +1,153 @@
+"""The layer rule (docs/architecture.md): ``domain`` ← ``projections`` ← ``service`` ← ``workers``.
+
+Each package imports only from the layers below it, never upward; the one
+exception is the ``tongiaki worker`` command, which imports the worker lazily,
+inside the command. No module-level import cycle between project modules, and
+no package binds a name that shadows one of its own modules.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+LAYERS = ("domain", "projections", "service", "workers")
+ALLOWED = {
+    "domain": {"domain"},
+    "projections": {"domain", "projections"},
+    "service": {"domain", "projections", "service"},
+    "workers": {"domain", "projections", "service", "workers"},
+}
+# (module, imported package): allowed inside a function only
+LAZY = {("service.cli", "workers")}
+
+
+def modules() -> dict[str, Path]:
+    found = {}
+    for layer in LAYERS:
+        for path in sorted((ROOT / layer).rglob("*.py")):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            found[".".join(parts)] = path
+    return found
+
+
+def imports(module: str, path: Path) -> list[tuple[str, bool, int]]:
+    """(imported module, at module level?, line) for every import in the file."""
+    tree = ast.parse(path.read_text(), str(path))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    top = set()
+    for node in tree.body:
+        top.add(id(node))
+        if isinstance(node, ast.If):  # TYPE_CHECKING blocks count as module level
+            top.update(id(n) for n in node.body)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            names = [base] + [f"{base}.{a.name}" for a in node.names]
+        else:
+            continue
+        found.extend((name, id(node) in top, node.lineno) for name in names)
+    return found
+
+
+MODULES = modules()
+
+
+def test_every_layer_has_modules():
+    assert {m.split(".")[0] for m in MODULES} == set(LAYERS)
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_a_module_imports_nothing_from_a_layer_above_its_own(module):
+    layer = module.split(".")[0]
+    wrong = []
+    for name, at_top, line in imports(module, MODULES[module]):
+        target = name.split(".")[0]
+        if target not in LAYERS or target in ALLOWED[layer]:
+            continue
+        if (module, target) in LAZY and not at_top:
+            continue
+        wrong.append(f"{MODULES[module].relative_to(ROOT)}:{line} imports {name}")
+    assert not wrong, "layer rule broken:\n" + "\n".join(wrong)
+
+
+def test_no_import_cycle_between_project_modules():
+    graph = {
+        module: {n for n, at_top, _ in imports(module, path) if at_top and n in MODULES}
+        for module, path in MODULES.items()
+    }
+    # a module's package __init__ runs first when it is imported: that is not a cycle
+    for module, targets in graph.items():
+        targets.discard(module)
+        for i in range(1, module.count(".") + 1):
+            targets.discard(module.rsplit(".", i)[0])
+    found = cycles(graph)
+    assert not found, "import cycles:\n" + "\n".join(found)
+
+
+def cycles(graph: dict[str, set[str]]) -> list[str]:
+    """Every back edge of a depth-first walk, as the cycle it closes."""
+    state: dict[str, int] = {}
+    found = []
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                found.append(" -> ".join([*path[path.index(nxt) :], nxt]))
+            elif nxt not in state:
+                visit(nxt, [*path, nxt])
+        state[node] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
+    return found
+
+
+def test_no_package_binds_a_name_that_shadows_one_of_its_modules():
+    shadowed = []
+    for module, path in MODULES.items():
+        if path.name != "__init__.py":
+            continue
+        submodules = {p.stem for p in path.parent.glob("*.py")} | {
+            p.name for p in path.parent.iterdir() if (p / "__init__.py").exists()
+        }
+        tree = ast.parse(path.read_text())
+        for node in tree.body:
+            bound: list[str] = []
+            if isinstance(node, ast.ImportFrom):
+                bound = [
+                    a.asname or a.name
+                    for a in node.names
+                    # ``from pkg import mod`` binds the module itself: no shadow
+                    if f"{node.module}.{a.name}" != f"{module}.{a.asname or a.name}"
+                ]
+            elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                bound = [node.name]
+            elif isinstance(node, ast.Assign):
+                bound = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            shadowed += [f"{module}.{n}" for n in bound if n in submodules]
+    assert not shadowed, "names that hide a module of the same name: " + ", ".join(shadowed)
+
+
+def test_the_checker_sees_an_upward_import(tmp_path):
+    """The rule test is not vacuous: a domain module importing the service is found."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("import json\nfrom service.games import GameService\n")
+    assert ("service.games", True, 2) in imports("domain.bad", bad)
+    lazy = tmp_path / "lazy.py"
+    lazy.write_text("def f():\n    from workers.jobs import run_worker\n")
+    assert ("workers.jobs", False, 2) in imports("service.lazy", lazy)
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a -> b -> c -> a"]
