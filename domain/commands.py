@@ -135,6 +135,29 @@ class RevealDeck:
     seed_hex: str
 
 
+@dataclass(frozen=True, slots=True)
+class PauseGame:
+    """Pause a game under way while dispute ``dispute_id`` is open (auditors; D7)."""
+
+    dispute_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class ResumeGame:
+    """Resume a paused game (auditors; D7)."""
+
+    dispute_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class AmendResult:
+    """Carry out a ruling that amends a finished game's result (auditors; D4)."""
+
+    dispute_id: str
+    annulled: bool
+    ranking: tuple[str, ...] | None = None
+
+
 Command = (
     CreateGame
     | JoinGame
@@ -149,6 +172,9 @@ Command = (
     | NewColonisation
     | PlaceColonist
     | RevealDeck
+    | PauseGame
+    | ResumeGame
+    | AmendResult
 )
 
 COMMAND_TYPES: tuple[type, ...] = (
@@ -165,6 +191,9 @@ COMMAND_TYPES: tuple[type, ...] = (
     NewColonisation,
     PlaceColonist,
     RevealDeck,
+    PauseGame,
+    ResumeGame,
+    AmendResult,
 )
 
 # Commands a seated player sends during play; the others come from the service.
@@ -179,6 +208,9 @@ PLAY_COMMANDS: tuple[type, ...] = (
     NewColonisation,
     PlaceColonist,
 )
+
+# Commands an auditor's ruling or pause sends (docs/disputes.md); never a player's.
+AUDITOR_COMMANDS: tuple[type, ...] = (PauseGame, ResumeGame, AmendResult)
 
 # built by the hundred per turn: construct them through their slots (domain.frozen)
 for _type in (*COMMAND_TYPES, GameOptions):

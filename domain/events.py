@@ -290,6 +290,33 @@ class DeckRevealed:
     rule: str = "R2"
 
 
+@dataclass(frozen=True, slots=True)
+class GamePaused:
+    """An auditor paused the game while dispute ``dispute_id`` is looked at (D7)."""
+
+    dispute_id: str
+    rule: str = "D7"
+
+
+@dataclass(frozen=True, slots=True)
+class GameResumed:
+    """An auditor resumed the game (D7)."""
+
+    dispute_id: str
+    rule: str = "D7"
+
+
+@dataclass(frozen=True, slots=True)
+class ResultAmended:
+    """A ruling on dispute ``dispute_id`` amended the final result (D4): the game counts
+    for nobody (``annulled``), or its ranking is ``ranking`` (player ids, first first)."""
+
+    dispute_id: str
+    annulled: bool
+    ranking: tuple[str, ...] | None = None
+    rule: str = "D4"
+
+
 Event = (
     GameCreated
     | PlayerJoined
@@ -313,6 +340,9 @@ Event = (
     | TurnEnded
     | GameEnded
     | DeckRevealed
+    | GamePaused
+    | GameResumed
+    | ResultAmended
 )
 
 EVENT_TYPES: tuple[type, ...] = (
@@ -338,6 +368,9 @@ EVENT_TYPES: tuple[type, ...] = (
     TurnEnded,
     GameEnded,
     DeckRevealed,
+    GamePaused,
+    GameResumed,
+    ResultAmended,
 )
 
 # built by the hundred per turn: construct them through their slots (domain.frozen)

@@ -65,6 +65,8 @@ class Changes(TypedDict, total=False):
     departures: frozenset[Departure]
     result: Any
     seed_hex: str | None
+    paused: str | None
+    amendment: Any
 
 
 Handler = Callable[[GameState, Any], Changes]
@@ -303,6 +305,18 @@ def _revealed(s: GameState, e: ev.DeckRevealed) -> Changes:
     return Changes(seed_hex=e.seed_hex)
 
 
+def _paused(s: GameState, e: ev.GamePaused) -> Changes:
+    return Changes(paused=e.dispute_id)
+
+
+def _resumed(s: GameState, e: ev.GameResumed) -> Changes:
+    return Changes(paused=None)
+
+
+def _amended(s: GameState, e: ev.ResultAmended) -> Changes:
+    return Changes(amendment=e)
+
+
 HANDLERS: dict[type, Handler] = {
     ev.GameCreated: _created,
     ev.PlayerJoined: _joined,
@@ -326,6 +340,9 @@ HANDLERS: dict[type, Handler] = {
     ev.TurnEnded: _turn_ended,
     ev.GameEnded: _ended,
     ev.DeckRevealed: _revealed,
+    ev.GamePaused: _paused,
+    ev.GameResumed: _resumed,
+    ev.ResultAmended: _amended,
 }
 
 

@@ -17,7 +17,7 @@ from domain import setup, turn
 from domain.context import Context
 from domain.deck import Deck, commitment
 from domain.errors import MalformedPayload, RuleViolation
-from domain.events import DeckRevealed, Event
+from domain.events import DeckRevealed, Event, GamePaused, GameResumed, ResultAmended
 from domain.revisions import CURRENT_RULES, RuleSet
 from domain.state import GameState, Phase
 
@@ -38,6 +38,38 @@ def _reveal(ctx: Context, c: cmd.RevealDeck) -> None:
     ctx.emit(DeckRevealed(c.seed_hex))
 
 
+def _pause(ctx: Context, c: cmd.PauseGame) -> None:
+    """D7: an auditor pauses a game under way while a dispute on it is open."""
+    if ctx.state.phase not in (Phase.SETUP, Phase.PLAYING):
+        raise RuleViolation("game_not_running", "D7", "only a game under way can be paused")
+    if ctx.state.paused is not None:
+        raise RuleViolation("already_paused", "D7", "the game is already paused")
+    ctx.emit(GamePaused(c.dispute_id))
+
+
+def _resume(ctx: Context, c: cmd.ResumeGame) -> None:
+    """D7: an auditor resumes a paused game."""
+    if ctx.state.paused is None:
+        raise RuleViolation("not_paused", "D7", "the game is not paused")
+    ctx.emit(GameResumed(c.dispute_id))
+
+
+def _amend(ctx: Context, c: cmd.AmendResult) -> None:
+    """D4: a ruling amends a finished game's result: annulled, or a stated ranking."""
+    s = ctx.state
+    if s.phase is not Phase.ENDED:
+        raise RuleViolation(
+            "game_not_over",
+            "D4",
+            "a result is amended once the game is over; a game under way is paused or rewound",
+        )
+    if c.annulled == (c.ranking is not None):
+        raise RuleViolation("amendment", "D4", "an amended result is annulled or a ranking")
+    if c.ranking is not None and sorted(c.ranking) != sorted(p.player_id for p in s.players):
+        raise RuleViolation("ranking", "D4", "a ranking names every player exactly once")
+    ctx.emit(ResultAmended(c.dispute_id, c.annulled, c.ranking))
+
+
 _HANDLERS: dict[type, Callable[[Context, Any], None]] = {
     cmd.CreateGame: setup.create,
     cmd.JoinGame: setup.join,
@@ -52,6 +84,9 @@ _HANDLERS: dict[type, Callable[[Context, Any], None]] = {
     cmd.NewColonisation: turn.new_colonisation,
     cmd.PlaceColonist: turn.place_colonist,
     cmd.RevealDeck: _reveal,
+    cmd.PauseGame: _pause,
+    cmd.ResumeGame: _resume,
+    cmd.AmendResult: _amend,
 }
 
 
@@ -72,8 +107,12 @@ def apply(
     handler = _HANDLERS.get(type(command))
     if handler is None:
         raise MalformedPayload(f"not a command: {type(command).__name__}")
-    if state.phase is Phase.ENDED and not isinstance(command, cmd.RevealDeck):
+    if state.phase is Phase.ENDED and not isinstance(command, cmd.RevealDeck | cmd.AmendResult):
         raise RuleViolation("game_over", "R21", "the game is over")
+    if state.paused is not None and not isinstance(command, cmd.PauseGame | cmd.ResumeGame):
+        raise RuleViolation(
+            "game_paused", "D7", "the game is paused while an auditor looks at a dispute"
+        )
     ctx = Context(state, deck, automatic, rules)
     handler(ctx, command)
     return ctx.events, ctx.state

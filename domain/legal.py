@@ -47,6 +47,8 @@ def _listed(state: GameState) -> list[cmd.Command]:
 
 def _legal(state: GameState) -> list[cmd.Command]:
     p = state.pending
+    if state.paused is not None:  # D7: nothing is played while an auditor has paused it
+        return []
     if state.phase is Phase.OPEN:
         return [cmd.StartGame()] if len(state.players) >= 2 else []
     if isinstance(p, SetupPlacement):

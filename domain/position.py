@@ -122,6 +122,9 @@ def dump(state: GameState) -> dict[str, Any]:
         ),
         "result": encode(state.result) if state.result is not None else None,
         "seed_hex": state.seed_hex,
+        # written only when set: positions of games without disputes keep their text
+        **({"paused": state.paused} if state.paused is not None else {}),
+        **({"amendment": encode(state.amendment)} if state.amendment is not None else {}),
     }
 
 
@@ -224,6 +227,8 @@ def load(data: dict[str, Any]) -> GameState:
         ),
         result=_result(result),
         seed_hex=data.get("seed_hex"),
+        paused=data.get("paused"),
+        amendment=decode_event(data["amendment"]) if data.get("amendment") else None,
     )
 
 

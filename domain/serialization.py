@@ -15,6 +15,8 @@ from functools import cache
 from typing import Any, Union
 
 from domain.commands import COMMAND_TYPES, Command, GameOptions
+from domain.disputes import EVENT_TYPES as DISPUTE_EVENTS
+from domain.disputes import DisputeEvent
 from domain.errors import MalformedPayload
 from domain.events import EVENT_TYPES, Event, PlayerScore
 
@@ -79,6 +81,18 @@ def decode_command(data: Any) -> Command:
 def decode_event(data: Any) -> Event:
     """The event described by ``data`` (strict; ``MalformedPayload`` otherwise)."""
     return typing.cast(Event, _decode(data, EVENTS, "event"))
+
+
+def encode_dispute_event(event: DisputeEvent) -> dict[str, Any]:
+    """``{"type": ..., **fields}`` for a dispute's event."""
+    data: dict[str, Any] = {"type": type(event).__name__}
+    data.update(to_data(event))
+    return data
+
+
+def decode_dispute_event(data: Any) -> DisputeEvent:
+    """The dispute event described by ``data`` (strict; ``MalformedPayload`` otherwise)."""
+    return typing.cast(DisputeEvent, _decode(data, dict(DISPUTE_EVENTS), "dispute event"))
 
 
 def _decode(data: Any, registry: dict[str, type], what: str) -> Any:

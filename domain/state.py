@@ -273,6 +273,8 @@ class GameState:
     departures: frozenset[Departure] = frozenset()
     result: Any = None  # the GameEnded event, once the game is over
     seed_hex: str | None = None
+    paused: str | None = None  # the dispute an auditor paused the game for (D7)
+    amendment: Any = None  # the ResultAmended event of a ruling (D4), if any
 
     def memo(self) -> dict[str, Any]:
         """A per-state cache for derived facts (not a field: ``evolve`` drops it)."""

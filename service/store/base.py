@@ -178,6 +178,21 @@ def chain_events(
 
 
 @dataclass(frozen=True)
+class DisputeRow:
+    """The store's index of disputes: head version and hash, status, who and why."""
+
+    dispute_id: str
+    game_id: str
+    version: int
+    hash: str
+    status: str
+    opened_by: str
+    reason: str
+    created_at: str
+    updated_at: str
+
+
+@dataclass(frozen=True)
 class Account:
     """A player or auditor; the bearer token is kept only as its SHA-256."""
 
@@ -324,7 +339,47 @@ class Accounts(Protocol):
         ...
 
 
-class EventStore(Streams, Secrets, Snapshots, Accounts, Protocol):
+class Disputes(Protocol):
+    """Dispute streams (domain/disputes.py): numbered and hash-chained like a game's,
+    kept apart from the games so that filing one never moves a game's version."""
+
+    def append_dispute(
+        self,
+        dispute_id: str,
+        game_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        *,
+        status: str,
+        at: str,
+        opened_by: str = "",
+        reason: str = "",
+    ) -> list[StoredEvent]:
+        """Append to a dispute's stream in one transaction and update its index row
+        (``expected_version`` 0 opens it). ``ConcurrencyConflict`` if the stream is not
+        at ``expected_version``."""
+        ...
+
+    def dispute_events(self, dispute_id: str) -> list[StoredEvent]:
+        """A dispute's events in order (empty if unknown)."""
+        ...
+
+    def dispute(self, dispute_id: str) -> DisputeRow | None:
+        """A dispute's index row."""
+        ...
+
+    def disputes(
+        self,
+        game_id: str | None = None,
+        status: str | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[DisputeRow]:
+        """Disputes, oldest first, of one game and/or one status."""
+        ...
+
+
+class EventStore(Streams, Secrets, Snapshots, Accounts, Disputes, Protocol):
     """The whole port, as one adapter (SQLite, PostgreSQL, memory) provides it.
 
     Split by concern: each part of the service asks for the part it uses."""

@@ -21,6 +21,7 @@ from service.store.base import (
     Appended,
     CommandRecord,
     ConcurrencyConflict,
+    DisputeRow,
     GameRow,
     InvalidData,
     JournalEntry,
@@ -45,6 +46,8 @@ class MemoryEventStore:
         self._secrets: dict[str, bytes] = {}
         self._snapshots: dict[tuple[str, str, int], Snapshot] = {}
         self._accounts: dict[str, Account] = {}
+        self._disputes: dict[str, DisputeRow] = {}
+        self._dispute_events: dict[str, list[StoredEvent]] = {}
         self._closed = False
 
     def upgrade(self) -> int:
@@ -246,6 +249,66 @@ class MemoryEventStore:
                 if g == game_id and f == fold_version and (at_most is None or v <= at_most)
             ]
         return max(found, key=lambda s: s.version) if found else None
+
+    # --- disputes -------------------------------------------------------------------
+
+    def append_dispute(
+        self,
+        dispute_id: str,
+        game_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        *,
+        status: str,
+        at: str,
+        opened_by: str = "",
+        reason: str = "",
+    ) -> list[StoredEvent]:
+        """Append to a dispute's stream (see ``Disputes.append_dispute``)."""
+        if not events:
+            raise ValueError("an append holds at least one event")
+        no_nul(dispute_id, game_id)
+        with self._lock:
+            row = self._disputes.get(dispute_id)
+            version = row.version if row else 0
+            if version != expected_version or (expected_version == 0 and row is not None):
+                raise ConcurrencyConflict(dispute_id, expected_version, version if row else -1)
+            stored = chain_events(dispute_id, version, row.hash if row else GENESIS, events)
+            if row is None:
+                row = DisputeRow(dispute_id, game_id, 0, GENESIS, status, opened_by, reason, at, at)
+            self._dispute_events.setdefault(dispute_id, []).extend(stored)
+            self._disputes[dispute_id] = replace(
+                row, version=stored[-1].version, hash=stored[-1].hash, status=status, updated_at=at
+            )
+        return stored
+
+    def dispute_events(self, dispute_id: str) -> list[StoredEvent]:
+        """A dispute's events in order (empty if unknown)."""
+        with self._lock:
+            return list(self._dispute_events.get(dispute_id, ()))
+
+    def dispute(self, dispute_id: str) -> DisputeRow | None:
+        """A dispute's index row."""
+        with self._lock:
+            return self._disputes.get(dispute_id)
+
+    def disputes(
+        self,
+        game_id: str | None = None,
+        status: str | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[DisputeRow]:
+        """Disputes, oldest first, of one game and/or one status."""
+        with self._lock:
+            rows = [
+                r
+                for r in self._disputes.values()
+                if (game_id is None or r.game_id == game_id)
+                and (status is None or r.status == status)
+            ]
+        rows.sort(key=lambda r: (r.created_at, r.dispute_id))
+        return rows[offset : offset + limit]
 
     # --- accounts -------------------------------------------------------------------
 

@@ -35,6 +35,11 @@ IMMUTABLE = [
        FOR EACH ROW EXECUTE FUNCTION tongiaki_events_immutable()""",
     """CREATE OR REPLACE TRIGGER events_no_truncate BEFORE TRUNCATE ON events
        FOR EACH STATEMENT EXECUTE FUNCTION tongiaki_events_immutable()""",
+    """CREATE OR REPLACE TRIGGER dispute_events_no_update_delete
+       BEFORE UPDATE OR DELETE ON dispute_events
+       FOR EACH ROW EXECUTE FUNCTION tongiaki_events_immutable()""",
+    """CREATE OR REPLACE TRIGGER dispute_events_no_truncate BEFORE TRUNCATE ON dispute_events
+       FOR EACH STATEMENT EXECUTE FUNCTION tongiaki_events_immutable()""",
 ]
 
 # One round trip per command: the whole append runs server-side, atomically.

@@ -20,6 +20,7 @@ from service.store.base import (
     Appended,
     CommandRecord,
     ConcurrencyConflict,
+    DisputeRow,
     GameRow,
     JournalEntry,
     NewEvent,
@@ -53,8 +54,8 @@ class SqlTx:
 
 
 # 1: first schema; 2: PostgreSQL's tongiaki_append takes the events as one JSON argument;
-# 3: journal.fingerprint (what an Idempotency-Key stood for)
-SCHEMA_VERSION = 3
+# 3: journal.fingerprint (what an Idempotency-Key stood for); 4: disputes, dispute_events
+SCHEMA_VERSION = 4
 
 TABLES = [
     """CREATE TABLE IF NOT EXISTS games (
@@ -104,7 +105,31 @@ TABLES = [
         version INTEGER NOT NULL,
         state TEXT NOT NULL,
         PRIMARY KEY (game_id, fold_version, version))""",
+    """CREATE TABLE IF NOT EXISTS disputes (
+        dispute_id TEXT PRIMARY KEY,
+        game_id TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        hash TEXT NOT NULL,
+        status TEXT NOT NULL,
+        opened_by TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS disputes_by_game ON disputes (game_id, created_at)",
+    "CREATE INDEX IF NOT EXISTS disputes_by_status ON disputes (status, created_at)",
+    """CREATE TABLE IF NOT EXISTS dispute_events (
+        dispute_id TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        data TEXT NOT NULL,
+        metadata TEXT NOT NULL,
+        prev_hash TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        PRIMARY KEY (dispute_id, version))""",
 ]
+_DISPUTE_COLUMNS = (
+    "dispute_id, game_id, version, hash, status, opened_by, reason, created_at, updated_at"
+)
 
 _JOURNAL_COLUMNS = (
     "game_id, command_id, actor, received_at, payload, judged_version, outcome, "
@@ -127,6 +152,10 @@ def _entry(row: Sequence[Any]) -> JournalEntry:
         seq=row[10],
         fingerprint=row[11],
     )
+
+
+def _dispute_row(row: Sequence[Any]) -> DisputeRow:
+    return DisputeRow(*row[:2], int(row[2]), *row[3:])
 
 
 def _event(row: Sequence[Any]) -> StoredEvent:
@@ -508,6 +537,107 @@ class SqlEventStore:
         with self._read() as cur:
             rows = self._exec(cur, "SELECT game_id FROM games").fetchall()
         yield from (r[0] for r in rows)
+
+    # --- disputes (their own streams) ---------------------------------------------
+
+    def append_dispute(
+        self,
+        dispute_id: str,
+        game_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        *,
+        status: str,
+        at: str,
+        opened_by: str = "",
+        reason: str = "",
+    ) -> list[StoredEvent]:
+        """Append to a dispute's stream (see ``Disputes.append_dispute``)."""
+        if not events:
+            raise ValueError("an append holds at least one event")
+        no_nul(dispute_id, game_id)
+        with self._tx() as cur:
+            if expected_version == 0:
+                claimed = self._exec(
+                    cur,
+                    f"INSERT INTO disputes ({_DISPUTE_COLUMNS}) VALUES"
+                    " (%s, %s, 0, %s, %s, %s, %s, %s, %s)"
+                    " ON CONFLICT (dispute_id) DO NOTHING RETURNING version",
+                    (dispute_id, game_id, GENESIS, status, opened_by, reason, at, at),
+                ).fetchone()
+                if claimed is None:
+                    raise ConcurrencyConflict(dispute_id, 0, -1)
+                version, head_hash = 0, GENESIS
+            else:
+                row = self._exec(
+                    cur,
+                    f"SELECT version, hash FROM disputes WHERE dispute_id = %s {self.lock_suffix}",
+                    (dispute_id,),
+                ).fetchone()
+                if row is None or int(row[0]) != expected_version:
+                    raise ConcurrencyConflict(
+                        dispute_id, expected_version, int(row[0]) if row else 0
+                    )
+                version, head_hash = int(row[0]), row[1]
+            stored = chain_events(dispute_id, version, head_hash, events)
+            values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * len(stored))
+            params: list[Any] = []
+            for e in stored:
+                params += [e.game_id, e.version, e.type, e.data, e.metadata, e.prev_hash, e.hash]
+            self._exec(
+                cur,
+                "INSERT INTO dispute_events"
+                f" (dispute_id, version, type, data, metadata, prev_hash, hash) VALUES {values}",
+                params,
+            )
+            self._exec(
+                cur,
+                "UPDATE disputes SET version = %s, hash = %s, status = %s, updated_at = %s"
+                " WHERE dispute_id = %s",
+                (stored[-1].version, stored[-1].hash, status, at, dispute_id),
+            )
+        return stored
+
+    def dispute_events(self, dispute_id: str) -> list[StoredEvent]:
+        """A dispute's events in order (empty if unknown)."""
+        with self._read() as cur:
+            rows = self._exec(
+                cur,
+                "SELECT dispute_id, version, type, data, metadata, prev_hash, hash"
+                " FROM dispute_events WHERE dispute_id = %s ORDER BY version",
+                (dispute_id,),
+            ).fetchall()
+        return [_event(r) for r in rows]
+
+    def dispute(self, dispute_id: str) -> DisputeRow | None:
+        """A dispute's index row."""
+        with self._read() as cur:
+            row = self._exec(
+                cur, f"SELECT {_DISPUTE_COLUMNS} FROM disputes WHERE dispute_id = %s", (dispute_id,)
+            ).fetchone()
+        return _dispute_row(row) if row else None
+
+    def disputes(
+        self,
+        game_id: str | None = None,
+        status: str | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[DisputeRow]:
+        """Disputes, oldest first, of one game and/or one status."""
+        query = f"SELECT {_DISPUTE_COLUMNS} FROM disputes WHERE version > 0"
+        params: list[Any] = []
+        if game_id is not None:
+            query += " AND game_id = %s"
+            params.append(game_id)
+        if status is not None:
+            query += " AND status = %s"
+            params.append(status)
+        query += " ORDER BY created_at, dispute_id LIMIT %s OFFSET %s"
+        params += [limit, offset]
+        with self._read() as cur:
+            rows = self._exec(cur, query, params).fetchall()
+        return [_dispute_row(r) for r in rows]
 
     # --- accounts ---------------------------------------------------------------
 

@@ -19,6 +19,10 @@ IMMUTABLE = [
        BEGIN SELECT RAISE(ABORT, 'events are immutable (UPDATE)'); END""",
     """CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
        BEGIN SELECT RAISE(ABORT, 'events are immutable (DELETE)'); END""",
+    """CREATE TRIGGER IF NOT EXISTS dispute_events_no_update BEFORE UPDATE ON dispute_events
+       BEGIN SELECT RAISE(ABORT, 'events are immutable (UPDATE)'); END""",
+    """CREATE TRIGGER IF NOT EXISTS dispute_events_no_delete BEFORE DELETE ON dispute_events
+       BEGIN SELECT RAISE(ABORT, 'events are immutable (DELETE)'); END""",
 ]
 
 

@@ -46,7 +46,7 @@ def events(n, start=0):
 
 
 def test_upgrade_is_idempotent_and_records_the_schema_version(store):
-    assert store.upgrade() == store.upgrade() == SCHEMA_VERSION == 3
+    assert store.upgrade() == store.upgrade() == SCHEMA_VERSION == 4
 
 
 def test_upgrade_from_schema_1_replaces_the_array_append_function(pg_schema):
@@ -61,7 +61,7 @@ def test_upgrade_from_schema_1_replaces_the_array_append_function(pg_schema):
             " LANGUAGE sql AS 'SELECT 1'"
         )
         conn.execute("DELETE FROM schema_version WHERE version >= 2")
-    assert old.upgrade() == 3
+    assert old.upgrade() == SCHEMA_VERSION == 4
     with psycopg.connect(url, autocommit=True) as conn:
         (count,) = conn.execute(
             "SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
@@ -88,7 +88,7 @@ def test_upgrade_from_schema_2_adds_the_journal_fingerprint(pg_schema):
             " text, text, json) RETURNS integer LANGUAGE sql AS 'SELECT 1'"
         )
     store = PostgresEventStore(url, max_size=1)
-    assert store.upgrade() == 3
+    assert store.upgrade() == SCHEMA_VERSION
     with psycopg.connect(url, autocommit=True) as conn:
         (count,) = conn.execute(
             "SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
@@ -327,3 +327,92 @@ def test_a_value_the_database_cannot_hold_is_invalid_data_and_changes_nothing(st
     with pytest.raises(InvalidData):
         store.append(record(command="c\x00"), 0, events(1), "open")
     assert store.read("g1") == [] and store.journal("g1") == []
+
+
+# --- dispute streams (domain/disputes.py; docs/disputes.md) ---------------------------
+
+AT = "2026-11-24T10:00:00+00:00"
+
+
+def dispute_events(n, start=0):
+    return [NewEvent("DisputeNoteAdded", {"n": start + i}, {"actor": "a1"}) for i in range(n)]
+
+
+def test_a_dispute_is_its_own_chained_stream_and_never_moves_its_game(store):
+    store.append(record(), 0, events(2), "playing")
+    opened = store.append_dispute(
+        "d1", "g1", 0, dispute_events(1), status="open", at=AT, opened_by="a1", reason="other"
+    )
+    more = store.append_dispute("d1", "g1", 1, dispute_events(2, 1), status="ruled", at=AT)
+    stored = store.dispute_events("d1")
+    assert stored == [*opened, *more] and [e.version for e in stored] == [1, 2, 3]
+    assert check_chain(stored).ok and stored[0].prev_hash == GENESIS
+    assert store.head("g1").version == 2  # the game did not move
+    row = store.dispute("d1")
+    assert (row.game_id, row.version, row.hash, row.status) == ("g1", 3, stored[-1].hash, "ruled")
+    assert (row.opened_by, row.reason, row.created_at) == ("a1", "other", AT)
+
+
+def test_a_dispute_append_at_a_stale_version_conflicts_and_stores_nothing(store):
+    store.append_dispute("d1", "g1", 0, dispute_events(1), status="open", at=AT)
+    with pytest.raises(ConcurrencyConflict):
+        store.append_dispute("d1", "g1", 0, dispute_events(1), status="open", at=AT)
+    with pytest.raises(ConcurrencyConflict):
+        store.append_dispute("d1", "g1", 5, dispute_events(1), status="open", at=AT)
+    with pytest.raises(ConcurrencyConflict):
+        store.append_dispute("unknown", "g1", 1, dispute_events(1), status="open", at=AT)
+    assert len(store.dispute_events("d1")) == 1 and store.dispute("unknown") is None
+    assert store.dispute_events("unknown") == []
+
+
+def test_racing_dispute_appends_one_wins(store):
+    store.append_dispute("d1", "g1", 0, dispute_events(1), status="open", at=AT)
+    results = []
+
+    def note(i):
+        try:
+            store.append_dispute("d1", "g1", 1, dispute_events(1, i), status="open", at=AT)
+            results.append("ok")
+        except ConcurrencyConflict:
+            results.append("conflict")
+
+    threads = [threading.Thread(target=note, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(results) == ["conflict"] * 5 + ["ok"]
+    assert check_chain(store.dispute_events("d1")).ok
+
+
+def test_disputes_are_listed_oldest_first_by_game_and_status(store):
+    for i, (game, status) in enumerate([("g1", "open"), ("g2", "open"), ("g1", "ruled")]):
+        at = f"2026-11-24T10:00:0{i}+00:00"
+        store.append_dispute(f"d{i}", game, 0, dispute_events(1), status=status, at=at)
+    assert [r.dispute_id for r in store.disputes()] == ["d0", "d1", "d2"]
+    assert [r.dispute_id for r in store.disputes(game_id="g1")] == ["d0", "d2"]
+    assert [r.dispute_id for r in store.disputes(status="open")] == ["d0", "d1"]
+    assert [r.dispute_id for r in store.disputes(limit=1, offset=1)] == ["d1"]
+
+
+def test_dispute_events_cannot_be_updated_or_deleted(store):
+    store.append_dispute("d1", "g1", 0, dispute_events(1), status="open", at=AT)
+    if isinstance(store, MemoryEventStore):  # what it hands out cannot be changed
+        with pytest.raises(FrozenInstanceError):
+            store.dispute_events("d1")[0].data = "{}"  # type: ignore[misc]
+    elif isinstance(store, SQLiteEventStore):
+        conn = sqlite3.connect(store.path)
+        for sql in ("UPDATE dispute_events SET type = 'X'", "DELETE FROM dispute_events"):
+            with pytest.raises(sqlite3.DatabaseError, match="immutable"):
+                conn.execute(sql)
+        conn.close()
+    else:
+        with psycopg.connect(store.url, autocommit=True) as conn:
+            for sql in (
+                "UPDATE dispute_events SET type = 'X'",
+                "DELETE FROM dispute_events",
+                "TRUNCATE dispute_events",
+            ):
+                with pytest.raises(psycopg.errors.RaiseException, match="immutable"):
+                    conn.execute(sql)
+    assert len(store.dispute_events("d1")) == 1

@@ -24,6 +24,10 @@ SAMPLE_COMMANDS = [
     cmd.NewColonisation(),
     cmd.PlaceColonist("hawaii", 1),
     cmd.RevealDeck("00ff"),
+    cmd.PauseGame("d1"),
+    cmd.ResumeGame("d1"),
+    cmd.AmendResult("d1", False, ("p2", "p1")),
+    cmd.AmendResult("d1", True),
 ]
 
 SAMPLE_EVENTS = [
@@ -53,6 +57,10 @@ SAMPLE_EVENTS = [
         "last_ocean_drawn", (ev.PlayerScore("p1", ("blue",), 7, 2, 3, 1),), ("p1",), "none"
     ),
     ev.DeckRevealed("ab" * 32),
+    ev.GamePaused("d1"),
+    ev.GameResumed("d1"),
+    ev.ResultAmended("d1", False, ("p2", "p1")),
+    ev.ResultAmended("d1", True),
 ]
 
 
