@@ -133,6 +133,7 @@ class RevealDeck:
     """Publish the seed after the game ended (service-issued; design.md Fair draws)."""
 
     seed_hex: str
+    redeals: tuple[str, ...] = ()  # the re-deals' seeds (D6), in order
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +148,17 @@ class ResumeGame:
     """Resume a paused game (auditors; D7)."""
 
     dispute_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class RewindGame:
+    """Carry out a rewind ruling (auditors; D6): the service gives the position at
+    ``to_version`` (canonical JSON) and the commitment to a fresh seed for the re-deal."""
+
+    dispute_id: str
+    to_version: int
+    position: str
+    deck_commitment: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +187,7 @@ Command = (
     | PauseGame
     | ResumeGame
     | AmendResult
+    | RewindGame
 )
 
 COMMAND_TYPES: tuple[type, ...] = (
@@ -194,6 +207,7 @@ COMMAND_TYPES: tuple[type, ...] = (
     PauseGame,
     ResumeGame,
     AmendResult,
+    RewindGame,
 )
 
 # Commands a seated player sends during play; the others come from the service.
@@ -210,7 +224,7 @@ PLAY_COMMANDS: tuple[type, ...] = (
 )
 
 # Commands an auditor's ruling or pause sends (docs/disputes.md); never a player's.
-AUDITOR_COMMANDS: tuple[type, ...] = (PauseGame, ResumeGame, AmendResult)
+AUDITOR_COMMANDS: tuple[type, ...] = (PauseGame, ResumeGame, AmendResult, RewindGame)
 
 # built by the hundred per turn: construct them through their slots (domain.frozen)
 for _type in (*COMMAND_TYPES, GameOptions):

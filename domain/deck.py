@@ -77,6 +77,26 @@ def draw_order(seed: bytes, game_id: str, entropies: Sequence[str]) -> tuple[str
     return tuple(order)
 
 
+REDEAL = "tongiaki-redeal-v1"
+
+
+def redeal_order(seed: bytes, game_id: str, deal: int, drawn: Sequence[str]) -> tuple[str, ...]:
+    """The draw order after re-deal number ``deal`` (1, 2, …) of a rewind (D6): the tiles
+    drawn by the position rewound to stay first; the others, in canonical pile order,
+    are shuffled as in ``tongiaki-deck-v1`` (steps 3–5) with the fresh ``seed`` and the
+    context ``b"tongiaki-redeal-v1\x00" + utf8(game_id) + b"\x00" + deal`` (4 bytes)."""
+    seen = set(drawn)
+    rest = [t for t in PILE if t not in seen]
+    context = (
+        REDEAL.encode() + b"\x00" + game_id.encode("utf-8") + b"\x00" + deal.to_bytes(4, "big")
+    )
+    numbers = _numbers(seed, context)
+    for i in range(len(rest) - 1, 0, -1):
+        j = _uniform(numbers, i + 1)
+        rest[i], rest[j] = rest[j], rest[i]
+    return (*drawn, *rest)
+
+
 def complete_order(prefix: Sequence[str]) -> tuple[str, ...]:
     """A full order starting with ``prefix``, the rest in canonical pile order."""
     unknown = [t for t in prefix if t not in PILE]

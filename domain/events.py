@@ -287,7 +287,24 @@ class DeckRevealed:
     """The secret seed, published after the end so anyone can check every draw."""
 
     seed_hex: str
+    # the seeds of the re-deals made by rewinds (D6), in order; absent when none
+    redeals: tuple[str, ...] = field(default=(), metadata=OMITTED_AT_DEFAULT)
     rule: str = "R2"
+
+
+@dataclass(frozen=True, slots=True)
+class GameRewound:
+    """A ruling on dispute ``dispute_id`` rewound the game (D6): play continues from the
+    position at ``to_version`` (given whole in ``position``, canonical JSON, so the fold
+    needs nothing else); the tiles not drawn by then are re-dealt from a fresh seed
+    committed to in ``deck_commitment``. The events in between stay in the chain,
+    superseded."""
+
+    dispute_id: str
+    to_version: int
+    deck_commitment: str
+    position: str
+    rule: str = "D6"
 
 
 @dataclass(frozen=True, slots=True)
@@ -343,6 +360,7 @@ Event = (
     | GamePaused
     | GameResumed
     | ResultAmended
+    | GameRewound
 )
 
 EVENT_TYPES: tuple[type, ...] = (
@@ -371,6 +389,7 @@ EVENT_TYPES: tuple[type, ...] = (
     GamePaused,
     GameResumed,
     ResultAmended,
+    GameRewound,
 )
 
 # built by the hundred per turn: construct them through their slots (domain.frozen)

@@ -67,6 +67,9 @@ class Changes(TypedDict, total=False):
     seed_hex: str | None
     paused: str | None
     amendment: Any
+    deals: tuple[str, ...]
+    dealt: int
+    redeal_hex: tuple[str, ...]
 
 
 Handler = Callable[[GameState, Any], Changes]
@@ -302,7 +305,40 @@ def _ended(s: GameState, e: ev.GameEnded) -> Changes:
 
 
 def _revealed(s: GameState, e: ev.DeckRevealed) -> Changes:
-    return Changes(seed_hex=e.seed_hex)
+    return Changes(seed_hex=e.seed_hex, redeal_hex=e.redeals)
+
+
+def _rewound(s: GameState, e: ev.GameRewound) -> Changes:
+    """D6: the position at ``to_version`` as the event gives it, with one re-deal more."""
+    import json
+
+    from domain import position  # position reads events; the fold is below it
+
+    at = position.load(json.loads(e.position))
+    return Changes(
+        phase=at.phase,
+        players=at.players,
+        order=at.order,
+        active=at.active,
+        turn=at.turn,
+        tiles=at.tiles,
+        islands=at.islands,
+        removed=at.removed,
+        supply=at.supply,
+        out=at.out,
+        drawn=at.drawn,
+        end_reason=at.end_reason,
+        pending=at.pending,
+        voyage=at.voyage,
+        departures=at.departures,
+        result=at.result,
+        seed_hex=None,
+        paused=None,
+        amendment=None,
+        deals=(*s.deals, e.deck_commitment),
+        dealt=len(at.drawn),
+        redeal_hex=(),
+    )
 
 
 def _paused(s: GameState, e: ev.GamePaused) -> Changes:
@@ -343,6 +379,7 @@ HANDLERS: dict[type, Handler] = {
     ev.GamePaused: _paused,
     ev.GameResumed: _resumed,
     ev.ResultAmended: _amended,
+    ev.GameRewound: _rewound,
 }
 
 

@@ -17,7 +17,14 @@ from domain import setup, turn
 from domain.context import Context
 from domain.deck import Deck, commitment
 from domain.errors import MalformedPayload, RuleViolation
-from domain.events import DeckRevealed, Event, GamePaused, GameResumed, ResultAmended
+from domain.events import (
+    DeckRevealed,
+    Event,
+    GamePaused,
+    GameResumed,
+    GameRewound,
+    ResultAmended,
+)
 from domain.revisions import CURRENT_RULES, RuleSet
 from domain.state import GameState, Phase
 
@@ -35,7 +42,18 @@ def _reveal(ctx: Context, c: cmd.RevealDeck) -> None:
         raise RuleViolation("bad_seed", "R2", "the seed is hex") from exc
     if not hmac.compare_digest(commitment(seed), s.deck_commitment):
         raise RuleViolation("seed_mismatch", "R2", "sha256(seed) differs from the commitment")
-    ctx.emit(DeckRevealed(c.seed_hex))
+    if len(c.redeals) != len(s.deals):
+        raise RuleViolation("redeal_seeds", "D6", "every re-deal's seed is revealed with the first")
+    for text, committed in zip(c.redeals, s.deals, strict=True):
+        try:
+            redealt = bytes.fromhex(text)
+        except ValueError as exc:
+            raise RuleViolation("bad_seed", "R2", "the seed is hex") from exc
+        if not hmac.compare_digest(commitment(redealt), committed):
+            raise RuleViolation(
+                "seed_mismatch", "D6", "a re-deal's seed differs from its commitment"
+            )
+    ctx.emit(DeckRevealed(c.seed_hex, tuple(c.redeals)))
 
 
 def _pause(ctx: Context, c: cmd.PauseGame) -> None:
@@ -52,6 +70,40 @@ def _resume(ctx: Context, c: cmd.ResumeGame) -> None:
     if ctx.state.paused is None:
         raise RuleViolation("not_paused", "D7", "the game is not paused")
     ctx.emit(GameResumed(c.dispute_id))
+
+
+def _rewind(ctx: Context, c: cmd.RewindGame) -> None:
+    """D6: the game continues from the position at ``to_version``, re-dealt (the service
+    computed the position from the record; verification checks it against the record)."""
+    import json
+
+    from domain import position
+
+    if ctx.state.phase not in (Phase.SETUP, Phase.PLAYING, Phase.ENDED):
+        raise RuleViolation("game_not_started", "D6", "only a game that has started is rewound")
+    if c.to_version < 1:
+        raise RuleViolation(
+            "version_out_of_range", "D6", "a rewind goes back to version 1 or later"
+        )
+    try:
+        data = json.loads(c.position)
+        if not isinstance(data, dict):
+            raise ValueError("a position is a JSON object")
+        at = position.load(data)
+    except (ValueError, KeyError, TypeError, AttributeError, MalformedPayload) as exc:
+        raise RuleViolation(
+            "bad_position", "D6", "the position to rewind to cannot be read"
+        ) from exc
+    if at.phase not in (Phase.SETUP, Phase.PLAYING) or at.game_id != ctx.state.game_id:
+        raise RuleViolation(
+            "bad_position", "D6", "a rewind goes back to a position of this game under way"
+        )
+    ctx.emit(ev_rewound(c))
+
+
+def ev_rewound(c: cmd.RewindGame) -> GameRewound:
+    """The event of a rewind command."""
+    return GameRewound(c.dispute_id, c.to_version, c.deck_commitment, c.position)
 
 
 def _amend(ctx: Context, c: cmd.AmendResult) -> None:
@@ -87,6 +139,7 @@ _HANDLERS: dict[type, Callable[[Context, Any], None]] = {
     cmd.PauseGame: _pause,
     cmd.ResumeGame: _resume,
     cmd.AmendResult: _amend,
+    cmd.RewindGame: _rewind,
 }
 
 
@@ -107,9 +160,13 @@ def apply(
     handler = _HANDLERS.get(type(command))
     if handler is None:
         raise MalformedPayload(f"not a command: {type(command).__name__}")
-    if state.phase is Phase.ENDED and not isinstance(command, cmd.RevealDeck | cmd.AmendResult):
+    if state.phase is Phase.ENDED and not isinstance(
+        command, cmd.RevealDeck | cmd.AmendResult | cmd.RewindGame
+    ):
         raise RuleViolation("game_over", "R21", "the game is over")
-    if state.paused is not None and not isinstance(command, cmd.PauseGame | cmd.ResumeGame):
+    if state.paused is not None and not isinstance(
+        command, cmd.PauseGame | cmd.ResumeGame | cmd.RewindGame
+    ):
         raise RuleViolation(
             "game_paused", "D7", "the game is paused while an auditor looks at a dispute"
         )

@@ -18,7 +18,7 @@ import json
 from collections.abc import Callable
 
 from domain import commands as cmd
-from domain.deck import ALGORITHM, FIXED, Deck, commitment, complete_order
+from domain.deck import ALGORITHM, FIXED, REDEAL, Deck, commitment, complete_order, redeal_order
 from domain.errors import DeckUnavailable
 from domain.events import Event
 from domain.forced import apply_forced
@@ -30,17 +30,25 @@ STARTED = (Phase.SETUP, Phase.PLAYING, Phase.ENDED)
 UNDER_WAY = (Phase.SETUP, Phase.PLAYING)  # a command may draw a tile
 
 Secret = Callable[[], bytes]
+Redeal = Callable[[int], bytes]  # the seed of re-deal number n (1, 2, …; D6)
 DeckOf = Callable[[GameState, bytes], Deck]
 
 
 def deck_of(state: GameState, seed: bytes) -> Deck:
-    """The game's draw order from its record: seed, game id, entropy as of ``GameStarted``.
+    """The game's draw order from its record: seed, game id, entropy as of ``GameStarted``;
+    after a rewind (D6), the tiles drawn by then and the remainder re-dealt from that
+    rewind's ``seed`` (``domain.deck.redeal_order``).
 
     Raises ``DeckUnavailable`` before the start (a later seat would change the
     order) and when ``sha256(seed)`` is not the commitment in ``GameCreated``.
     """
     if state.phase not in STARTED:
         raise DeckUnavailable("the draw order exists only once the game has started (R2)")
+    if state.deals:
+        if not hmac.compare_digest(commitment(seed), state.deals[-1]):
+            raise DeckUnavailable("the seed does not match the re-deal's commitment (D6)")
+        order = redeal_order(seed, state.game_id, len(state.deals), state.drawn[: state.dealt])
+        return Deck(REDEAL, order)
     if not hmac.compare_digest(commitment(seed), state.deck_commitment):
         raise DeckUnavailable("the seed does not match the game's commitment (R2)")
     if state.deck_algorithm == FIXED:
@@ -61,6 +69,7 @@ def play(
     secret: Secret,
     decks: DeckOf = deck_of,
     rules: RuleSet = CURRENT_RULES,
+    redeal: Redeal | None = None,
 ) -> tuple[list[Event], GameState]:
     """A command's events, the forced choices after it (R25) and the reveal at the end.
 
@@ -71,13 +80,27 @@ def play(
     command under the rules it was recorded with).
     Raises ``RuleViolation`` when the command breaks a rule (R24).
     """
-    deck = decks(state, secret()) if state.phase in UNDER_WAY else None
+
+    def seed(of: GameState) -> bytes:
+        if not of.deals:
+            return secret()
+        if redeal is None:
+            raise DeckUnavailable("the game was re-dealt (D6) and no re-deal seed was given")
+        return redeal(len(of.deals))
+
+    deck = decks(state, seed(state)) if state.phase in UNDER_WAY else None
     events, after = apply(state, command, deck, rules=rules)
-    if deck is None and after.phase in UNDER_WAY:
-        deck = decks(after, secret())  # the command started the game: entropy is final
+    if (deck is None or len(after.deals) != len(state.deals)) and after.phase in UNDER_WAY:
+        # the command started the game (entropy is final) or rewound it (a re-deal)
+        deck = decks(after, seed(after))
     forced, after = apply_forced(after, deck, rules)
     events += forced
     if after.phase is Phase.ENDED and after.seed_hex is None and after.deck_commitment:
-        reveal, after = apply(after, cmd.RevealDeck(secret().hex()), rules=rules)
+        redeals: tuple[str, ...] = ()
+        if after.deals:
+            if redeal is None:
+                raise DeckUnavailable("the game was re-dealt (D6) and no re-deal seed was given")
+            redeals = tuple(redeal(n).hex() for n in range(1, len(after.deals) + 1))
+        reveal, after = apply(after, cmd.RevealDeck(secret().hex(), redeals), rules=rules)
         events += reveal
     return events, after

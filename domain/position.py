@@ -125,6 +125,8 @@ def dump(state: GameState) -> dict[str, Any]:
         # written only when set: positions of games without disputes keep their text
         **({"paused": state.paused} if state.paused is not None else {}),
         **({"amendment": encode(state.amendment)} if state.amendment is not None else {}),
+        **({"deals": list(state.deals), "dealt": state.dealt} if state.deals else {}),
+        **({"redeal_hex": list(state.redeal_hex)} if state.redeal_hex else {}),
     }
 
 
@@ -229,6 +231,9 @@ def load(data: dict[str, Any]) -> GameState:
         seed_hex=data.get("seed_hex"),
         paused=data.get("paused"),
         amendment=decode_event(data["amendment"]) if data.get("amendment") else None,
+        deals=tuple(data.get("deals", ())),
+        dealt=data.get("dealt", 0),
+        redeal_hex=tuple(data.get("redeal_hex", ())),
     )
 
 

@@ -275,6 +275,9 @@ class GameState:
     seed_hex: str | None = None
     paused: str | None = None  # the dispute an auditor paused the game for (D7)
     amendment: Any = None  # the ResultAmended event of a ruling (D4), if any
+    deals: tuple[str, ...] = ()  # commitments of the re-deals rewinds made (D6), in order
+    dealt: int = 0  # tiles drawn when the last re-deal was made
+    redeal_hex: tuple[str, ...] = ()  # the re-deals' seeds, once revealed
 
     def memo(self) -> dict[str, Any]:
         """A per-state cache for derived facts (not a field: ``evolve`` drops it)."""

@@ -180,5 +180,20 @@ def describe(event: ev.Event, before: GameState) -> str:
         why = ENDINGS.get(e.reason, e.reason.replace("_", " "))
         return f"Game over, {why}: {winners} win{'' if len(e.winners) > 1 else 's'}{how}"
     if isinstance(e, ev.DeckRevealed):
-        return "The deck seed is revealed: every draw can now be verified"
+        extra = ", with the seeds of its re-deals," if e.redeals else ""
+        return f"The deck seed is revealed{extra}: every draw can now be verified"
+    if isinstance(e, ev.GamePaused):
+        return "An auditor pauses the game while a dispute is looked at"
+    if isinstance(e, ev.GameResumed):
+        return "The game resumes"
+    if isinstance(e, ev.ResultAmended):
+        if e.annulled:
+            return "A ruling annuls the result: the game counts for nobody"
+        order = ", ".join(_player_name(before, p) for p in e.ranking or ())
+        return f"A ruling amends the result: {order}"
+    if isinstance(e, ev.GameRewound):
+        return (
+            f"A ruling rewinds the game to version {e.to_version}: play continues from there,"
+            " the tiles not yet drawn re-dealt from a fresh seed"
+        )
     return type(e).__name__

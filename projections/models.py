@@ -31,6 +31,32 @@ def _active_player(state: GameState) -> str | None:
     return state.owner(colour).player_id
 
 
+def final_ranking(state: GameState) -> list[tuple[str, int, int]] | None:
+    """``(player_id, rank, points)`` of a finished game, best first, as the record stands:
+    the end's own ranking (R22, R23), or the one a ruling stated (D4); an annulled game
+    has none (``[]``). ``None`` while the game runs."""
+    result = state.result
+    if not isinstance(result, ev.GameEnded):
+        return None
+    points = {s.player_id: s.points for s in result.scores}
+    amendment = state.amendment
+    if isinstance(amendment, ev.ResultAmended):
+        if amendment.annulled or amendment.ranking is None:
+            return []
+        return [(p, i, points.get(p, 0)) for i, p in enumerate(amendment.ranking, start=1)]
+    return [(s.player_id, s.rank, s.points) for s in result.scores]
+
+
+def winners(state: GameState) -> list[str]:
+    """Who won a finished game as the record stands (a ruling may have changed it, D4)."""
+    result = state.result
+    if not isinstance(result, ev.GameEnded):
+        return []
+    if isinstance(state.amendment, ev.ResultAmended):
+        return [p for p, rank, _ in final_ranking(state) or [] if rank == 1]
+    return list(result.winners)
+
+
 def scoreboard(state: GameState) -> dict[str, Any]:
     """Per seat and colour: points now, islands present on, boats, supply, out, kings;
     the final ranking and the tie-break once the game is over (R22, R23)."""
@@ -73,14 +99,23 @@ def scoreboard(state: GameState) -> dict[str, Any]:
         )
     final = None
     if isinstance(result, ev.GameEnded):
+        amendment = state.amendment
         final = {
             "reason": result.reason,
-            "winners": list(result.winners),
+            "winners": winners(state),
             "tie_break": result.tie_break,
             "ranking": [
-                {"player_id": s.player_id, "rank": s.rank, "points": s.points}
-                for s in result.scores
+                {"player_id": p, "rank": rank, "points": points}
+                for p, rank, points in final_ranking(state) or []
             ],
+            "amended": None
+            if not isinstance(amendment, ev.ResultAmended)
+            else {
+                "dispute_id": amendment.dispute_id,
+                "annulled": amendment.annulled,
+                "ranking": list(amendment.ranking or ()),
+                "rule": amendment.rule,
+            },
         }
     return {"status": status(state), "turn": state.turn, "seats": seats, "final": final}
 
@@ -102,7 +137,9 @@ def lobby_entry(state: GameState, last_activity: str) -> dict[str, Any]:
         "active_player": _active_player(state),
         "decision": state.pending.kind if state.pending and _active_player(state) else None,
         "last_activity": last_activity,
-        "winners": list(state.result.winners) if isinstance(state.result, ev.GameEnded) else [],
+        "winners": winners(state),
+        "annulled": isinstance(state.amendment, ev.ResultAmended) and state.amendment.annulled,
+        "paused": state.paused is not None,
     }
 
 
@@ -118,12 +155,11 @@ class Result:
 
 def results(state: GameState) -> list[Result]:
     """Each player's rank and points once the game is over (shared wins are wins)."""
-    result = state.result
-    if not isinstance(result, ev.GameEnded):
+    ranking = final_ranking(state)
+    if not ranking:
         return []
-    return [
-        Result(s.player_id, s.rank, s.points, s.player_id in result.winners) for s in result.scores
-    ]
+    won = set(winners(state))
+    return [Result(p, rank, points, p in won) for p, rank, points in ranking]
 
 
 @dataclass(frozen=True, slots=True)

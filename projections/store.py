@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain import position
+from domain.events import GameRewound
 from domain.fold import evolve
 from domain.position import FOLD_VERSION
 from domain.serialization import decode_event
@@ -39,7 +40,8 @@ PROJECTIONS = ("scoreboard", "lobby", "leaderboard", "timeline", "audit")
 MAX_ATTEMPTS = 3
 KEYFRAME_EVERY = 10
 STATE_CACHE = 256  # games whose latest folds are kept in memory
-READMODEL_SCHEMA = 1  # the read-model tables' version (readmodel_schema); raise it with TABLES
+# the read-model tables' version (readmodel_schema); raise it with TABLES. 2: rm_rewinds
+READMODEL_SCHEMA = 2
 
 TABLES = [
     """CREATE TABLE IF NOT EXISTS projection_checkpoints (
@@ -86,6 +88,11 @@ TABLES = [
         automatic INTEGER NOT NULL,
         description TEXT NOT NULL,
         PRIMARY KEY (game_id, version))""",
+    """CREATE TABLE IF NOT EXISTS rm_rewinds (
+        game_id TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        to_version INTEGER NOT NULL,
+        PRIMARY KEY (game_id, version))""",
     """CREATE TABLE IF NOT EXISTS rm_keyframes (
         game_id TEXT NOT NULL,
         version INTEGER NOT NULL,
@@ -113,7 +120,7 @@ OWNED = {
     "scoreboard": ["rm_scoreboard"],
     "lobby": ["rm_lobby", "rm_lobby_seats"],
     "leaderboard": ["rm_results"],
-    "timeline": ["rm_steps", "rm_keyframes"],
+    "timeline": ["rm_steps", "rm_keyframes", "rm_rewinds"],
     "audit": ["rm_audit"],
 }
 
@@ -556,8 +563,10 @@ class ReadModels:
         return games
 
     def steps(self, game_id: str, after: int, limit: int) -> list[dict[str, Any]]:
-        """The replay steps after a version, in order."""
-        return [
+        """The replay steps after a version, in order; ``superseded`` marks those a
+        rewind (D6) went back over (kept in the record, no longer the game's history)."""
+        rewinds = self.rewinds(game_id)
+        rows = [
             _step_row(r)
             for r in self.query(
                 f"SELECT {STEP_READ} FROM rm_steps WHERE game_id = %s AND version > %s"
@@ -565,17 +574,39 @@ class ReadModels:
                 (game_id, after, limit),
             )
         ]
+        for row in rows:
+            row["superseded"] = _superseded(row["version"], rewinds)
+        return rows
 
-    def turns(self, game_id: str) -> list[dict[str, int]]:
-        """Each turn with the version of its first step."""
+    def rewinds(self, game_id: str) -> list[dict[str, int]]:
+        """The game's rewinds (D6): the version of each ``GameRewound`` and where it went."""
         return [
-            {"turn": int(t), "first_version": int(v)}
-            for t, v in self.query(
-                "SELECT turn, MIN(version) FROM rm_steps WHERE game_id = %s"
-                " GROUP BY turn ORDER BY turn",
+            {"version": int(v), "to_version": int(t)}
+            for v, t in self.query(
+                "SELECT version, to_version FROM rm_rewinds WHERE game_id = %s ORDER BY version",
                 (game_id,),
             )
         ]
+
+    def turns(self, game_id: str) -> list[dict[str, int]]:
+        """Each turn with the version of its first step (in the history as it stands)."""
+        rewinds = self.rewinds(game_id)
+        if not rewinds:
+            return [
+                {"turn": int(t), "first_version": int(v)}
+                for t, v in self.query(
+                    "SELECT turn, MIN(version) FROM rm_steps WHERE game_id = %s"
+                    " GROUP BY turn ORDER BY turn",
+                    (game_id,),
+                )
+            ]
+        first: dict[int, int] = {}
+        for t, v in self.query(
+            "SELECT turn, version FROM rm_steps WHERE game_id = %s ORDER BY version", (game_id,)
+        ):
+            if not _superseded(int(v), rewinds):
+                first.setdefault(int(t), int(v))
+        return [{"turn": t, "first_version": v} for t, v in sorted(first.items())]
 
     def audit(self, game_id: str, after: int, limit: int) -> list[dict[str, Any]]:
         """Commands received after a sequence number, each with the steps it caused."""
@@ -623,6 +654,11 @@ class ReadModels:
 
 
 STEP_READ = "version, turn, step, colour, actor, type, rule, automatic, description"
+
+
+def _superseded(version: int, rewinds: Sequence[dict[str, int]]) -> bool:
+    """Whether a rewind went back over ``version`` (D6)."""
+    return any(r["to_version"] < version < r["version"] for r in rewinds)
 
 
 def _step_row(row: Sequence[Any]) -> dict[str, Any]:
@@ -725,7 +761,10 @@ def _apply_timeline(rm: ReadModels, cur: Any, w: Writes, game_id: str, batch: Ba
     state = batch.before
     steps: list[tuple[Any, ...]] = []
     frames: list[tuple[Any, ...]] = []
+    rewinds: list[tuple[Any, ...]] = []
     for stored, event in batch.events:
+        if isinstance(event, GameRewound):
+            rewinds.append((game_id, stored.version, event.to_version))
         s = step(stored.version, event, state, stored.meta(), previous)
         previous = (s.turn, s.step)
         state = evolve(state, event)
@@ -748,6 +787,7 @@ def _apply_timeline(rm: ReadModels, cur: Any, w: Writes, game_id: str, batch: Ba
     batch._after = state
     w.many("rm_steps", STEP_COLUMNS, steps)
     w.many("rm_keyframes", ("game_id", "version", "fold_version", "position"), frames)
+    w.many("rm_rewinds", ("game_id", "version", "to_version"), rewinds)
 
 
 def _apply_audit(rm: ReadModels, cur: Any, w: Writes, game_id: str, batch: Batch) -> None:

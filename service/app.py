@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from flask import Flask
 
 from projections.store import ReadModels
 from service.api import MAX_BODY, GameIdConverter, register_errors
 from service.api.accounts import bp as accounts_bp
+from service.api.disputes import DisputeIdConverter
+from service.api.disputes import bp as disputes_bp
 from service.api.games import bp as games_bp
 from service.api.meta import bp as meta_bp
 from service.api.views import bp as views_bp
+from service.disputes import DisputeService
 from service.doorbells import BackgroundDoorbell, InlineDoorbell, RqDoorbell, sweep_inline
 from service.games import Doorbell, GameService
 from service.jsonprovider import OrjsonProvider
@@ -103,6 +106,7 @@ def create_app(
     # a chunked body is read no further than one byte past the limit (then 413)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY + 1
     app.url_map.converters["game"] = GameIdConverter
+    app.url_map.converters["dispute"] = DisputeIdConverter
     app.extensions["tongiaki.settings"] = settings
     app.extensions["tongiaki.readmodels"] = readmodels
     app.extensions["tongiaki.limits"] = RateLimits(settings)
@@ -115,8 +119,14 @@ def create_app(
         snapshot_every=settings.snapshot_every,
         keyframes=readmodels.keyframe,
     )
+    app.extensions["tongiaki.disputes"] = DisputeService(
+        store,
+        app.extensions["tongiaki.games"],
+        clock=clock or (lambda: datetime.now(UTC)),
+        window=timedelta(seconds=settings.dispute_window),
+    )
     register_errors(app)
-    for bp in (accounts_bp, games_bp, views_bp, meta_bp):
+    for bp in (accounts_bp, games_bp, views_bp, disputes_bp, meta_bp):
         app.register_blueprint(bp, url_prefix="/api/v1")
 
     app.register_blueprint(web_bp)

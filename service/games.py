@@ -78,6 +78,12 @@ class CommandResult:
     state: GameState | None = field(default=None, compare=False, repr=False)
 
 
+def redeal_key(game_id: str, deal: int) -> str:
+    """Where the seed of a game's re-deal number ``deal`` (D6) is kept among the secrets:
+    ``<game>~<n>`` (no game id holds a ``~``)."""
+    return f"{game_id}~{deal}"
+
+
 def iso(moment: datetime) -> str:
     """A server timestamp as ISO 8601 in UTC."""
     return moment.astimezone(UTC).isoformat()
@@ -115,7 +121,7 @@ class GameService:
         self.snapshot_every = snapshot_every
         self._states: Bounded[str, tuple[int, str, GameState]] = Bounded(STATES)
         self._accounts: Bounded[str, Account] = Bounded(ACCOUNTS)
-        self._decks: Bounded[tuple[str, str, bytes, str, tuple[str, ...]], Deck] = Bounded(DECKS)
+        self._decks: Bounded[tuple[Any, ...], Deck] = Bounded(DECKS)
         self._secrets: Bounded[str, bytes] = Bounded(SECRETS)
         # replay keyframes (the timeline projection), denser than snapshots
         self.keyframes = keyframes
@@ -213,7 +219,15 @@ class GameService:
         """``domain.play.deck_of``, cached by everything it reads (never before the start)."""
         if state.phase not in STARTED:
             return deck_of(state, seed)  # raises: the entropy is not final yet
-        key = (state.deck_algorithm, state.deck_commitment, seed, state.game_id, entropies(state))
+        key = (
+            state.deck_algorithm,
+            state.deck_commitment,
+            seed,
+            state.game_id,
+            entropies(state),
+            state.deals,
+            state.drawn[: state.dealt],
+        )
         deck = self._decks.get(key)
         if deck is None:
             deck = deck_of(state, seed)
@@ -316,6 +330,27 @@ class GameService:
         # before it is recorded, so a stale cache never decides anything.
         return self._run(game_id, account, command, expected_version, record, state, cached is None)
 
+    def execute_for_dispute(
+        self,
+        game_id: str,
+        account: Account,
+        command: cmd.PauseGame | cmd.ResumeGame | cmd.AmendResult | cmd.RewindGame,
+        *,
+        closing: bool = False,
+    ) -> CommandResult:
+        """Pause, resume or amend a game for a dispute (docs/disputes.md, D4, D7).
+
+        An auditor's command, journalled and judged like any other; ``closing``: the
+        service resumes a game paused for a dispute that its opener withdrew (D7), in
+        that player's name. The dispute service checks the dispute itself.
+        """
+        if account.kind != "auditor" and not closing:
+            raise Forbidden("auditors_only", "only an auditor pauses, resumes or amends a game")
+        payload = encode(command)
+        record = self._record(game_id, account, None, payload, None)
+        state = self.load(game_id)
+        return self._run(game_id, account, command, None, record, state, authorised=True)
+
     def join(
         self,
         game_id: str,
@@ -358,6 +393,7 @@ class GameService:
         record: CommandRecord,
         state: tuple[int, GameState] | None = None,
         verified: bool = True,
+        authorised: bool = False,
     ) -> CommandResult:
         """Judge, append, cache, ring. ``verified=False``: ``state`` came from the
         cache unchecked, so a refusal or a lost race is judged once more, on a fresh
@@ -372,8 +408,15 @@ class GameService:
                         f"the game is at version {version}, not {expected_version}",
                         version=version,
                     )
-                self._authorise(account, command, current)
-                events, after = play(current, command, lambda: self.secret(game_id), self.deck)
+                if not authorised:
+                    self._authorise(account, command, current)
+                events, after = play(
+                    current,
+                    command,
+                    lambda: self.secret(game_id),
+                    self.deck,
+                    redeal=lambda n: self.secret(redeal_key(game_id, n)),
+                )
             except (Forbidden, Conflict, RuleViolation) as exc:
                 if not verified:
                     state, verified = self.load(game_id), True

@@ -211,6 +211,7 @@ class Settings:
     data_dir: Path = Path("var")
     testing: bool = False  # allows fixed tile orders (never in production)
     snapshot_every: int = 100
+    dispute_window: int = 7 * 86_400  # seconds after its end a game can be disputed (D1)
     host: str = "127.0.0.1"
     port: int = 8000
     # kind → limits; empty: no rate limits (TONGIAKI_RATE_LIMITS=off)
@@ -241,6 +242,7 @@ class Settings:
             data_dir=Path(e.get("TONGIAKI_DATA_DIR", "").strip() or "var"),
             testing=testing == "1",
             snapshot_every=_integer(e, "TONGIAKI_SNAPSHOT_EVERY", 100, 1, 1_000_000),
+            dispute_window=_integer(e, "TONGIAKI_DISPUTE_WINDOW", 7 * 86_400, 0, 366 * 86_400),
             host=host,
             port=_integer(e, "TONGIAKI_PORT", 8000, 1, 65_535),
             rate_limits=parse_rate_limits(e.get("TONGIAKI_RATE_LIMITS", "")),

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from domain import RULES_VERSION, revisions
+from domain import RULES_VERSION, position, revisions
 from domain.deck import verify_draws
 from domain.errors import DeckUnavailable, DomainError, MalformedPayload
-from domain.events import Event
-from domain.fold import replay
+from domain.events import Event, GameRewound, TileDrawn
+from domain.fold import evolve, replay
 from domain.play import deck_of, play
 from domain.serialization import decode_command, decode_event, encode
 from domain.state import GameState
 from service.errors import NotFound
+from service.games import redeal_key
 from service.store.base import EventStore, JournalEntry, StoredEvent, check_chain
 
 
@@ -66,7 +68,13 @@ def verify_game(store: EventStore, game_id: str) -> Verification:
     deck_ok: bool | None = None
     deck_problems: tuple[str, ...] = ()
     draws = 0
-    if final.seed_hex is not None:
+    redeals, redeal_problems = redeals_of(store, game_id, final)
+    if final.seed_hex is not None and final.deals:
+        # re-dealt by rewinds (D6): each draw against the deal current when it was drawn
+        deck_ok, deck_problems, draws = draws_with_redeals(
+            events, bytes.fromhex(final.seed_hex), [bytes.fromhex(h) for h in final.redeal_hex]
+        )
+    elif final.seed_hex is not None:
         entropies = [p.entropy for p in final.players]
         report = verify_draws(
             bytes.fromhex(final.seed_hex),
@@ -78,8 +86,8 @@ def verify_game(store: EventStore, game_id: str) -> Verification:
         )
         deck_ok, deck_problems, draws = report.ok, report.problems, report.draws_checked
     seed, seed_problems = seed_of(store, game_id, final)
-    rerun = check_record(store.journal(game_id), stored, events, seed)
-    problems = seed_problems + rerun.problems
+    rerun = check_record(store.journal(game_id), stored, events, seed, redeals)
+    problems = seed_problems + redeal_problems + rewind_problems(stored, events) + rerun.problems
     ok = chain.ok and deck_ok is not False and not problems
     return Verification(
         game_id,
@@ -128,11 +136,93 @@ def seed_of(store: EventStore, game_id: str, final: GameState) -> tuple[bytes | 
     return (revealed if revealed is not None else kept), []
 
 
+def redeals_of(store: EventStore, game_id: str, final: GameState) -> tuple[list[bytes], list[str]]:
+    """The seeds of the game's re-deals (D6): revealed, else kept by the server."""
+    seeds: list[bytes] = []
+    problems: list[str] = []
+    for n in range(1, len(final.deals) + 1):
+        kept = store.get_secret(redeal_key(game_id, n))
+        revealed = bytes.fromhex(final.redeal_hex[n - 1]) if final.redeal_hex else None
+        if revealed is not None and kept is not None and kept != revealed:
+            problems.append(f"the seed kept for re-deal {n} is not the one revealed")
+        seed = revealed if revealed is not None else kept
+        if seed is None:
+            problems.append(f"no seed for re-deal {n}: neither revealed nor kept here")
+            break
+        seeds.append(seed)
+    return seeds, problems
+
+
+def draws_with_redeals(
+    events: Sequence[Event], seed: bytes, redeals: Sequence[bytes]
+) -> tuple[bool, tuple[str, ...], int]:
+    """Every ``TileDrawn`` in the record, superseded ones included, against the deal that
+    was current when it was drawn: the first (``seed``) or a rewind's re-deal (D6)."""
+    problems: list[str] = []
+    state = GameState()
+    count = 0
+    for version, e in enumerate(events, start=1):
+        if isinstance(e, TileDrawn):
+            count += 1
+            deal = len(state.deals)
+            try:
+                key = seed if deal == 0 else redeals[deal - 1]
+                expected: str | None = deck_of(state, key).tile_at(len(state.drawn))
+            except (DomainError, IndexError) as exc:
+                problems.append(f"event {version}: the deal cannot be derived ({exc})")
+                expected = e.tile
+            if expected != e.tile:
+                where = "the first deal" if deal == 0 else f"re-deal {deal}"
+                problems.append(f"event {version}: recorded {e.tile}, {where} gives {expected}")
+        state = evolve(state, e)
+    return not problems, tuple(problems), count
+
+
+def effective_versions(events: Sequence[Event]) -> list[int]:
+    """The versions the game's history is made of now, oldest first: each ``GameRewound``
+    (D6) continues from its ``to_version``, superseding what came between."""
+    parent: dict[int, int] = {}
+    for version, e in enumerate(events, start=1):
+        parent[version] = e.to_version if isinstance(e, GameRewound) else version - 1
+    chain, at = [], len(events)
+    while at > 0:
+        chain.append(at)
+        at = parent[at]
+    return chain[::-1]
+
+
+def rewind_problems(stored: Sequence[StoredEvent], events: Sequence[Event]) -> list[str]:
+    """Each ``GameRewound`` goes back to a version of the history as it then stood, and
+    carries exactly the position the record gives at that version (D6)."""
+    problems = []
+    for version, e in enumerate(events, start=1):
+        if not isinstance(e, GameRewound):
+            continue
+        if e.to_version not in effective_versions(events[: version - 1]):
+            problems.append(
+                f"event {version}: rewinds to version {e.to_version}, which the history"
+                " did not then hold"
+            )
+            continue
+        at = position.text(replay(events[: e.to_version]))
+        try:
+            given = position.text(position.load(json.loads(e.position)))
+        except (ValueError, KeyError, TypeError, AttributeError, DomainError):
+            given = None
+        if given != at:
+            problems.append(
+                f"event {version}: the position it restores is not the record's at version"
+                f" {e.to_version}"
+            )
+    return problems
+
+
 def check_record(
     journal: Sequence[JournalEntry],
     stored: Sequence[StoredEvent],
     events: Sequence[Event],
     seed: bytes | None,
+    redeals: Sequence[bytes] = (),
 ) -> Rerun:
     """The journal against the events: accepted commands cover every event exactly (ids and
     actors agree), and re-running each on the state before it gives its events again.
@@ -156,6 +246,11 @@ def check_record(
             raise DeckUnavailable("neither a revealed seed nor a kept secret")
         return seed
 
+    def redeal(n: int) -> bytes:
+        if n > len(redeals):
+            raise DeckUnavailable(f"no seed for re-deal {n}")
+        return redeals[n - 1]
+
     state = GameState()
     folded = 0
     for entry in accepted:
@@ -175,7 +270,7 @@ def check_record(
         recorded = [e.body() for e in stored[first - 1 : last]]
         try:
             command = decode_command(entry.payload)
-            produced, _ = play(state, command, secret, deck_of, rules)
+            produced, _ = play(state, command, secret, deck_of, rules, redeal)
         except DomainError as exc:
             problems.append(
                 f"command {entry.command_id}: the engine refuses it under {rules.version} ({exc})"
@@ -194,7 +289,7 @@ def check_record(
         if rules is revisions.CURRENT_RULES:
             continue
         try:
-            today, _ = play(state, command, secret, deck_of)
+            today, _ = play(state, command, secret, deck_of, redeal=redeal)
         except DomainError as exc:
             report.rule_changes.append(
                 {**_refused(entry, first, rules.version), "difference": f"refused: {exc}"}

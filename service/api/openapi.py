@@ -119,7 +119,7 @@ def _statuses(op: Operation) -> set[int]:
         codes |= {429}
     if op.method == "post":
         codes |= {400, 408, 413, 422}
-    if "{game_id}" in op.path:
+    if "{game_id}" in op.path or "{dispute_id}" in op.path:
         codes |= {404}
     if any(p["in"] in ("query", "header") for p in op.params):
         codes |= {422}
@@ -173,6 +173,16 @@ def build_spec() -> dict[str, Any]:
                     "name": "game_id",
                     "required": True,
                     "schema": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"},
+                },
+            )
+        if "{dispute_id}" in op.path:
+            params.insert(
+                0,
+                {
+                    "in": "path",
+                    "name": "dispute_id",
+                    "required": True,
+                    "schema": {"type": "string", "pattern": "^d[0-9a-f]{15}$"},
                 },
             )
         if params:

@@ -207,6 +207,7 @@ def timeline(game_id: str) -> ResponseReturnValue:
         version=point.version,
         steps=steps,
         turns=turns,
+        rewinds=rm.rewinds(game_id),
         next_after=steps[-1]["version"] if steps else after,
         has_more=more,
     )

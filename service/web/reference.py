@@ -17,7 +17,7 @@ from markdown_it import MarkdownIt
 from service.problems import ProblemType, catalogue
 
 DOCS = Path(__file__).parent / "docs"  # links to the repository's docs/
-PAGES = {"rules": "The rules", "tiles": "The tiles"}
+PAGES = {"rules": "The rules", "tiles": "The tiles", "disputes": "Disputes"}
 RULE = re.compile(r"R([1-9]|1[0-9]|2[0-5])")
 SOURCES = {
     "engine": (
@@ -42,7 +42,8 @@ def shell(title: str, body: str) -> str:
         '  <link rel="stylesheet" href="/static/style.css">\n</head>\n<body>\n'
         '  <header class="top"><a class="brand" href="/">Tongiaki</a>\n'
         '  <nav><a href="/docs/rules">Rules</a> <a href="/docs/tiles">Tiles</a>'
-        ' <a href="/problems">Errors</a> <a href="/api/v1/docs">API</a></nav></header>\n'
+        ' <a href="/docs/disputes">Disputes</a> <a href="/problems">Errors</a>'
+        ' <a href="/api/v1/docs">API</a></nav></header>\n'
         f'  <main class="reference">\n{body}\n  </main>\n</body>\n</html>\n'
     )
 
@@ -55,6 +56,11 @@ def document(name: str) -> str:
     return shell(PAGES[name], MarkdownIt("commonmark", {"html": True}).enable("table").render(text))
 
 
+def _rule_order(rule: str) -> tuple[str, int]:
+    """R1…R25 (rules.md), then D1…D8 (disputes.md)."""
+    return ("0" if rule[0] == "R" else "1", int(rule[1:]))
+
+
 def problem_page(item: ProblemType) -> str:
     """What a problem code means, where it comes from, and the rules it cites."""
     statuses = ", ".join(str(s) for s in sorted(item.statuses))
@@ -64,8 +70,8 @@ def problem_page(item: ProblemType) -> str:
     ]
     if item.rules:
         links = ", ".join(
-            f'<a href="/docs/rules#{escape(r)}">{escape(r)}</a>'
-            for r in sorted(item.rules, key=lambda r: int(r[1:]))
+            f'<a href="/docs/{"disputes" if r[0] == "D" else "rules"}#{escape(r)}">{escape(r)}</a>'
+            for r in sorted(item.rules, key=_rule_order)
         )
         parts.append(
             f"<p>Rules it cites: {links}. The answer's <code>rule</code> member names the"
@@ -90,7 +96,7 @@ def problems_index() -> str:
     """Every code the service can answer with, grouped by where it comes from."""
     groups = {"engine": [], "service": [], "http": []}  # type: dict[str, list[str]]
     for code, item in sorted(catalogue().items()):
-        rules = ", ".join(sorted(item.rules, key=lambda r: int(r[1:])))
+        rules = ", ".join(sorted(item.rules, key=_rule_order))
         note = f" ({escape(rules)})" if rules else ""
         groups[item.source].append(
             f'<li><a href="/problems/{escape(code)}"><code>{escape(code)}</code></a>{note}</li>'

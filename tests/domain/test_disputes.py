@@ -333,3 +333,79 @@ def test_d4_a_finished_games_result_is_amended_and_a_running_one_is_not():
     for bad in (cmd.AmendResult("d", True, players), cmd.AmendResult("d", False)):
         refused("amendment", "D4", lambda bad=bad: play(over, bad, lambda: SEED))
     refused("ranking", "D4", lambda: play(over, cmd.AmendResult("d", False, ("p0",)), lambda: SEED))
+
+
+# --- D6 rewind: the position at an earlier version, and a re-deal ------------------------
+
+REDEAL_SEED = bytes(range(100, 132))
+
+
+def test_d6_a_rewind_restores_the_position_and_redeals_the_rest_fairly():
+    from domain.deck import commitment, redeal_order
+    from domain.judge import apply
+
+    rng = random.Random(7)
+    state, history = started(), []
+    while len(state.drawn) < 4:
+        history.append(state)
+        _, state = play(state, rng.choice(legal_commands(state)), lambda: SEED)
+    back = next(s for s in history if s.drawn and len(s.drawn) < len(state.drawn))
+    command = cmd.RewindGame("d1", 9, text(back), commitment(REDEAL_SEED))
+    events, rewound = play(state, command, lambda: SEED, redeal=lambda n: REDEAL_SEED)
+    assert events[0] == ev.GameRewound("d1", 9, commitment(REDEAL_SEED), text(back))
+    assert text(replace_deals(rewound)) == text(back)  # the same position, one deal more
+    assert rewound.deals == (commitment(REDEAL_SEED),) and rewound.dealt == len(back.drawn)
+    # later draws follow the re-deal, not the first order
+    order = redeal_order(REDEAL_SEED, "g1", 1, back.drawn)
+    while rewound.phase is not Phase.ENDED:
+        _, rewound = play(
+            rewound, rng.choice(legal_commands(rewound)), lambda: SEED, redeal=lambda n: REDEAL_SEED
+        )
+    assert rewound.drawn == order[: len(rewound.drawn)]
+    # the end reveals both seeds, each checked against its commitment
+    assert rewound.seed_hex == SEED.hex() and rewound.redeal_hex == (REDEAL_SEED.hex(),)
+    with pytest.raises(RuleViolation) as wrong:
+        apply(replace_reveal(rewound), cmd.RevealDeck(SEED.hex(), (SEED.hex(),)))
+    assert wrong.value.rule == "D6"
+
+
+def replace_deals(state):
+    from dataclasses import replace
+
+    return replace(state, deals=(), dealt=0)
+
+
+def replace_reveal(state):
+    from dataclasses import replace
+
+    return replace(state, seed_hex=None, redeal_hex=())
+
+
+def test_d6_a_rewind_needs_the_redeal_seed_and_a_readable_position_of_this_game():
+    from domain.deck import commitment
+    from domain.errors import DeckUnavailable
+
+    state = started()
+    command = cmd.RewindGame("d1", 2, text(state), commitment(REDEAL_SEED))
+    with pytest.raises(DeckUnavailable):
+        play(state, command, lambda: SEED)  # no re-deal seed given
+    for bad in ("{", "[]", text(table())):
+        refused(
+            "bad_position",
+            "D6",
+            lambda bad=bad: play(
+                state,
+                cmd.RewindGame("d1", 2, bad, commitment(REDEAL_SEED)),
+                lambda: SEED,
+                redeal=lambda n: REDEAL_SEED,
+            ),
+        )
+    refused(
+        "game_not_started",
+        "D6",
+        lambda: play(table(), command, lambda: SEED, redeal=lambda n: REDEAL_SEED),
+    )
+    # a paused game can be rewound; the rewind clears the pause
+    _, paused = play(state, cmd.PauseGame("d1"), lambda: SEED)
+    _, rewound = play(paused, command, lambda: SEED, redeal=lambda n: REDEAL_SEED)
+    assert rewound.paused is None and legal_commands(rewound) == legal_commands(state)

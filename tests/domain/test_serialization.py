@@ -28,6 +28,8 @@ SAMPLE_COMMANDS = [
     cmd.ResumeGame("d1"),
     cmd.AmendResult("d1", False, ("p2", "p1")),
     cmd.AmendResult("d1", True),
+    cmd.RewindGame("d1", 4, "{}", "ab" * 32),
+    cmd.RevealDeck("00ff", ("11", "22")),
 ]
 
 SAMPLE_EVENTS = [
@@ -61,6 +63,8 @@ SAMPLE_EVENTS = [
     ev.GameResumed("d1"),
     ev.ResultAmended("d1", False, ("p2", "p1")),
     ev.ResultAmended("d1", True),
+    ev.GameRewound("d1", 4, "ab" * 32, "{}"),
+    ev.DeckRevealed("ab" * 32, ("cd" * 32,)),
 ]
 
 

@@ -464,3 +464,55 @@ def test_import_checks_the_header_head_version_and_names_a_second_header_and_twi
     broken = [*lines[:5], json.dumps(row), *lines[6:]]
     result = run(tmp_path / "c", "import", "-", input="\n".join(broken) + "\n")
     assert "hash chain broken: event 5 (line 6): hash does not match its bytes" in result.output
+
+
+def test_disputes_list_show_and_rule_as_an_auditor(tmp_path):
+    """docs/disputes.md: the auditors' commands (D4): list the queue, show one, rule."""
+    app = create_app(Settings(data_dir=tmp_path, rate_limits={}))
+    client = app.test_client()
+    game_id, players = open_game(client, ["blue", "red"])
+    play_to_the_end(client, game_id, players, seed=5)
+    version = client.get(f"/api/v1/games/{game_id}").json["version"]
+    r = players[0].post(
+        f"/games/{game_id}/disputes", {"reason": "unfair_draw", "version": version, "text": "hm"}
+    )
+    dispute_id = r.json["dispute_id"]
+    ranking = [
+        x["player_id"]
+        for x in client.get(f"/api/v1/games/{game_id}/scoreboard").json["final"]["ranking"]
+    ]
+    app.extensions["tongiaki.games"].store.close()
+
+    listed = run(tmp_path, "disputes", "list", "--status", "open")
+    assert listed.exit_code == 0 and dispute_id in listed.output and "unfair_draw" in listed.output
+    assert "no disputes" in run(tmp_path, "disputes", "list", "--status", "ruled").output
+    shown = run(tmp_path, "disputes", "show", dispute_id)
+    assert shown.exit_code == 0 and "player-blue" in shown.output and "hm" in shown.output
+    evidence = json.loads(run(tmp_path, "disputes", "show", dispute_id, "--evidence").output)
+    assert evidence["draws"]["ok"] is True and evidence["draws"]["seed_revealed"] is True
+
+    made = run(tmp_path, "auditor", "create", "Audrey").output
+    auditor_id = made.split("(")[1].split(")")[0]
+    not_auditor = run(
+        tmp_path, "disputes", "rule", dispute_id, "--as", players[0].id,
+        "--decision", "stands", "--reasoning", "x", "--rule", "R2",
+    )  # fmt: skip
+    assert not_auditor.exit_code == 1 and "not an auditor" in not_auditor.output
+    refused = run(
+        tmp_path, "disputes", "rule", dispute_id, "--as", auditor_id,
+        "--decision", "result_amended", "--reasoning", "x", "--rule", "D4",
+    )  # fmt: skip
+    assert refused.exit_code == 1 and "annulled or a stated ranking" in refused.output
+    ruled = run(
+        tmp_path, "disputes", "rule", dispute_id, "--as", auditor_id,
+        "--decision", "result_amended", "--reasoning", "the draw was misread",
+        "--rule", "R2", "--rule", "D4", "--ranking", ",".join(reversed(ranking)),
+    )  # fmt: skip
+    assert ruled.exit_code == 0, ruled.output
+    assert "ruled" in run(tmp_path, "disputes", "list", "--status", "ruled").output
+    verified = run(tmp_path, "verify", game_id)
+    assert verified.exit_code == 0, verified.output
+    app = create_app(Settings(data_dir=tmp_path, rate_limits={}))
+    board = app.test_client().get(f"/api/v1/games/{game_id}/scoreboard").json
+    assert [x["player_id"] for x in board["final"]["ranking"]] == list(reversed(ranking))
+    app.extensions["tongiaki.games"].store.close()

@@ -116,3 +116,14 @@ def test_every_error_answer_names_a_type_page_that_exists(client):
     index = client.get("/problems").get_data(as_text=True)
     assert 'href="/problems/stale_version"' in index
     assert client.get("/problems/no_such_code").status_code == 404
+
+
+def test_the_dispute_procedure_is_a_page_and_its_refusals_link_it(client):
+    page = client.get("/docs/disputes")
+    assert page.status_code == 200
+    html = page.get_data(as_text=True)
+    assert all(f'<a id="D{n}"></a>' in html for n in range(1, 9))
+    assert 'href="/docs/rules"' in html  # its link to rules.md, rewritten
+    paused = client.get("/problems/game_paused").get_data(as_text=True)
+    assert 'href="/docs/disputes#D7"' in paused
+    assert "D7" in client.get("/problems").get_data(as_text=True)

@@ -112,6 +112,7 @@ class Target:
     token: str
     games: list[str]
     legal: list[dict[str, Any]]
+    disputes: list[str] = field(default_factory=list)  # the fuzz account's, on its games
     session: Any = field(default_factory=lambda: requests.Session())  # kept alive
     cases: Counter[str] = field(default_factory=Counter)
     explicit: int = 0
@@ -244,9 +245,15 @@ def _seed(backend: str, server: Server) -> Target:
     open_game, _ = game(0, stop_at_fuzz=False)
     playing, legal = game(10, stop_at_fuzz=True)
     ended, _ = game(2000, stop_at_fuzz=False)
+    disputes = [
+        _ok(
+            api.call("POST", f"/games/{gid}/disputes", {"reason": "misclick", "version": 2}, token)
+        )["dispute_id"]
+        for gid in (playing, ended)
+    ]
     api.close()
     mine = legal["commands"] if legal.get("colour") == "blue" else []
-    return Target(backend, server, token, [playing, ended, open_game], mine)
+    return Target(backend, server, token, [playing, ended, open_game], mine, disputes)
 
 
 # --- schemathesis ----------------------------------------------------------------
@@ -269,6 +276,9 @@ def _schema(target: Target) -> Any:
 
     @schema.hook
     def before_generate_path_parameters(context: Any, strategy: Any) -> Any:
+        if "{dispute_id}" in context.operation.path:
+            real = st.fixed_dictionaries({"dispute_id": st.sampled_from(target.disputes)})
+            return st.one_of(real, strategy)
         if "{game_id}" not in context.operation.path:
             return strategy
         real = st.fixed_dictionaries({"game_id": st.sampled_from(target.games)})
@@ -372,6 +382,8 @@ def _explicit_cases(target: Target, operation: Any) -> list[tuple[Any, dict[str,
     auth = {"Authorization": f"Bearer {target.token}"}
     playing = {"game_id": target.games[0]}
     where = playing if "{game_id}" in operation.path else {}
+    if "{dispute_id}" in operation.path:
+        where = {"dispute_id": target.disputes[0]}
     cases: list[Any] = []
     if "requestBody" in raw:
         cases.append(case(path_parameters=where, headers=auth, body=[]))
