@@ -89,7 +89,8 @@ DisputeCommand = OpenDispute | AddNote | Assign | IssueRuling | Withdraw
 
 @dataclass(frozen=True, slots=True)
 class DisputeOpened:
-    """A dispute on ``game_id`` as it stood at ``version`` / ``game_hash`` (D1)."""
+    """A dispute on ``game_id`` at ``version``, whose event had hash ``game_hash`` then: the
+    anchor that shows later whether the record there was ever rewritten (D1)."""
 
     dispute_id: str
     game_id: str
@@ -213,7 +214,8 @@ class Facts:
     """What the service knows about the actor and the game when a command arrives.
 
     ``seated``: the actor holds a seat in the disputed game. ``auditor``: the
-    actor is an auditor. ``game_version`` / ``game_hash``: the game's head now.
+    actor is an auditor. ``game_version``: the game's head now; ``game_hash``: the hash of
+    the event at the version a dispute is opened on (the anchor; D1).
     ``window_open``: the game is under way, or ended less than the filing window
     ago (a setting). ``players``: the game's seated player ids (for a ranking).
     ``auditors``: whether an account id is an auditor's (for an assignment).

@@ -271,6 +271,21 @@ def verify(game_id: str, as_json: bool) -> None:
             f" {c['versions'][0]}–{c['versions'][1]}): event {c['event_version']}:"
             f" {c['difference']} [{c['explained_by']}]"
         )
+    if report.disputes:
+        whole = all(d["chain_ok"] and d["anchor_ok"] and d["carried_out"] for d in report.disputes)
+        click.echo(
+            f"  disputes         {len(report.disputes)}: "
+            + (
+                "each chain intact, each anchor holds, each ruling in the record"
+                if whole
+                else "PROBLEMS (below)"
+            )
+        )
+        for d in report.disputes:
+            click.echo(
+                f"    - {d['dispute_id']} {d['status']}"
+                + (f", ruled {d['ruling']}" if d["ruling"] else "")
+            )
     if not report.ok:
         sys.exit(1)
 

@@ -86,10 +86,11 @@ class DisputeService:
 
     # --- facts -----------------------------------------------------------------
 
-    def _facts(self, who: Account, game_id: str, *, assignee: str | None = None) -> d.Facts:
+    def _facts(
+        self, who: Account, game_id: str, *, assignee: str | None = None, at: int | None = None
+    ) -> d.Facts:
         version, state = self.games.load(game_id)
-        head = self.store.head(game_id)
-        assert head is not None  # load found the game
+        anchored = self.store.read(game_id, after=at - 1, limit=1) if at and at <= version else []
         auditors: frozenset[str] = frozenset()
         if assignee is not None:
             other = self.store.account(assignee)
@@ -101,7 +102,7 @@ class DisputeService:
             seated=who.kind == "player" and who.account_id in players,
             auditor=who.kind == "auditor",
             game_version=version,
-            game_hash=head.hash,
+            game_hash=anchored[0].hash if anchored else "",
             window_open=self._window_open(game_id, state),
             players=players,
             auditor_ids=auditors,
@@ -216,7 +217,7 @@ class DisputeService:
 
     def open(self, who: Account, game_id: str, command: d.OpenDispute) -> Loaded:
         """D1: a seated player opens a dispute on the game as it stands."""
-        facts = self._facts(who, game_id)
+        facts = self._facts(who, game_id, at=command.version)
         dispute_id = "d" + uuid.uuid4().hex[:15]
         try:
             if (

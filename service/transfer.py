@@ -22,22 +22,28 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from domain.disputes import Dispute
+from domain.disputes import fold as fold_dispute
 from domain.errors import DomainError
 from domain.events import Event
 from domain.fold import replay
-from domain.serialization import decode_event
+from domain.serialization import decode_dispute_event, decode_event
 from domain.state import GameState, Phase
 from service.accounts import token_hash
+from service.games import redeal_key
 from service.store.base import (
+    GENESIS,
     NAMED_ONLY,
     Account,
     ConcurrencyConflict,
     EventStore,
     JournalEntry,
+    NewEvent,
     StoredEvent,
+    chain_events,
     check_chain,
 )
-from service.verify import check_record
+from service.verify import check_record, rewind_problems
 
 FORMAT = "tongiaki-export/1"
 GAME_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}")
@@ -73,6 +79,11 @@ def export_lines(
             " exported (--allow-broken exports it as it is, for the record)"
         )
     journal = store.journal(game_id)
+    disputes = [
+        e
+        for row in store.disputes(game_id=game_id, limit=100_000)
+        for e in store.dispute_events(row.dispute_id)
+    ]
     header: dict[str, Any] = {
         "format": FORMAT,
         "game_id": game_id,
@@ -81,12 +92,23 @@ def export_lines(
         "head_version": events[-1].version,
         "head_hash": events[-1].hash,
     }
+    if disputes:
+        header["dispute_events"] = len(disputes)
     accounts: list[Account] = []
     if with_secret:
         seed = store.get_secret(game_id)
         if seed is None:
             raise TransferError(f"game {game_id} has no deck secret on this server")
         header["secret"] = seed.hex()
+        # the seeds of the re-deals rewinds made (docs/disputes.md, D6), if any
+        redeals = []
+        for n in range(1, 1 + sum(1 for e in events if e.type == "GameRewound")):
+            kept = store.get_secret(redeal_key(game_id, n))
+            if kept is None:
+                raise TransferError(f"game {game_id} has no seed for its re-deal {n} here")
+            redeals.append(kept.hex())
+        if redeals:
+            header["redeal_secrets"] = redeals
         # the seated players' accounts (token hashes too), so they can play on there
         seated = {e.meta().get("actor", {}).get("account") for e in events}
         accounts = [a for a in map(store.account, sorted(filter(None, seated))) if a is not None]
@@ -130,6 +152,20 @@ def export_lines(
                     "last_version": j.last_version,
                     "rejection": j.rejection,
                     "fingerprint": j.fingerprint,
+                }
+            }
+        )
+    for e in disputes:
+        yield _line(
+            {
+                "dispute_event": {
+                    "dispute_id": e.game_id,
+                    "version": e.version,
+                    "type": e.type,
+                    "data": e.data,
+                    "metadata": e.metadata,
+                    "prev_hash": e.prev_hash,
+                    "hash": e.hash,
                 }
             }
         )
@@ -210,6 +246,7 @@ class Export:
     lines: dict[str, int]  # command id -> line
     accounts: list[Account]
     event_lines: dict[int, int] = field(default_factory=dict)  # version -> line
+    disputes: dict[str, list[StoredEvent]] = field(default_factory=dict)  # id -> its events
 
 
 def read_export(source: IO[Any]) -> Export:
@@ -239,11 +276,17 @@ def read_export(source: IO[Any]) -> Export:
     lines: dict[str, int] = {}
     accounts: list[Account] = []
     event_lines: dict[int, int] = {}  # version -> line
+    disputes: dict[str, list[StoredEvent]] = {}
     last = number
     for number, row in rows:
         last = number
         if "format" in row:
             raise TransferError(f"line {number}: a second header (the header is line 1 only)")
+        if "dispute_event" in row:
+            _dispute_event(disputes, row["dispute_event"], number)
+            continue
+        if disputes:
+            raise TransferError(f"line {number}: a line after the disputes")
         if "account" in row:
             accounts.append(_account(row["account"], number))
             continue
@@ -289,6 +332,13 @@ def read_export(source: IO[Any]) -> Export:
             )
         )
     expected_accounts = _count(header, "accounts", first[0], 0)
+    found = sum(len(d) for d in disputes.values())
+    if found != _count(header, "dispute_events", first[0], 0):
+        raise TransferError(
+            f"truncated or padded: the header promises"
+            f" {_count(header, 'dispute_events', first[0], 0)} dispute events; the file has"
+            f" {found} (it ends at line {last})"
+        )
     if (len(events), len(journal), len(accounts)) != (
         expected_events,
         expected_journal,
@@ -308,7 +358,34 @@ def read_export(source: IO[Any]) -> Export:
         )
     if events[-1].hash != header.get("head_hash"):
         raise TransferError("the last event's hash is not the head hash in the header")
-    return Export(header, events, journal, lines, accounts, event_lines)
+    return Export(header, events, journal, lines, accounts, event_lines, disputes)
+
+
+def _dispute_event(disputes: dict[str, list[StoredEvent]], value: Any, number: int) -> None:
+    """One event of a dispute's stream, in order within its dispute."""
+    if not isinstance(value, dict):
+        raise TransferError(f"line {number}: a dispute_event line holds an object")
+    dispute_id = _field(value, "dispute_id", str, number)
+    if not re.fullmatch(r"d[0-9a-f]{15}", dispute_id):
+        raise TransferError(f"line {number}: {dispute_id!r} is not a dispute id")
+    stream = disputes.setdefault(dispute_id, [])
+    version = _field(value, "version", int, number)
+    if version != len(stream) + 1:
+        raise TransferError(
+            f"line {number}: dispute {dispute_id} event {version} where {len(stream) + 1}"
+            " comes next"
+        )
+    stream.append(
+        StoredEvent(
+            dispute_id,
+            version,
+            _field(value, "type", str, number),
+            _field(value, "data", str, number),
+            _field(value, "metadata", str, number),
+            _field(value, "prev_hash", str, number),
+            _field(value, "hash", str, number),
+        )
+    )
 
 
 def _account(value: Any, number: int) -> Account:
@@ -371,7 +448,10 @@ def import_game(store: EventStore, source: IO[Any], at: str) -> Imported:
         raise TransferError("hash chain broken: " + "; ".join(named))
     decoded, state = _replayed(events)
     seed = _seed(export.header, state)
-    problems = check_record(export.journal, events, decoded, seed).problems
+    redeals = _redeals(export.header, state)
+    problems = check_record(export.journal, events, decoded, seed, redeals).problems
+    problems += rewind_problems(events, decoded)
+    disputes = [_checked_dispute(game_id, events, stream) for stream in export.disputes.values()]
     if problems:
         raise TransferError(f"the journal does not match the events: {problems[0]}")
     if store.head(game_id) is not None:
@@ -381,7 +461,74 @@ def import_game(store: EventStore, source: IO[Any], at: str) -> Imported:
         store.import_stream(events, state.phase.value, at, export.journal, seed, accounts)
     except ConcurrencyConflict as exc:
         raise TransferError(f"game {game_id} is already here; nothing was imported") from exc
+    for n, kept in enumerate(redeals, start=1):
+        store.put_secret(redeal_key(game_id, n), kept)
+    for stream, dispute in disputes:
+        new = [NewEvent(e.type, json.loads(e.data), json.loads(e.metadata)) for e in stream]
+        opened_at = str(json.loads(stream[0].metadata).get("recorded_at", at))
+        stored = store.append_dispute(
+            dispute.dispute_id,
+            game_id,
+            0,
+            new,
+            status=dispute.status,
+            at=opened_at,
+            opened_by=dispute.opened_by,
+            reason=dispute.reason,
+        )
+        assert [e.hash for e in stored] == [e.hash for e in stream]  # checked before
     return Imported(game_id, len(events), len(export.journal), state.phase.value)
+
+
+def _checked_dispute(
+    game_id: str, events: Sequence[StoredEvent], stream: Sequence[StoredEvent]
+) -> tuple[Sequence[StoredEvent], Dispute]:
+    """A dispute's stream as exported: its chain, its events readable and about this game,
+    its bytes hashing the same when stored again (nothing is written on a problem)."""
+    dispute_id = stream[0].game_id
+    chain = check_chain(stream)
+    if not chain.ok:
+        raise TransferError(f"dispute {dispute_id}: hash chain broken: {chain.problems[0]}")
+    try:
+        decoded = [decode_dispute_event(e.body()) for e in stream]
+        dispute = fold_dispute(decoded)
+    except (DomainError, ValueError) as exc:
+        raise TransferError(f"dispute {dispute_id} cannot be read: {exc}") from exc
+    if dispute.game_id != game_id or dispute.dispute_id != dispute_id:
+        raise TransferError(f"dispute {dispute_id} is not about game {game_id}")
+    again = chain_events(
+        dispute_id,
+        0,
+        GENESIS,
+        [NewEvent(e.type, json.loads(e.data), json.loads(e.metadata)) for e in stream],
+    )
+    if [e.hash for e in again] != [e.hash for e in stream]:
+        raise TransferError(f"dispute {dispute_id}: its events are not in canonical form")
+    return stream, dispute
+
+
+def _redeals(header: dict[str, Any], state: GameState) -> list[bytes]:
+    """The re-deals' seeds (D6): revealed in the events, or carried by the header."""
+    if not state.deals:
+        return []
+    if state.redeal_hex:
+        return [bytes.fromhex(h) for h in state.redeal_hex]
+    raw = header.get("redeal_secrets")
+    if not isinstance(raw, list) or len(raw) != len(state.deals):
+        raise TransferError(
+            "the game was rewound and is not over: its export must carry every re-deal's"
+            " seed (export it with --with-secret)"
+        )
+    seeds = []
+    for text, committed in zip(raw, state.deals, strict=True):
+        try:
+            seed = bytes.fromhex(str(text))
+        except ValueError as exc:
+            raise TransferError("a re-deal secret in the header is not hex") from exc
+        if hashlib.sha256(seed).hexdigest() != committed:
+            raise TransferError("a re-deal secret does not match its commitment")
+        seeds.append(seed)
+    return seeds
 
 
 def _named_only(events: Sequence[StoredEvent], given: Sequence[Account], at: str) -> list[Account]:

@@ -38,6 +38,8 @@ class Verification:
     rules_version: str = RULES_VERSION
     recorded_rules: tuple[str, ...] = ()
     rule_changes: tuple[dict[str, Any], ...] = ()
+    # each dispute on the game: its own chain, its anchor, what a ruling did to the game
+    disputes: tuple[dict[str, Any], ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-safe form."""
@@ -87,7 +89,14 @@ def verify_game(store: EventStore, game_id: str) -> Verification:
         deck_ok, deck_problems, draws = report.ok, report.problems, report.draws_checked
     seed, seed_problems = seed_of(store, game_id, final)
     rerun = check_record(store.journal(game_id), stored, events, seed, redeals)
-    problems = seed_problems + redeal_problems + rewind_problems(stored, events) + rerun.problems
+    disputes, dispute_problems = check_disputes(store, game_id, stored)
+    problems = (
+        seed_problems
+        + redeal_problems
+        + rewind_problems(stored, events)
+        + rerun.problems
+        + dispute_problems
+    )
     ok = chain.ok and deck_ok is not False and not problems
     return Verification(
         game_id,
@@ -104,6 +113,7 @@ def verify_game(store: EventStore, game_id: str) -> Verification:
         RULES_VERSION,
         recorded_rules(stored),
         tuple(rerun.rule_changes),
+        tuple(disputes),
     )
 
 
@@ -134,6 +144,56 @@ def seed_of(store: EventStore, game_id: str, final: GameState) -> tuple[bytes | 
     if revealed is not None and kept is not None and kept != revealed:
         return revealed, ["the seed kept by the server is not the seed revealed in DeckRevealed"]
     return (revealed if revealed is not None else kept), []
+
+
+# what a ruling leaves in the game's own record (docs/disputes.md, D4, D6)
+CARRIED_OUT = {"rewind": "GameRewound", "result_amended": "ResultAmended"}
+
+
+def check_disputes(
+    store: EventStore, game_id: str, stored: Sequence[StoredEvent]
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """Every dispute on the game: its hash chain, whether the game's event at the version
+    it was opened on still has the hash it recorded (its anchor), and whether a ruling
+    that changes the game is in the game's record."""
+    found, problems = [], []
+    in_game = {
+        (e.type, e.body().get("dispute_id")) for e in stored if e.type in CARRIED_OUT.values()
+    }
+    for row in store.disputes(game_id=game_id, limit=100_000):
+        events = store.dispute_events(row.dispute_id)
+        chain = check_chain(events)
+        first = events[0].body() if events else {}
+        version, anchored = first.get("version"), first.get("game_hash")
+        anchor_ok = (
+            isinstance(version, int)
+            and 1 <= version <= len(stored)
+            and stored[version - 1].hash == anchored
+        )
+        rulings = [e.body() for e in events if e.type == "RulingIssued"]
+        decision = rulings[-1].get("decision") if rulings else None
+        carried = decision not in CARRIED_OUT or (CARRIED_OUT[decision], row.dispute_id) in in_game
+        found.append(
+            {
+                "dispute_id": row.dispute_id,
+                "status": row.status,
+                "events": len(events),
+                "chain_ok": chain.ok,
+                "anchor_ok": anchor_ok,
+                "ruling": decision,
+                "carried_out": carried,
+            }
+        )
+        name = f"dispute {row.dispute_id}"
+        problems += [f"{name}: {p}" for p in chain.problems]
+        if not anchor_ok:
+            problems.append(
+                f"{name}: the game's event at version {version} no longer has the hash the"
+                " dispute recorded"
+            )
+        if not carried:
+            problems.append(f"{name}: its {decision} ruling is not in the game's record")
+    return found, problems
 
 
 def redeals_of(store: EventStore, game_id: str, final: GameState) -> tuple[list[bytes], list[str]]:

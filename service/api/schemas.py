@@ -271,6 +271,14 @@ class VerificationSchema(Strict):
         metadata={"description": "the rules versions the events were decided under"},
     )
     rule_changes = fields.List(fields.Nested(RuleChange), required=True)
+    disputes = fields.List(
+        fields.Dict(),
+        metadata={
+            "description": "each dispute on the game: dispute_id, status, events, chain_ok,"
+            " anchor_ok (the game's event at the disputed version still has the hash the"
+            " dispute recorded), ruling, carried_out (a rewind or amendment is in the record)"
+        },
+    )
 
 
 class Problem(Schema):
@@ -355,6 +363,9 @@ class LobbyGame(Strict):
     )
     paused = fields.Boolean(
         metadata={"description": "an auditor paused the game for a dispute (D7)"}
+    )
+    open_disputes = fields.Integer(
+        metadata={"description": "disputes on the game not yet ruled or withdrawn"}
     )
     my_move = fields.Boolean(metadata={"description": "my games only: waiting for my move"})
 

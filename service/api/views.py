@@ -8,7 +8,8 @@ applied version N — read-your-writes after a command — or answers 503.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from flask import Blueprint, current_app, jsonify
@@ -135,6 +136,16 @@ def named(seats: Iterable[dict[str, Any]]) -> None:
         seat["name"] = names.get(seat["player_id"])
 
 
+def disputed(games: Sequence[dict[str, Any]]) -> None:
+    """Give each game the number of its open disputes (docs/disputes.md), with one query
+    (the open disputes are few: each is settled by an auditor)."""
+    if not games:
+        return
+    counts = Counter(r.game_id for r in game_service().store.disputes(status="open", limit=10_000))
+    for game in games:
+        game["open_disputes"] = counts.get(game["game_id"], 0)
+
+
 @bp.get("/lobby")
 @documented(
     Operation(
@@ -156,6 +167,7 @@ def lobby() -> ResponseReturnValue:
     offset = int_arg("offset", 0, 0, MAX_OFFSET) or 0
     games, more = paged(readmodels().lobby(status, limit + 1, offset), limit)
     named(seat for g in games for seat in g["seats"])
+    disputed(games)
     return jsonify(games=games, has_more=more)
 
 
@@ -176,6 +188,7 @@ def my_games() -> ResponseReturnValue:
     limit = int_arg("limit", 100, 1, 500) or 100
     offset = int_arg("offset", 0, 0, MAX_OFFSET) or 0
     games, more = paged(readmodels().my_games(me, limit + 1, offset), limit)
+    disputed(games)
     named(seat for g in games for seat in g["seats"])
     return jsonify(games=games, has_more=more)
 

@@ -16,7 +16,14 @@ from service.web.reference import PAGES as DOCUMENTS
 from service.web.reference import document, problem_page, problems_index
 
 STATIC = Path(__file__).parent / "static"
-PAGES = {"lobby": "lobby", "game": "game", "replay": "replay", "audit": "audit"}
+PAGES = {
+    "lobby": "lobby",
+    "game": "game",
+    "replay": "replay",
+    "audit": "audit",
+    "disputes": "disputes",
+    "dispute": "dispute",
+}
 
 bp = Blueprint("web", __name__, static_folder=str(STATIC), static_url_path="/static")
 
@@ -41,10 +48,11 @@ def security_headers(response: Response) -> Response:
     return response
 
 
-def page(name: str, title: str, game_id: str = "") -> Response:
+def page(name: str, title: str, game_id: str = "", dispute_id: str = "") -> Response:
     """The HTML shell of a page: its module script does the rest."""
     html = (STATIC / "page.html").read_text(encoding="utf-8")
     html = html.replace("{{title}}", title).replace("{{page}}", name).replace("{{game}}", game_id)
+    html = html.replace("{{dispute}}", dispute_id)
     return Response(html, mimetype="text/html")
 
 
@@ -66,6 +74,16 @@ def replay(game_id: str) -> ResponseReturnValue:
 @bp.get("/games/<game:game_id>/audit")
 def audit(game_id: str) -> ResponseReturnValue:
     return page("audit", "Tongiaki — audit", game_id)
+
+
+@bp.get("/disputes")
+def disputes() -> ResponseReturnValue:
+    return page("disputes", "Tongiaki — disputes")
+
+
+@bp.get("/disputes/<dispute:dispute_id>")
+def dispute(dispute_id: str) -> ResponseReturnValue:
+    return page("dispute", "Tongiaki — dispute", dispute_id=dispute_id)
 
 
 @bp.get("/favicon.ico")

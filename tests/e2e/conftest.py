@@ -23,6 +23,15 @@ CHROMIUM = os.environ.get("TONGIAKI_CHROMIUM", "/usr/bin/chromium")
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 
+class Served(str):
+    """The server's base URL, knowing its data directory (for the CLI beside it)."""
+
+    def __new__(cls, url: str, data: Path) -> Served:
+        served = super().__new__(cls, url)
+        served.data = data
+        return served
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -53,7 +62,7 @@ def server(tmp_path_factory):
             break
         except OSError:
             time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
+    yield Served(f"http://127.0.0.1:{port}", data)
     proc.terminate()
     proc.wait(timeout=20)
     log.close()

@@ -516,3 +516,59 @@ def test_disputes_list_show_and_rule_as_an_auditor(tmp_path):
     board = app.test_client().get(f"/api/v1/games/{game_id}/scoreboard").json
     assert [x["player_id"] for x in board["final"]["ranking"]] == list(reversed(ranking))
     app.extensions["tongiaki.games"].store.close()
+
+
+def test_export_and_import_carry_disputes_rulings_and_the_redeal(tmp_path):
+    """docs/disputes.md: a rewound game under way moves with its disputes and every seed
+    (--with-secret); on the new server it verifies, its disputes are there as they were
+    (same hashes), and its players play on from the re-deal."""
+    from datetime import UTC, datetime
+
+    from service.accounts import create_account
+    from tests.service.test_disputes import moves
+
+    app = create_app(Settings(data_dir=tmp_path / "a", rate_limits={}))
+    client = app.test_client()
+    game_id, players = open_game(client, ["blue", "red"])
+    receipts = moves(client, game_id, players, 12, seed=3)
+    r = players[0].post(
+        f"/games/{game_id}/disputes", {"reason": "misclick", "version": receipts[6]}
+    )
+    dispute_id = r.json["dispute_id"]
+    store = app.extensions["tongiaki.games"].store
+    _, token = create_account(store, "Audrey", datetime.now(UTC), "auditor")
+    r = client.post(
+        f"/api/v1/disputes/{dispute_id}/ruling",
+        json={"decision": "rewind", "reasoning": "x", "rules": ["D6"], "to_version": receipts[4]},
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert r.status_code == 200, r.json
+    store.close()
+
+    plain = run(tmp_path / "a", "export", game_id).output
+    refused = run(tmp_path / "b", "import", "-", input=plain)
+    assert refused.exit_code == 1 and "--with-secret" in refused.output  # not over: the seeds
+    def ndjson(output):  # the warning about the seed goes to stderr, mixed in here
+        return "".join(line for line in output.splitlines(keepends=True) if line.startswith("{"))
+
+    exported = ndjson(run(tmp_path / "a", "export", game_id, "--with-secret").output)
+    assert '"dispute_event"' in exported and '"redeal_secrets"' in exported
+    imported = run(tmp_path / "b", "import", "-", input=exported)
+    assert imported.exit_code == 0, imported.output
+    assert ndjson(run(tmp_path / "b", "export", game_id, "--with-secret").output) == exported
+    assert run(tmp_path / "b", "verify", game_id).exit_code == 0
+    assert dispute_id in run(tmp_path / "b", "disputes", "list").output
+    # a padded or edited dispute line is named and nothing is imported
+    lines = exported.splitlines(keepends=True)
+    edited = "".join(line.replace('"misclick', '"other') for line in lines)
+    assert run(tmp_path / "c", "import", "-", input=edited).exit_code == 1
+    assert run(tmp_path / "c", "import", "-", input=exported + lines[-1]).exit_code == 1
+    # the players play on there, the draws from the re-deal
+    app = create_app(Settings(data_dir=tmp_path / "b", rate_limits={}))
+    client = app.test_client()
+    for p in players:
+        p.client = client
+    play_to_the_end(client, game_id, players, seed=4)
+    app.extensions["tongiaki.games"].store.close()
+    verified = run(tmp_path / "b", "verify", game_id)
+    assert verified.exit_code == 0 and "disputes         1" in verified.output, verified.output

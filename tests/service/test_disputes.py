@@ -49,8 +49,9 @@ def test_d1_a_player_opens_a_dispute_and_the_game_does_not_move(client, app):
     assert body["status"] == "open" and body["game_id"] == game_id
     assert body["opened_by"] == {"account": players[0].id, "name": "player-blue"}
     assert body["events"][0]["type"] == "DisputeOpened" and body["stream_version"] == 1
-    head = client.get(f"/api/v1/games/{game_id}/events").json["events"][-1]
-    assert body["game_hash"] == head["hash"] and body["version"] == before
+    anchored = client.get(f"/api/v1/games/{game_id}/events?after={moved['version'] - 1}")
+    assert body["game_hash"] == anchored.json["events"][0]["hash"]
+    assert body["version"] == moved["version"] == before
     assert client.get(f"/api/v1/games/{game_id}").json["version"] == before  # D1: no move
     # its players see it; a stranger is told nothing exists
     listed = players[1].get(f"/games/{game_id}/disputes").json["disputes"]
@@ -353,3 +354,57 @@ def test_d6_verification_catches_a_forged_rewind_position(app, client):
     assert any("not the record's" in p for p in rewind_problems(stored, events))
     events[rewound] = ev.GameRewound(d, len(stored), forged.deck_commitment, forged.position)
     assert any("did not then hold" in p for p in rewind_problems(stored, events))
+
+
+def test_verification_covers_each_dispute_chain_anchor_and_ruling(client, app):
+    from dataclasses import replace
+
+    from service.verify import check_disputes
+
+    game_id, players = open_game(client, ["blue", "red"])
+    receipts = moves(client, game_id, players, 10, seed=8)
+    auditor = Auditor(client, app)
+    d = dispute(players[0], game_id, receipts[4]).json["dispute_id"]
+    ruling = {"decision": "rewind", "reasoning": "x", "rules": ["D6"], "to_version": receipts[2]}
+    assert auditor.post(f"/disputes/{d}/ruling", ruling).status_code == 200
+    store = app.extensions["tongiaki.games"].store
+    report = verify_game(store, game_id)
+    assert report.ok, report.problems
+    assert report.disputes == (
+        {
+            "dispute_id": d,
+            "status": "ruled",
+            "events": 2,
+            "chain_ok": True,
+            "anchor_ok": True,
+            "ruling": "rewind",
+            "carried_out": True,
+        },
+    )
+    over_http = client.get(f"/api/v1/games/{game_id}/verify").json
+    assert over_http["disputes"] == [report.disputes[0]]
+    # a record rewritten at the disputed version, or a ruling missing from the game
+    stored = store.read(game_id)
+    rewritten = list(stored)
+    rewritten[receipts[4] - 1] = replace(stored[receipts[4] - 1], hash="0" * 64)
+    _, problems = check_disputes(store, game_id, rewritten)
+    assert any("no longer has the hash" in p for p in problems)
+    _, problems = check_disputes(store, game_id, [e for e in stored if e.type != "GameRewound"])
+    assert any("rewind ruling is not in the game's record" in p for p in problems)
+
+
+def test_the_lobby_shows_open_disputes_paused_and_annulled_games(client, app):
+    game_id, players = open_game(client, ["blue", "red"])
+    receipts = moves(client, game_id, players, 6, seed=1)
+    d = dispute(players[0], game_id, receipts[-1]).json["dispute_id"]
+    auditor = Auditor(client, app)
+    assert auditor.post(f"/games/{game_id}/pause", {"dispute_id": d}).status_code == 200
+    head = client.get(f"/api/v1/games/{game_id}").json["version"]
+    client.get(f"/api/v1/games/{game_id}/scoreboard?min_version={head}")  # levelled
+    entry = next(g for g in client.get("/api/v1/lobby").json["games"] if g["game_id"] == game_id)
+    assert entry["open_disputes"] == 1 and entry["paused"] is True
+    mine = players[0].get("/me/games").json["games"][0]
+    assert mine["open_disputes"] == 1
+    players[0].post(f"/disputes/{d}/withdraw", {})
+    entry = next(g for g in client.get("/api/v1/lobby").json["games"] if g["game_id"] == game_id)
+    assert entry["open_disputes"] == 0 and entry["paused"] is False

@@ -47,7 +47,7 @@ export async function api(method, path, body, headers = {}) {
 export async function signInWithToken(token) {
   const r = await api("GET", "/me", undefined, { Authorization: `Bearer ${token.trim()}` });
   if (!r.ok) return r;
-  signIn({ account_id: r.data.account_id, name: r.data.name, token: token.trim() });
+  signIn({ account_id: r.data.account_id, name: r.data.name, kind: r.data.kind, token: token.trim() });
   return r;
 }
 
@@ -73,6 +73,10 @@ const PROBLEMS = {
   no_token: "Sign in first.",
   bad_token: "This browser's sign-in is no longer valid.",
   rate_limited: "Too many requests: wait a moment.",
+  game_paused: "The game is paused while an auditor looks at a dispute.",
+  not_a_player: "Only a player seated in this game can do that.",
+  dispute_window_closed: "The game ended too long ago to open a dispute.",
+  dispute_closed: "This dispute is closed.",
   too_many_streams: "The server is busy; live updates come by polling for now.",
   database_unavailable: "The server cannot reach its database; try again in a moment.",
   offline: "No connection to the server.",
@@ -107,7 +111,8 @@ export function problemWords(data) {
 
 /** A link to the rule a problem cites (docs/rules.md served at /docs/rules). */
 export function ruleLink(rule) {
-  return el("a", { href: `/docs/rules#${rule}`, target: "_blank", rel: "noopener" }, `rule ${rule}`);
+  const doc = rule.startsWith("D") ? "disputes" : "rules";
+  return el("a", { href: `/docs/${doc}#${rule}`, target: "_blank", rel: "noopener" }, `rule ${rule}`);
 }
 
 export function toast(text, kind = "info") {
@@ -142,10 +147,11 @@ export function nav(gameId) {
       el("a", { href: `/games/${gameId}/audit` }, "Audit"),
     );
   }
+  const account = me();
+  if (account?.kind === "auditor") links.push(el("a", { href: "/disputes", id: "nav-disputes" }, "Disputes"));
   links.push(el("a", { href: "/docs/rules" }, "Rules"));
   document.getElementById("nav").replaceChildren(...links);
-  const account = me();
-  document.getElementById("me").textContent = account ? `Signed in as ${account.name}` : "";
+  document.getElementById("me").textContent = account ? `Signed in as ${account.name}${account.kind === "auditor" ? " (auditor)" : ""}` : "";
 }
 
 export const COLOURS = ["blue", "red", "green", "yellow", "orange", "purple"];

@@ -4,6 +4,7 @@
 
 import { api, cap, colourChip, el, LETTER, me, nav, newId, problemText, problemWords, ruleLink } from "./api.js";
 import { Board, beachWords, DIRECTION, overlayFor, tilePreview, tileToward } from "./board.js";
+import { mountDisputes } from "./disputing.js";
 import { follow } from "./live.js";
 import { groupMoves, lastSeen, loadHistory, markSeen, moveList, sinceLastVisit } from "./moves.js";
 import { awaited, colourList, people, result, who } from "./words.js";
@@ -47,6 +48,7 @@ const view = {
   sendKey: null, // {body, key}: a move not sent (no connection) keeps its idempotency key
 };
 let board = null;
+let disputes = null; // the disputes panel (disputing.js)
 
 function stepMs() {
   return Number(localStorage.getItem("tongiaki.stepMs") || 450);
@@ -478,6 +480,7 @@ function render() {
       ? el("p", { id: "notice", class: "notice error", role: "alert" }, view.notice.text, view.notice.rule ? " (" : "", view.notice.rule ? ruleLink(view.notice.rule) : null, view.notice.rule ? ")" : "")
       : null,
     resultPanel(),
+    view.position.paused ? el("p", { id: "paused", role: "status" }, "The game is paused while an auditor looks at a dispute (", ruleLink("D7"), "): no move can be made until it resumes.") : null,
     el("p", { class: "facts" }, `Turn ${view.position.turn} · pile: ${plural(view.position.pile.islands, "island")} and ${plural(view.position.pile.oceans, "ocean")} left`),
     el("div", { id: "scoreboard" }, scoreboardPanel()),
     el("p", {}, el("a", { href: `/games/${gameId}/replay?v=${view.version}` }, "Replay"), " · ", el("a", { href: `/games/${gameId}/audit` }, "Audit")),
@@ -644,6 +647,7 @@ async function refresh(jump = false) {
   view.legal = legal.ok && legal.data.version === view.version ? legal.data : null;
   view.scoreboard = scores.ok ? scores.data : view.scoreboard;
   render();
+  disputes?.refresh();
 }
 
 async function catchUpHistory() {
@@ -770,6 +774,7 @@ function skeleton() {
       ),
       el("aside", { id: "side", class: "side" }),
       el("section", { id: "moves-panel", class: "moves-panel", "aria-label": "Move list" }, el("h3", {}, "Moves"), el("div", { id: "moves" })),
+      el("section", { id: "disputes-panel", class: "disputes-panel", "aria-label": "Disputes" }),
     ),
   );
 }
@@ -799,6 +804,10 @@ async function main() {
   if (!view.position) return;
   await catchUpHistory();
   render();
+  disputes = mountDisputes(document.getElementById("disputes-panel"), gameId, () => ({
+    seated: Boolean(me() && view.position.players.some((p) => p.player_id === me().account_id)),
+    version: view.viewing ? view.viewing.version : view.version,
+  }));
   follow(gameId, view.version, (version) => {
     view.queue.push(version);
     animate();

@@ -38,12 +38,16 @@ function signInForm() {
         event.preventDefault();
         const r = await signInWithToken(token.value);
         if (!r.ok) return toast(r.status === 401 ? "That token names no account on this server." : problemText(r.data), "error");
-        toast(`Signed in as ${r.data.name}`);
+        toast(`Signed in as ${r.data.name}${r.data.kind === "auditor" ? " (auditor)" : ""}`);
+        if (r.data.kind === "auditor") {
+          location.href = "/disputes";
+          return;
+        }
         load();
       },
     },
     el("h2", {}, "Sign in with a token"),
-    el("p", { class: "muted" }, "Playing on another device already? Paste the token shown there."),
+    el("p", { class: "muted" }, "Playing on another device already? Paste the token shown there. Auditors: paste the token ", el("code", {}, "tongiaki auditor create"), " printed."),
     token,
     el("button", { type: "submit" }, "Sign in"),
   );
@@ -204,7 +208,9 @@ function gameRow(game, mine) {
     ` · ${STATUS[game.status] || game.status}${game.status === "setup" ? "" : ` · turn ${game.turn}`} · `,
     seatsList(game),
     turn,
-    winnerText(game),
+    game.annulled ? " · annulled by a ruling" : winnerText(game),
+    game.paused ? el("span", { class: "tag paused" }, " · paused by an auditor") : null,
+    game.open_disputes ? el("span", { class: "tag disputed" }, ` · ${game.open_disputes} open dispute${game.open_disputes === 1 ? "" : "s"}`) : null,
     flag,
     game.status === "ended" || game.status === "playing" ? [" · ", el("a", { href: `/games/${game.game_id}/replay` }, "replay")] : null,
   );

@@ -33,6 +33,9 @@ const SILENT = new Set(["TurnEnded", "DeckRevealed"]);
 export function groupMoves(history, names) {
   const turns = [];
   let move = null;
+  // a ruling's rewind (D6) supersedes the versions between where it went and itself
+  const rewinds = [...history.events.entries()].filter(([, e]) => e.type === "GameRewound").map(([v, e]) => [e.data.to_version, v]);
+  const superseded = (v) => rewinds.some(([to, at]) => to < v && v < at);
   for (const version of [...history.events.keys()].sort((a, b) => a - b)) {
     const event = history.events.get(version);
     const step = history.steps.get(version);
@@ -41,7 +44,7 @@ export function groupMoves(history, names) {
     if (!move || move.id !== command) {
       if (!turns.length || turns.at(-1).turn !== turn) turns.push({ turn, moves: [] });
       const actor = event.metadata?.actor?.name || null;
-      move = { id: command, first: version, last: version, colour: step?.colour || null, actor, lines: [] };
+      move = { id: command, first: version, last: version, colour: step?.colour || null, actor, lines: [], superseded: superseded(version), rewind: event.type === "GameRewound" };
       turns.at(-1).moves.push(move);
     }
     move.last = version;
@@ -72,7 +75,8 @@ export function moveList(turns, names, { current, onSelect } = {}) {
           el(
             "li",
             {
-              class: `move${current !== undefined && current >= m.first && current <= m.last ? " current" : ""}`,
+              class: `move${current !== undefined && current >= m.first && current <= m.last ? " current" : ""}${m.superseded ? " superseded" : ""}${m.rewind ? " rewind" : ""}`,
+              title: m.superseded ? "Superseded: a ruling rewound the game past this move" : undefined,
               "data-first": m.first,
               "data-last": m.last,
               tabindex: "0",
@@ -87,6 +91,7 @@ export function moveList(turns, names, { current, onSelect } = {}) {
               },
             },
             el("span", { class: `who colour-text-${m.colour || "none"}` }, moveTitle(m, names)),
+            m.superseded ? el("span", { class: "superseded-tag" }, " superseded") : null,
             el(
               "ul",
               { class: "lines" },

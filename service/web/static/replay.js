@@ -29,7 +29,7 @@ async function show(version) {
   const step = r.history.steps.get(version);
   const actor = step?.colour ? who(r.names, step.colour) : "";
   document.getElementById("description").textContent = step
-    ? `Turn ${step.turn}, step ${step.step}${actor ? ` · ${actor}` : ""}: ${step.description}${step.rule ? ` (${step.rule})` : ""}`
+    ? `${step.superseded ? "Superseded by a ruling's rewind — " : ""}Turn ${step.turn}, step ${step.step}${actor ? ` · ${actor}` : ""}: ${step.description}${step.rule ? ` (${step.rule})` : ""}`
     : "";
   if (state.ok) {
     // the frame of the whole game, so scrubbing never rescales the board

@@ -1,0 +1,102 @@
+// Disputes on the game page: the game's disputes and their rulings, and a form for a
+// seated player to dispute a move (docs/disputes.md, D1). Shared words for the pages.
+
+import { api, el, me, problemText, toast } from "./api.js";
+
+export const REASONS = {
+  rule_applied_wrongly: "A rule was applied wrongly",
+  unfair_draw: "An unfair draw",
+  misclick: "A misclick or the interface",
+  connection_or_timing: "Connection or timing",
+  other: "Something else",
+};
+
+export const DECISIONS = {
+  stands: "The record stands",
+  rewind: "Rewound",
+  result_amended: "Result amended",
+};
+
+/** A server time as the reader's local date and time. */
+export function when(iso) {
+  if (!iso) return "";
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+}
+
+/** A ruling in words. */
+export function rulingWords(r) {
+  if (!r) return "";
+  let what = DECISIONS[r.decision] || r.decision;
+  if (r.decision === "rewind") what += ` to version ${r.to_version}`;
+  if (r.decision === "result_amended") what += r.annulled ? ": annulled" : `: ${(r.ranking || []).length} players re-ranked`;
+  return `${what} — ${r.reasoning} (${(r.rules || []).join(", ")})`;
+}
+
+function disputeLine(d) {
+  return el(
+    "li",
+    { class: `dispute ${d.status}`, "data-dispute": d.dispute_id },
+    el("a", { href: `/disputes/${d.dispute_id}` }, `${REASONS[d.reason] || d.reason} (version ${d.version})`),
+    el("span", { class: "muted" }, ` · ${d.status}`),
+    d.ruling ? el("div", { class: "ruling" }, rulingWords(d.ruling)) : null,
+  );
+}
+
+/**
+ * The disputes panel of a game page. ``context()`` gives {seated, version}: whether the
+ * signed-in account sits at the game, and the version the player is looking at.
+ */
+export function mountDisputes(host, gameId, context) {
+  let open = false;
+
+  async function show() {
+    const account = me();
+    if (!account) {
+      host.replaceChildren();
+      return;
+    }
+    const { seated, version } = context();
+    const r = await api("GET", `/games/${gameId}/disputes`);
+    if (!r.ok) {
+      host.replaceChildren();
+      return;
+    }
+    const items = r.data.disputes;
+    const form = open && seated ? disputeForm(version) : null;
+    host.replaceChildren(
+      el("h3", {}, "Disputes"),
+      items.length ? el("ul", { id: "dispute-list", class: "disputes" }, items.map(disputeLine)) : el("p", { class: "muted" }, "None."),
+      seated && !open ? el("button", { type: "button", id: "open-dispute", onclick: () => ((open = true), show()) }, "Dispute a move…") : null,
+      form,
+    );
+  }
+
+  function disputeForm(version) {
+    const reason = el("select", { id: "dispute-reason", "aria-label": "Reason" }, Object.entries(REASONS).map(([v, t]) => el("option", { value: v }, t)));
+    const at = el("input", { id: "dispute-version", type: "number", min: "1", value: String(version), "aria-label": "Version disputed" });
+    const text = el("textarea", { id: "dispute-text", maxlength: "2000", rows: "3", placeholder: "What happened, in your words" });
+    const send = async () => {
+      const r = await api("POST", `/games/${gameId}/disputes`, { reason: reason.value, version: Number(at.value), text: text.value });
+      if (!r.ok) {
+        toast(problemText(r.data), "error");
+        return;
+      }
+      open = false;
+      toast("Dispute opened: an auditor will look at it.");
+      await show();
+    };
+    return el(
+      "form",
+      { id: "dispute-form", class: "dispute-form", onsubmit: (e) => (e.preventDefault(), send()) },
+      el("p", { class: "muted" }, "An auditor will see the move, the board before and after it and the record. Pick a move in the list to dispute it, or give its version."),
+      el("label", {}, "Reason ", reason),
+      el("label", {}, "Version ", at),
+      text,
+      el("div", { class: "row" }, el("button", { type: "submit", id: "dispute-send", class: "primary" }, "Open the dispute"), el("button", { type: "button", onclick: () => ((open = false), show()) }, "Cancel")),
+    );
+  }
+
+  show();
+  return { refresh: show };
+}

@@ -1,0 +1,105 @@
+"""Disputes in the browser (docs/disputes.md): a player opens a dispute from the game
+page, an auditor signs in with a token, sees the evidence, rules *rewind*, both players
+play on from the earlier position, and the replay shows the superseded branch."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.e2e.conftest import ROOT
+from tests.e2e.test_browser import call, new_page
+from tests.e2e.test_game_page import as_player, game, open_game_page
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def auditor_token(server) -> str:
+    env = {**os.environ, "TONGIAKI_DATA_DIR": str(server.data), "DATABASE_URL": "", "REDIS_URL": ""}
+    made = subprocess.run(
+        [sys.executable, "-m", "service.cli", "auditor", "create", "Audrey"],
+        cwd=ROOT, env=env, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return made.stdout.split("token: ")[1].strip()
+
+
+def moves(server, gid, tokens, n):
+    receipts = []
+    for _ in range(n):
+        legal = call(server, "GET", f"/games/{gid}/legal")
+        if legal["decision"] is None:
+            break
+        done = call(
+            server,
+            "POST",
+            f"/games/{gid}/commands",
+            tokens[legal["player_id"]],
+            legal["commands"][0],
+        )
+        receipts.append(done["version"])
+    return receipts
+
+
+def test_a_dispute_from_the_game_page_to_a_rewind_ruling_and_play_on(browser, server, shots):
+    gid, tokens, (ann, _bob) = game(server, deck=3)
+    receipts = moves(server, gid, tokens, 14)
+    disputed = receipts[8]
+
+    # Ann disputes a move from the game page
+    page = as_player(browser, server, ann)
+    open_game_page(page, server, gid)
+    page.click("#open-dispute")
+    page.select_option("#dispute-reason", "misclick")
+    page.fill("#dispute-version", str(disputed))
+    page.fill("#dispute-text", "I meant the other beach")
+    page.click("#dispute-send")
+    page.wait_for_selector("#dispute-list li.dispute.open")
+    link = page.get_attribute("#dispute-list li.dispute a", "href")
+
+    # the auditor signs in with a token in the browser and finds it in the queue
+    auditor = new_page(browser, server)
+    auditor.goto(f"{server}/")
+    auditor.fill("#token", auditor_token(server))
+    auditor.click("#signin button[type=submit]")
+    auditor.wait_for_url(f"{server}/disputes")
+    auditor.wait_for_selector("#queue li.dispute")
+    assert "(auditor)" in auditor.inner_text("#me")
+    auditor.click(f"#queue a[href='{link}']")
+    auditor.wait_for_selector("#evidence")
+    auditor.wait_for_selector("#board-before svg")
+    auditor.wait_for_selector("#board-after svg")
+    assert "still has the hash" in auditor.inner_text("#anchor")
+    assert "the same events" in auditor.inner_text("#rerun")
+    assert "yes" in auditor.inner_text("#draws")
+    assert "I meant the other beach" in auditor.inner_text("#dispute")
+    auditor.screenshot(path=str(shots / "dispute.png"), full_page=True)
+
+    # the ruling: rewind to the position before the disputed command
+    auditor.select_option("#decision", "rewind")
+    to_version = int(auditor.input_value("#to-version"))
+    assert to_version < disputed and to_version in receipts
+    auditor.fill("#reasoning", "A misclick on a phone: play on from before it")
+    auditor.fill("#rules", "D6")
+    auditor.click("#rule")
+    auditor.wait_for_selector("#ruling")
+    assert "Rewound to version" in auditor.inner_text("#ruling")
+
+    # both players continue from the earlier position
+    state = call(server, "GET", f"/games/{gid}/state")
+    then = call(server, "GET", f"/games/{gid}/state?at={to_version}")
+    assert state["position"]["turn"] == then["position"]["turn"]
+    assert moves(server, gid, tokens, 4)
+    page.reload()
+    page.wait_for_selector("#side h2")
+    page.wait_for_selector("li.move.superseded")
+    assert "rewound" in page.inner_text("#dispute-list").lower()
+
+    # the replay shows the superseded branch and the ruling at its place
+    replay = new_page(browser, server)
+    replay.goto(f"{server}/games/{gid}/replay")
+    replay.wait_for_selector("li.move.rewind")
+    assert replay.locator("li.move.superseded").count() >= 1
+    assert not page.errors and not auditor.errors and not replay.errors

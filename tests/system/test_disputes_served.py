@@ -1,0 +1,185 @@
+"""Disputes on real server processes (docs/disputes.md): the embedded default, and two
+web processes on one PostgreSQL database with Redis and a worker, where a dispute is
+opened on one process and ruled on the other while both keep the game in their caches.
+
+A paused game refuses moves on every process (D7); a rewind (D6) is played on from
+either process with the re-dealt deck, and the whole record verifies the same over
+HTTP on both and from the CLI; the read models follow (timeline, scoreboard)."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+import time
+
+from tests.servers import ROOT, Http, embedded, production
+
+
+def auditor(env: dict[str, str]) -> str:
+    made = subprocess.run(
+        [sys.executable, "-m", "service.cli", "auditor", "create", "Audrey"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    return made.stdout.split("token: ")[1].strip()
+
+
+def started(http: Http) -> tuple[str, dict[str, str]]:
+    tokens = {}
+    for name in ("ann", "bob"):
+        made = http.call("POST", "/accounts", {"name": name}).json
+        tokens[made["account_id"]] = made["token"]
+    first = next(iter(tokens.values()))
+    gid = http.call("POST", "/games", {"max_players": 2}, first).json["game_id"]
+    for token, colour in zip(tokens.values(), ("blue", "red"), strict=True):
+        assert http.call("POST", f"/games/{gid}/seats", {"colour": colour}, token).status == 201
+    assert http.call("POST", f"/games/{gid}/start", None, first).status == 200
+    return gid, tokens
+
+
+def play(
+    https: list[Http], gid: str, tokens: dict[str, str], rng: random.Random, n: int
+) -> list[int]:
+    """Up to ``n`` moves, each from a process chosen at random; the receipts."""
+    receipts = []
+    for _ in range(n):
+        http = rng.choice(https)
+        legal = http.call("GET", f"/games/{gid}/legal").json
+        if legal["decision"] is None:
+            break
+        reply = http.call(
+            "POST",
+            f"/games/{gid}/commands",
+            rng.choice(legal["commands"]),
+            tokens[legal["player_id"]],
+            {"If-Match": f'"{legal["version"]}"'},
+        )
+        assert reply.status == 200, reply.json
+        receipts.append(reply.json["version"])
+    return receipts
+
+
+def cli_verify(env: dict[str, str], gid: str) -> dict:
+    done = subprocess.run(
+        [sys.executable, "-m", "service.cli", "verify", "--json", gid],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode in (0, 1), done.stderr
+    return json.loads(done.stdout)
+
+
+def dispute_pause_rewind_and_play_out(
+    https: list[Http], env: dict[str, str], seed: int
+) -> tuple[str, dict[str, str], str]:
+    """A game played across ``https``, disputed, paused, rewound and played to its end:
+    (game id, account -> token, the auditor's token)."""
+    rng = random.Random(seed)
+    a, b = https[0], https[-1]
+    gid, tokens = started(a)
+    ann = next(iter(tokens))
+    receipts = play(https, gid, tokens, rng, 30)
+    for http in https:  # every process has the game folded in its cache now
+        assert http.call("GET", f"/games/{gid}/legal").status == 200
+    opened = a.call(
+        "POST",
+        f"/games/{gid}/disputes",
+        {"reason": "misclick", "version": receipts[12]},
+        tokens[ann],
+    )
+    assert opened.status == 201, opened.json
+    d = opened.json["dispute_id"]
+    audrey = auditor(env)
+    # paused on one process: every process refuses moves (D7)
+    waiting = a.call("GET", f"/games/{gid}/legal").json
+    paused = b.call("POST", f"/games/{gid}/pause", {"dispute_id": d}, audrey)
+    assert paused.status == 200 and paused.json["paused"] == d, paused.json
+    for http in https:
+        assert http.call("GET", f"/games/{gid}/legal").json["commands"] == []
+        mover = tokens[waiting["player_id"]]
+        refused = http.call("POST", f"/games/{gid}/commands", waiting["commands"][0], mover)
+        assert (refused.status, refused.json["code"], refused.json["rule"]) == (
+            409,
+            "game_paused",
+            "D7",
+        )
+    head = a.call("GET", f"/games/{gid}").json["version"]
+    assert head == paused.json["version"]  # refusals moved nothing
+    # ruled on the other process: rewind to the receipt before the disputed move (D6)
+    ruling = {
+        "decision": "rewind",
+        "reasoning": "a misclick",
+        "rules": ["D6"],
+        "to_version": receipts[11],
+    }
+    ruled = b.call("POST", f"/disputes/{d}/ruling", ruling, audrey)
+    assert ruled.status == 200 and ruled.json["status"] == "ruled", ruled.json
+    then = a.call("GET", f"/games/{gid}/state?at={receipts[11]}").json["position"]
+    for http in https:  # each process, its cache notwithstanding, is at the earlier position
+        now = http.call("GET", f"/games/{gid}/state").json["position"]
+        assert {k: v for k, v in now.items() if k not in ("deals", "dealt")} == then
+        assert http.call("GET", f"/games/{gid}/legal").json["commands"]  # resumed
+    # played on to the end from both processes, the draws from the re-deal
+    for _ in range(100):
+        if not play(https, gid, tokens, rng, 50):
+            break
+    return gid, tokens, audrey
+
+
+def check_record(https: list[Http], env: dict[str, str], gid: str) -> None:
+    reports = [h.call("GET", f"/games/{gid}/verify").json for h in https]
+    by_cli = cli_verify(env, gid)
+    assert all(r == by_cli for r in reports)
+    assert by_cli["ok"] and by_cli["deck_ok"], by_cli
+    end = https[0].call("GET", f"/games/{gid}").json["version"]
+    for http in https:
+        timeline = http.call("GET", f"/games/{gid}/timeline?min_version={end}&limit=1000").json
+        assert len(timeline["rewinds"]) == 1 and any(s["superseded"] for s in timeline["steps"])
+        board = http.call("GET", f"/games/{gid}/scoreboard?min_version={end}").json
+        assert board["final"] is not None and board["version"] == end
+
+
+def test_a_rewind_ruling_on_the_embedded_default(tmp_path):
+    with embedded(tmp_path) as server:
+        http = server.http()
+        gid, _, _ = dispute_pause_rewind_and_play_out([http], server.env, seed=2)
+        check_record([http], server.env, gid)
+
+
+def test_disputes_across_two_web_processes_on_postgresql(tmp_path, pg_schema, redis_url):
+    _, url = pg_schema
+    with production(tmp_path, url, redis_url, queue=f"d-{tmp_path.name[-8:]}") as servers:
+        web = [s.http() for s in servers[:2]]
+        gid, tokens, audrey = dispute_pause_rewind_and_play_out(web, servers[0].env, seed=5)
+        check_record(web, servers[0].env, gid)
+        # an amended result (D4), ruled on the other process, moves the leaderboard of both
+        final = web[0].call("GET", f"/games/{gid}/scoreboard").json["final"]
+        amended = [r["player_id"] for r in final["ranking"]][::-1]
+        end = web[0].call("GET", f"/games/{gid}").json["version"]
+        opened = web[0].call(
+            "POST",
+            f"/games/{gid}/disputes",
+            {"reason": "unfair_draw", "version": end},
+            tokens[amended[0]],
+        )
+        assert opened.status == 201, opened.json
+        ruled = web[1].call(
+            "POST",
+            f"/disputes/{opened.json['dispute_id']}/ruling",
+            {"decision": "result_amended", "reasoning": "x", "rules": ["D4"], "ranking": amended},
+            audrey,
+        )
+        assert ruled.status == 200, ruled.json
+        for http in web:
+            board = http.call("GET", f"/games/{gid}/scoreboard?min_version={end + 1}").json
+            assert board["final"]["winners"] == [amended[0]]
+            for _ in range(100):  # cross-game: no min_version; the worker levels it
+                leaders = {
+                    p["account_id"]: p for p in http.call("GET", "/leaderboard").json["players"]
+                }
+                if leaders.get(amended[0], {}).get("wins") == 1:
+                    break
+                time.sleep(0.1)
+            assert leaders[amended[0]]["wins"] == 1 and leaders[amended[1]]["wins"] == 0
+        queue = web[1].call("GET", "/disputes?status=ruled", None, audrey).json["disputes"]
+        assert [x["game_id"] for x in queue] == [gid, gid]
