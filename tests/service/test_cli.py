@@ -548,6 +548,7 @@ def test_export_and_import_carry_disputes_rulings_and_the_redeal(tmp_path):
     plain = run(tmp_path / "a", "export", game_id).output
     refused = run(tmp_path / "b", "import", "-", input=plain)
     assert refused.exit_code == 1 and "--with-secret" in refused.output  # not over: the seeds
+
     def ndjson(output):  # the warning about the seed goes to stderr, mixed in here
         return "".join(line for line in output.splitlines(keepends=True) if line.startswith("{"))
 
