@@ -2,7 +2,7 @@
 
     python bench/soak.py --minutes N [--url postgresql://postgres@127.0.0.1:5432/test]
         [--redis redis://127.0.0.1:6379/13] [--web 2] [--threads 8] [--bots 8]
-        [--spectators 16] [--streams 4] [--fuzzers 2] [--seed 1]
+        [--spectators 16] [--streams 4] [--fuzzers 2] [--disputers 1] [--seed 1]
 
 The stack is the production one, as ``tests/servers.py`` ``production()`` runs it:
 ``--web`` gunicorn processes (``tongiaki serve --workers 1 --threads T``, each on a
@@ -25,6 +25,10 @@ each request going to a web process chosen at random:
   unseated accounts and stale ``If-Match`` into the bots' games, and reuse the
   bots' ``Idempotency-Key`` with other bodies; each answer is checked against
   the status (and code) it should have.
+- disputers open disputes on finished bot games as one of their players (with a
+  note and the evidence), and an auditor (made with ``tongiaki auditor create``)
+  rules: *stands*, an amended ranking, an annulment, or a *rewind* that the
+  disputer then plays to the end again from the re-deal; or the player withdraws.
 
 Every answer is counted by status; an error answer that is not
 ``application/problem+json``, or has another status than its client expected,
@@ -133,6 +137,7 @@ class Stats:
         self.client_cpu = 0.0  # seconds of CPU this process (every client) used
         self.host_busy = 0.0  # share of the host's CPU time busy during the traffic
         self.ended = 0.0  # time.monotonic() once every client stopped
+        self.rulings: Counter[str] = Counter()  # disputes settled, by how (Disputer)
 
     def answer(self, client: str, method: str, path: str, reply: Reply) -> None:
         with self.lock:
@@ -671,6 +676,144 @@ class Spectator(Client):
                     stats.stream_events += 1
 
 
+class Disputer(Client):
+    """Disputes finished bot games as one of their players and rules as an auditor
+    (docs/disputes.md): a dispute with a note, then *stands*, an amended ranking, an
+    annulment, or a rewind that the disputer then plays to the end again; or a
+    withdrawal. Refusals it provokes must be the ones the procedure names."""
+
+    kind = "disputer"
+
+    def __init__(self, ctx: Context, seed: int, auditor: str) -> None:
+        super().__init__(ctx, seed)
+        self.auditor = auditor
+        self.done: set[str] = set()
+
+    def step(self) -> None:
+        ended = [
+            g
+            for g in self.ctx.registry.all()
+            if g.finished and g.owner == "bot" and g.game_id not in self.done
+        ]
+        if not ended:
+            self.ctx.stop.wait(0.5)
+            return
+        rec = self.rng.choice(ended)
+        self.done.add(rec.game_id)
+        game = self.api.call("GET", f"/games/{rec.game_id}")
+        if not self.expect("read a finished game", game, {200}):
+            return
+        head = game.json["version"]
+        opener = self.rng.choice(list(rec.tokens.values()))
+        opened = self.api.call(
+            "POST",
+            f"/games/{rec.game_id}/disputes",
+            {
+                "reason": self.rng.choice(["rule_applied_wrongly", "unfair_draw", "misclick"]),
+                "version": self.rng.randint(1, head),
+                "text": "soak",
+            },
+            token=opener,
+        )
+        if not self.expect("open a dispute", opened, {201}):
+            return
+        d = opened.json["dispute_id"]
+        self.expect(
+            "note",
+            self.api.call("POST", f"/disputes/{d}/notes", {"text": "a note"}, token=self.auditor),
+            {200},
+        )
+        self.expect(
+            "a player cannot rule",
+            self.api.call(
+                "POST",
+                f"/disputes/{d}/ruling",
+                {"decision": "stands", "reasoning": "x", "rules": ["D4"]},
+                token=opener,
+            ),
+            {403},
+            "auditors_only",
+        )
+        evidence = self.api.call("GET", f"/disputes/{d}/evidence", token=self.auditor)
+        self.expect("evidence", evidence, {200})
+        board = self.api.call("GET", f"/games/{rec.game_id}/scoreboard?min_version={head}")
+        if not self.expect("final scoreboard", board, {200}) or not board.json.get("final"):
+            return
+        ranking = [r["player_id"] for r in board.json["final"]["ranking"]]
+        choice = self.rng.choice(["stands", "amend", "annul", "rewind", "withdraw"])
+        if choice == "withdraw":
+            self.expect(
+                "withdraw",
+                self.api.call("POST", f"/disputes/{d}/withdraw", {}, token=opener),
+                {200},
+            )
+        else:
+            body: dict[str, Any] = {"decision": "stands", "reasoning": "soak", "rules": ["D4"]}
+            if choice == "amend":
+                body.update(decision="result_amended", ranking=ranking[::-1])
+            elif choice == "annul":
+                body.update(decision="result_amended", annulled=True)
+            elif choice == "rewind":
+                receipts = [v for v in self.journal_receipts(rec.game_id) if v < head - 5]
+                if not receipts:
+                    choice = "stands"
+                else:
+                    body.update(
+                        decision="rewind", rules=["D6"], to_version=self.rng.choice(receipts)
+                    )
+            ruled = self.api.call("POST", f"/disputes/{d}/ruling", body, token=self.auditor)
+            if not self.expect(f"rule {choice}", ruled, {200}):
+                return
+            if choice == "rewind":
+                self.play_out(rec)
+        with self.ctx.stats.lock:
+            self.ctx.stats.rulings[choice] += 1
+        self.expect(
+            "a closed dispute",
+            self.api.call("POST", f"/disputes/{d}/notes", {"text": "late"}, token=self.auditor),
+            {409},
+            "dispute_closed",
+        )
+
+    def journal_receipts(self, game_id: str) -> list[int]:
+        receipts, after = [], 0
+        while True:
+            page = self.api.call(
+                "GET", f"/games/{game_id}/journal?after={after}&limit=500", token=self.auditor
+            )
+            if page.status != 200:
+                return receipts
+            receipts += [
+                c["last_version"]
+                for c in page.json["commands"]
+                if c["outcome"] == "accepted"
+                and c["payload"].get("type") not in ("CreateGame", "JoinGame", "StartGame")
+            ]
+            if not page.json["has_more"]:
+                return receipts
+            after = page.json["next_after"]
+
+    def play_out(self, rec: GameRec) -> None:
+        """The rewound game, played to its end again from the re-deal."""
+        for _ in range(3000):
+            legal = self.api.call("GET", f"/games/{rec.game_id}/legal")
+            if (
+                not self.expect("legal after a rewind", legal, {200})
+                or legal.json["decision"] is None
+            ):
+                return
+            token = rec.tokens[legal.json["player_id"]]
+            moved = self.api.call(
+                "POST",
+                f"/games/{rec.game_id}/commands",
+                self.rng.choice(legal.json["commands"]),
+                token=token,
+                headers={"If-Match": f'"{legal.json["version"]}"'},
+            )
+            if not self.expect("a move after a rewind", moved, {200}):
+                return
+
+
 class Fuzzer(Client):
     """Sends what a careless or hostile client sends; every answer has a known status."""
 
@@ -1062,8 +1205,17 @@ class Stack:
             TONGIAKI_RATE_LIMITS="off",
         )
         self.web: list[Proc] = []
+        self.root = Path(__file__).resolve().parents[1]
         self.workers: list[Proc] = []  # every worker started; the last one is alive
         self.failed_starts: list[str] = []  # workers that exited before they listened
+
+    def auditor_token(self) -> str:
+        """An auditor account made with the CLI, as an operator would; its token."""
+        made = subprocess.run(
+            [sys.executable, "-m", "service.cli", "auditor", "create", "soak auditor"],
+            cwd=self.root, env=self.env, capture_output=True, text=True, timeout=120, check=True,
+        )  # fmt: skip
+        return made.stdout.split("token: ")[1].strip()
 
     @property
     def ports(self) -> list[int]:
@@ -1403,6 +1555,11 @@ def run_traffic(
         *(Spectator(ctx, args.seed * 1000 + 100 + i) for i in range(args.spectators)),
         *(Fuzzer(ctx, args.seed * 1000 + 200 + i) for i in range(args.fuzzers)),
     ]
+    if args.disputers:
+        auditor = stack.auditor_token()
+        clients += [
+            Disputer(ctx, args.seed * 1000 + 300 + i, auditor) for i in range(args.disputers)
+        ]
     threads = [
         threading.Thread(target=c.run, name=f"{c.kind}-{i}", daemon=True)
         for i, c in enumerate(clients)
@@ -1565,6 +1722,10 @@ def report(
     for c in [c for c in checks if c.problems or c.lost or c.duplicated][:SAMPLES]:
         print(f"    {c.game_id}: head {c.head}, {c.events} events; {'; '.join(c.problems)}")
     print(f"  verify            {counts(after['verified'])}")
+    if stats.rulings:
+        print(
+            f"  disputes          {counts(stats.rulings)} (each game verified above, disputes too)"
+        )
     for line in after["failed"][:SAMPLES]:
         print(f"    {line}")
     if stats.findings:
@@ -1634,6 +1795,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--spectators", type=int, default=16)
     parser.add_argument("--streams", type=int, default=4, help="SSE streams held at once")
     parser.add_argument("--fuzzers", type=int, default=2)
+    parser.add_argument(
+        "--disputers", type=int, default=1, help="players disputing finished games, and an auditor"
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--catch-up", type=float, default=120.0, help="seconds the read models get to catch up"

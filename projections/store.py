@@ -618,9 +618,10 @@ class ReadModels:
         )
         firsts = [r[8] for r in rows if r[8] is not None]
         lasts = [r[9] for r in rows if r[9] is not None]
+        rewinds = self.rewinds(game_id) if firsts else []
         steps = (
             {
-                r[0]: _step_row(r)
+                r[0]: {**_step_row(r), "superseded": _superseded(int(r[0]), rewinds)}
                 for r in self.query(
                     f"SELECT {STEP_READ} FROM rm_steps WHERE game_id = %s"
                     " AND version BETWEEN %s AND %s",

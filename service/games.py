@@ -505,6 +505,7 @@ class GameService:
             and stored.rejection == rejection
         )
         if mine:
+            self.doorbell.ring(record.game_id)  # the audit read model lists refusals too
             raise error
         return self._replayed(stored, record.fingerprint)
 

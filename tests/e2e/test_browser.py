@@ -250,7 +250,7 @@ def test_two_players_play_by_clicks_while_a_spectator_watches_live(browser, serv
     rejected = ann.locator("li.command[data-outcome=rejected]")
     assert rejected.count() >= 1
     assert rejected.first.get_attribute("data-rule") == "R25"
-    assert "StartGame" in rejected.first.inner_text()
+    assert "Start the game" in rejected.first.inner_text()
     assert "intact" in ann.inner_text("#chain")
     ann.screenshot(path=str(shots / "audit.png"), full_page=True)
     for page in (ann, bob, spectator):

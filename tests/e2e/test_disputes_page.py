@@ -4,9 +4,11 @@ play on from the earlier position, and the replay shows the superseded branch.""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
+import urllib.error
 
 import pytest
 
@@ -103,3 +105,51 @@ def test_a_dispute_from_the_game_page_to_a_rewind_ruling_and_play_on(browser, se
     replay.wait_for_selector("li.move.rewind")
     assert replay.locator("li.move.superseded").count() >= 1
     assert not page.errors and not auditor.errors and not replay.errors
+
+
+def test_the_audit_page_filters_shows_words_boards_and_hashes_on_demand(browser, server):
+    gid, tokens, (ann, bob) = game(server, deck=5)
+    moves(server, gid, tokens, 10)
+    legal = call(server, "GET", f"/games/{gid}/legal")
+    idle = next(t for a, t in tokens.items() if a != legal["player_id"])
+    # a refusal to find with the filter (not this player's turn), then a move
+    with contextlib.suppress(urllib.error.HTTPError):  # 403: journalled as refused
+        call(server, "POST", f"/games/{gid}/commands", idle, legal["commands"][0])
+    moves(server, gid, tokens, 1)
+    page = as_player(browser, server, ann)
+    page.goto(f"{server}/games/{gid}/audit")
+    page.wait_for_selector("#verification")
+    rows = page.locator("li.command")
+    total = rows.count()
+    assert "Start the game" in page.inner_text("#main")
+    assert page.locator("li.command time").first.get_attribute("datetime")
+    page.check("#only-refused")
+    visible = page.locator("li.command:not([hidden])")
+    assert 1 <= visible.count() < total
+    assert all(
+        visible.nth(i).get_attribute("data-outcome") == "rejected" for i in range(visible.count())
+    )
+    page.uncheck("#only-refused")
+    page.select_option("#by-seat", bob["account_id"])
+    assert all(
+        visible.nth(i).get_attribute("data-actor") == bob["account_id"]
+        for i in range(visible.count())
+    )
+    page.select_option("#by-seat", "")
+    page.select_option("#by-turn", "1")
+    assert all(visible.nth(i).get_attribute("data-turn") == "1" for i in range(visible.count()))
+    page.select_option("#by-turn", "")
+    accepted = page.locator("li.command[data-outcome=accepted]").nth(5)
+    accepted.locator("button.before").click()
+    page.wait_for_function(
+        "document.getElementById('audit-board-caption').textContent.includes('before')"
+    )
+    accepted.locator("button.after").click()
+    page.wait_for_function(
+        "document.getElementById('audit-board-caption').textContent.includes('after')"
+    )
+    accepted.locator("details.hashes summary").click()
+    page.wait_for_selector("li.command[data-outcome=accepted] ol.hash-list code")
+    page.click("#deck-facts summary")
+    assert "entropy" in page.inner_text("#deck-facts")
+    assert not page.errors

@@ -117,6 +117,16 @@ def test_the_audit_shows_a_rejected_command_beside_the_accepted_ones(client):
     assert Player(client, "stranger").get(f"/games/{game_id}/audit").status_code == 403
 
 
+def test_a_refusal_is_in_the_audit_at_once_without_waiting_for_the_next_move(client):
+    """The doorbell rings for a journalled refusal too: an auditor sees it straight away."""
+    game_id, (blue, red) = open_game(client, ["blue", "red"])
+    legal = client.get(f"/api/v1/games/{game_id}/legal").json
+    assert red.post(f"/games/{game_id}/commands", legal["commands"][0]).status_code == 403
+    audit = blue.get(f"/games/{game_id}/audit").json
+    commands = [c for t in audit["turns"] for c in t["commands"]]
+    assert commands[-1]["outcome"] == "rejected" and commands[-1]["actor"]["account"] == red.id
+
+
 def test_read_your_writes_min_version_and_errors(client):
     game_id, _ = finished_game(client, seed=9)
     head = client.get(f"/api/v1/games/{game_id}").json["version"]

@@ -1,23 +1,93 @@
 // The audit: per turn, every command received (accepted or rejected) with actor,
-// time, outcome and rule, beside the events it caused; the hash-chain check; once
+// time, outcome and rule, in words, beside the events it caused; filters (refused
+// only, by seat, by turn); the board before and after any command; the events'
+// hashes, the deck commitment and the entropy on demand; the hash-chain check; once
 // the game is over, the revealed seed and the check of every draw against it.
 
 import { api, el, me, nav, problemText, problemWords, ruleLink } from "./api.js";
 import { Board } from "./board.js";
+import { when } from "./disputing.js";
 
 const gameId = document.body.dataset.game;
 let board = null;
+let tiles = null;
 
-/** The board as it was right after a command (accepted) or when it was refused. */
-async function showAfter(c) {
-  const version = c.outcome === "accepted" ? c.last_version : c.judged_version;
-  if (!version) return;
+/** The board at ``version``: ``when`` says before or after which command. */
+async function showAt(c, version, moment) {
+  if (!version && version !== 0) return;
+  if (version === 0) return;
   const state = await api("GET", `/games/${gameId}/state?at=${version}`);
   if (!state.ok) return;
   board.render(state.data.position, {});
-  document.getElementById("audit-board-caption").textContent = `The board at version ${version}, ${c.outcome === "accepted" ? "after" : "when it refused"} ${c.payload.type || "the command"} by ${c.actor.name || c.actor.account}.`;
+  document.getElementById("audit-board-caption").textContent = `The board at version ${version}, ${moment} ${commandWords(c.payload)} by ${c.actor.name || c.actor.account}.`;
   for (const row of document.querySelectorAll("li.command.current")) row.classList.remove("current");
   document.querySelector(`li.command[data-seq="${c.seq}"]`)?.classList.add("current");
+}
+
+function showAfter(c) {
+  return c.outcome === "accepted" ? showAt(c, c.last_version, "after") : showAt(c, c.judged_version, "when the service refused");
+}
+
+function island(id) {
+  return tiles?.tiles?.[id]?.name || id;
+}
+
+/** A command's contents in words (the payload is shown too, for the record). */
+export function commandWords(p) {
+  const beaches = (list) => (list.length === 1 ? `beach ${list[0] + 1}` : `beaches ${list.map((b) => b + 1).join(", ")}`);
+  switch (p?.type) {
+    case "CreateGame":
+      return "Open the game";
+    case "JoinGame":
+      return `Take a seat as ${(p.colours || []).join(" and ")}`;
+    case "StartGame":
+      return "Start the game";
+    case "PlaceStartingBoat":
+      return `Place a starting boat on Tonga, beach ${p.beach + 1}`;
+    case "Expand":
+      return `Expand on ${island(p.island)}, ${beaches(p.beaches || [])}${p.take_from ? ` (the boat from ${island(p.take_from[0])})` : ""}`;
+    case "PlaceBoats":
+      return `Place boats on ${island(p.island)}, ${beaches(p.beaches || [])}`;
+    case "Emigrate":
+      return `Emigrate from ${island(p.island)}, beach ${p.beach + 1}, by jetty ${p.jetty}`;
+    case "Land":
+      return `Land on ${island(p.island)}: ${(p.beaches || []).map((b, i) => (b.length ? `beach ${i + 1} ${b.join("+")}` : null)).filter(Boolean).join("; ") || "nobody"}`;
+    case "PlaceTile":
+      return `Place ${island(p.tile)} at ${(p.cell || []).join(",")}, turned ${p.rotation}`;
+    case "FoundRoyalIsland":
+      return `Found a royal island on ${island(p.island)}`;
+    case "NewColonisation":
+      return "Start a new colonisation";
+    case "PlaceColonist":
+      return `Place the colonist on ${island(p.island)}, beach ${p.beach + 1}`;
+    case "PauseGame":
+      return "Pause the game for a dispute (auditor)";
+    case "ResumeGame":
+      return "Resume the game (auditor)";
+    case "AmendResult":
+      return p.annulled ? "Annul the result (auditor's ruling)" : "Amend the ranking (auditor's ruling)";
+    case "RewindGame":
+      return `Rewind the game to version ${p.to_version} (auditor's ruling)`;
+    default:
+      return p?.type || "?";
+  }
+}
+
+/** The hashes of a command's events, fetched when asked for. */
+function hashes(c) {
+  const box = el("details", { class: "hashes" }, el("summary", {}, "hashes"));
+  box.addEventListener(
+    "toggle",
+    async () => {
+      if (!box.open || box.dataset.loaded) return;
+      box.dataset.loaded = "1";
+      const n = c.last_version - c.first_version + 1;
+      const r = await api("GET", `/games/${gameId}/events?after=${c.first_version - 1}&limit=${n}`);
+      if (!r.ok) return;
+      box.append(el("ol", { class: "hash-list" }, r.data.events.map((e) => el("li", { value: e.version }, el("code", {}, e.hash), el("span", { class: "muted" }, ` ← ${e.prev_hash.slice(0, 12)}…`)))));
+    },
+  );
+  return box;
 }
 
 function outcome(c) {
@@ -34,11 +104,68 @@ function outcome(c) {
 }
 
 function commandRow(c) {
+  const stop = (f) => (e) => {
+    e.stopPropagation();
+    f();
+  };
   return el(
     "li",
-    { class: `command ${c.outcome}`, "data-outcome": c.outcome, "data-rule": c.rejection?.rule || "", "data-seq": c.seq, tabindex: "0", title: "Show the board at this command", onclick: () => showAfter(c), onkeydown: (e) => e.key === "Enter" && showAfter(c) },
-    el("div", {}, el("code", {}, c.payload.type || "?"), ` by ${c.actor.name || c.actor.account} at ${c.received_at} (judged at v${c.judged_version}) `, outcome(c)),
-    c.events.length ? el("ol", { class: "events" }, c.events.map((e) => el("li", { value: e.version }, `v${e.version} ${e.type}: ${e.description}${e.rule ? ` [${e.rule}]` : ""}${e.automatic ? " (automatic)" : ""}`))) : null,
+    { class: `command ${c.outcome}`, "data-outcome": c.outcome, "data-actor": c.actor.account || "", "data-turn": c.turn, "data-rule": c.rejection?.rule || "", "data-seq": c.seq, tabindex: "0", title: "Show the board at this command", onclick: () => showAfter(c), onkeydown: (e) => e.key === "Enter" && showAfter(c) },
+    el(
+      "div",
+      {},
+      el("b", { class: "words" }, commandWords(c.payload)),
+      ` by ${c.actor.name || c.actor.account}, `,
+      el("time", { datetime: c.received_at, title: c.received_at }, when(c.received_at)),
+      ` (judged at version ${c.judged_version}) `,
+      outcome(c),
+    ),
+    el(
+      "div",
+      { class: "row command-tools" },
+      el("button", { type: "button", class: "before", onclick: stop(() => showAt(c, c.judged_version, "before")) }, "board before"),
+      c.outcome === "accepted" ? el("button", { type: "button", class: "after", onclick: stop(() => showAt(c, c.last_version, "after")) }, "board after") : null,
+      el("details", { class: "payload" }, el("summary", {}, "payload"), el("pre", { class: "json" }, JSON.stringify(c.payload, null, 1))),
+      c.outcome === "accepted" && c.first_version ? hashes(c) : null,
+    ),
+    c.events.length ? el("ol", { class: "events" }, c.events.map((e) => el("li", { value: e.version, class: e.superseded ? "superseded" : "" }, `v${e.version} ${e.type}: ${e.description}${e.rule ? ` [${e.rule}]` : ""}${e.automatic ? " (automatic)" : ""}`))) : null,
+  );
+}
+
+/** Refused only, one seat's commands, one turn: rows hidden, empty turns too. */
+function filters(turns, seats) {
+  const refused = el("input", { type: "checkbox", id: "only-refused" });
+  const seat = el("select", { id: "by-seat", "aria-label": "Seat" }, el("option", { value: "" }, "Every seat"), seats.map((s) => el("option", { value: s.player_id }, s.name || s.player_id)));
+  const turn = el("select", { id: "by-turn", "aria-label": "Turn" }, el("option", { value: "" }, "Every turn"), turns.map((t) => el("option", { value: String(t.turn) }, t.turn === 0 ? "Setup" : `Turn ${t.turn}`)));
+  const count = el("span", { id: "shown", class: "muted" });
+  const apply = () => {
+    let shown = 0;
+    for (const section of document.querySelectorAll("section.turn")) {
+      let visible = 0;
+      for (const row of section.querySelectorAll("li.command")) {
+        const ok = (!refused.checked || row.dataset.outcome === "rejected") && (!seat.value || row.dataset.actor === seat.value) && (!turn.value || section.dataset.turn === turn.value);
+        row.hidden = !ok;
+        visible += ok ? 1 : 0;
+      }
+      section.hidden = visible === 0;
+      shown += visible;
+    }
+    count.textContent = ` ${shown} command${shown === 1 ? "" : "s"} shown`;
+  };
+  for (const input of [refused, seat, turn]) input.addEventListener("change", apply);
+  queueMicrotask(apply);
+  return el("div", { class: "card row filters", id: "filters" }, el("label", {}, refused, " Refused only"), el("label", {}, "Seat ", seat), el("label", {}, "Turn ", turn), count);
+}
+
+/** The deck commitment and every seat's entropy (GameCreated, PlayerJoined), on demand. */
+function deckFacts(created, joined) {
+  if (!created) return null;
+  return el(
+    "details",
+    { id: "deck-facts" },
+    el("summary", {}, "Deck commitment and entropy"),
+    el("p", {}, "Commitment (sha256 of the secret seed): ", el("code", {}, created.data.deck_commitment), ` · ${created.data.deck_algorithm}`),
+    el("ul", {}, joined.map((e) => el("li", {}, `Seat ${e.data.seat} (${e.data.colours.join("/")}): entropy `, el("code", {}, JSON.stringify(e.data.entropy))))),
   );
 }
 
@@ -83,11 +210,14 @@ async function main() {
     main.replaceChildren(el("p", {}, "The audit is for this game's players and auditors: ", el("a", { href: "/" }, "sign in"), " first."));
     return;
   }
-  const [audit, verify, game] = await Promise.all([
+  const [audit, verify, game, opening, tileData] = await Promise.all([
     auditPages(),
     api("GET", `/games/${gameId}/verify`),
     api("GET", `/games/${gameId}`),
+    api("GET", `/games/${gameId}/events?after=0&limit=20`),
+    api("GET", "/tiles"),
   ]);
+  tiles = tileData.data;
   if (!audit.ok) {
     main.replaceChildren(el("p", { class: "error" }, problemText(audit.data)));
     return;
@@ -105,13 +235,14 @@ async function main() {
         el("h2", {}, `Audit of game ${gameId}`),
         verification(verify.ok ? verify.data : null),
         reveal ? el("p", { id: "seed" }, "Revealed seed: ", el("code", {}, reveal.data.seed_hex)) : null,
+        opening.ok ? deckFacts(opening.data.events.find((e) => e.type === "GameCreated"), opening.data.events.filter((e) => e.type === "PlayerJoined")) : null,
+        filters(audit.data.turns, game.ok ? game.data.players : []),
         ...audit.data.turns.map((t) => el("section", { class: "card turn", "data-turn": t.turn }, el("h3", {}, t.turn === 0 ? "Setup" : `Turn ${t.turn}`), el("ul", { class: "commands" }, t.commands.map(commandRow)))),
       ),
       el("aside", { class: "audit-board" }, el("div", { id: "audit-board", class: "board-host" }), el("p", { id: "audit-board-caption", class: "muted" }, "Click a command to see the board at that moment.")),
     ),
   );
-  const tiles = await api("GET", "/tiles");
-  board = new Board(document.getElementById("audit-board"), tiles.data);
+  board = new Board(document.getElementById("audit-board"), tiles);
   if (game.ok) board.render(game.data.position, {});
 }
 
