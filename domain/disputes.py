@@ -23,6 +23,7 @@ position at ``to_version``; the service appends ``GameRewound``, D6) or
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -232,7 +233,17 @@ class Facts:
 
 
 def _text(value: str, what: str, rule: str, *, required: bool = True) -> None:
-    if required and not value.strip():
+    """Words a reader sees as written: lines and tabs, but no control or format characters
+    (bidi overrides, zero-width marks, line and paragraph separators), and, if required,
+    something visible."""
+    for ch in value:
+        if ch not in "\n\t" and unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Zl", "Zp", "Co"):
+            raise RuleViolation(
+                "invisible_text",
+                rule,
+                f"{what} holds a character a reader would not see (U+{ord(ch):04X})",
+            )
+    if required and not any(not ch.isspace() for ch in value):
         raise RuleViolation("text_required", rule, f"{what} must say something")
     if len(value) > TEXT_LIMIT:
         raise RuleViolation("text_too_long", rule, f"{what} is at most {TEXT_LIMIT} characters")
@@ -303,13 +314,18 @@ def _ruling(state: Dispute, c: IssueRuling, f: Facts) -> RulingIssued:
         raise RuleViolation(
             "rules_required", "D4", f"a ruling cites 1 to {RULES_CITED_LIMIT} rule ids"
         )
-    bad = [r for r in c.rules if not RULE_ID.match(r)]
-    if bad or len(set(c.rules)) != len(c.rules):
-        raise RuleViolation("unknown_rule", "D4", "rule ids are R1–R25 or D1–D8, each cited once")
+    if any(not RULE_ID.match(r) for r in c.rules):
+        raise RuleViolation("unknown_rule", "D4", "rule ids are R1–R25 or D1–D8")
+    if len(set(c.rules)) != len(c.rules):
+        raise RuleViolation("duplicate_rule", "D4", "each rule id is cited once")
     rewind = c.decision == "rewind"
     amended = c.decision == "result_amended"
     if rewind != (c.to_version is not None):
         raise RuleViolation("to_version", "D6", "a rewind, and only a rewind, names to_version")
+    if rewind and not f.window_open:
+        raise RuleViolation(
+            "dispute_window_closed", "D6", "an ended game is rewound only within the filing window"
+        )
     if c.to_version is not None and not 1 <= c.to_version < f.game_version:
         raise RuleViolation(
             "version_out_of_range",

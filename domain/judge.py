@@ -69,6 +69,12 @@ def _resume(ctx: Context, c: cmd.ResumeGame) -> None:
     """D7: an auditor resumes a paused game."""
     if ctx.state.paused is None:
         raise RuleViolation("not_paused", "D7", "the game is not paused")
+    if ctx.state.paused != c.dispute_id:
+        raise RuleViolation(
+            "paused_for_another",
+            "D7",
+            "the game was paused for another dispute: resume it with that one",
+        )
     ctx.emit(GameResumed(c.dispute_id))
 
 
@@ -161,12 +167,10 @@ def apply(
     if handler is None:
         raise MalformedPayload(f"not a command: {type(command).__name__}")
     if state.phase is Phase.ENDED and not isinstance(
-        command, cmd.RevealDeck | cmd.AmendResult | cmd.RewindGame
+        command, (cmd.RevealDeck, *cmd.AUDITOR_COMMANDS)
     ):
         raise RuleViolation("game_over", "R21", "the game is over")
-    if state.paused is not None and not isinstance(
-        command, cmd.PauseGame | cmd.ResumeGame | cmd.RewindGame
-    ):
+    if state.paused is not None and not isinstance(command, cmd.AUDITOR_COMMANDS):
         raise RuleViolation(
             "game_paused", "D7", "the game is paused while an auditor looks at a dispute"
         )

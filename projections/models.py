@@ -65,6 +65,12 @@ def scoreboard(state: GameState) -> dict[str, Any]:
     result = state.result
     scores = result.scores if isinstance(result, ev.GameEnded) else current_scores(state)
     by_player = {s.player_id: s for s in scores}
+    # an amended result (D4) ranks the seats as the ruling said (none if annulled)
+    amended_rank = (
+        {p: rank for p, rank, _ in final_ranking(state) or []}
+        if isinstance(state.amendment, ev.ResultAmended)
+        else None
+    )
     seats = []
     for p in state.players:
         score = by_player[p.player_id]
@@ -94,7 +100,7 @@ def scoreboard(state: GameState) -> dict[str, Any]:
                 "points": score.points,
                 "islands": score.islands,
                 "boats": score.boats,
-                "rank": score.rank,
+                "rank": score.rank if amended_rank is None else amended_rank.get(p.player_id),
             }
         )
     final = None

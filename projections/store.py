@@ -42,6 +42,7 @@ KEYFRAME_EVERY = 10
 STATE_CACHE = 256  # games whose latest folds are kept in memory
 # the read-model tables' version (readmodel_schema); raise it with TABLES. 2: rm_rewinds
 READMODEL_SCHEMA = 2
+MAX_VERSION = 2**31 - 1  # versions are 32-bit in the store
 
 TABLES = [
     """CREATE TABLE IF NOT EXISTS projection_checkpoints (
@@ -562,47 +563,55 @@ class ReadModels:
             game["my_move"] = game["active_player"] == account_id
         return games
 
-    def steps(self, game_id: str, after: int, limit: int) -> list[dict[str, Any]]:
-        """The replay steps after a version, in order; ``superseded`` marks those a
-        rewind (D6) went back over (kept in the record, no longer the game's history)."""
-        rewinds = self.rewinds(game_id)
+    def steps(
+        self, game_id: str, after: int, limit: int, upto: int | None = None
+    ) -> list[dict[str, Any]]:
+        """The replay steps after a version (up to ``upto``), in order; ``superseded`` marks
+        those a rewind (D6) went back over (kept in the record, no longer the history)."""
+        upto = upto if upto is not None else MAX_VERSION
+        rewinds = self.rewinds(game_id, upto)
         rows = [
             _step_row(r)
             for r in self.query(
                 f"SELECT {STEP_READ} FROM rm_steps WHERE game_id = %s AND version > %s"
-                " ORDER BY version LIMIT %s",
-                (game_id, after, limit),
+                " AND version <= %s ORDER BY version LIMIT %s",
+                (game_id, after, upto, limit),
             )
         ]
         for row in rows:
             row["superseded"] = _superseded(row["version"], rewinds)
         return rows
 
-    def rewinds(self, game_id: str) -> list[dict[str, int]]:
-        """The game's rewinds (D6): the version of each ``GameRewound`` and where it went."""
+    def rewinds(self, game_id: str, upto: int | None = None) -> list[dict[str, int]]:
+        """The game's rewinds (D6) up to ``upto``: each ``GameRewound``'s version and where
+        it went."""
         return [
             {"version": int(v), "to_version": int(t)}
             for v, t in self.query(
-                "SELECT version, to_version FROM rm_rewinds WHERE game_id = %s ORDER BY version",
-                (game_id,),
+                "SELECT version, to_version FROM rm_rewinds WHERE game_id = %s"
+                " AND version <= %s ORDER BY version",
+                (game_id, upto if upto is not None else MAX_VERSION),
             )
         ]
 
-    def turns(self, game_id: str) -> list[dict[str, int]]:
+    def turns(self, game_id: str, upto: int | None = None) -> list[dict[str, int]]:
         """Each turn with the version of its first step (in the history as it stands)."""
-        rewinds = self.rewinds(game_id)
+        upto = upto if upto is not None else MAX_VERSION
+        rewinds = self.rewinds(game_id, upto)
         if not rewinds:
             return [
                 {"turn": int(t), "first_version": int(v)}
                 for t, v in self.query(
                     "SELECT turn, MIN(version) FROM rm_steps WHERE game_id = %s"
-                    " GROUP BY turn ORDER BY turn",
-                    (game_id,),
+                    " AND version <= %s GROUP BY turn ORDER BY turn",
+                    (game_id, upto),
                 )
             ]
         first: dict[int, int] = {}
         for t, v in self.query(
-            "SELECT turn, version FROM rm_steps WHERE game_id = %s ORDER BY version", (game_id,)
+            "SELECT turn, version FROM rm_steps WHERE game_id = %s AND version <= %s"
+            " ORDER BY version",
+            (game_id, upto),
         ):
             if not _superseded(int(v), rewinds):
                 first.setdefault(int(t), int(v))

@@ -396,6 +396,8 @@ def disputes_list(status: str | None, reason: str | None, game_id: str | None, l
     """Disputes, oldest first: id, game, status, reason, opened by, opened at."""
     store = _store()
     try:
+        if game_id is not None and store.head(game_id) is None:
+            raise click.ClickException(f"there is no game {game_id!r}")
         rows = store.disputes(game_id=game_id, status=status, limit=10_000)
     finally:
         store.close()
@@ -475,10 +477,10 @@ def disputes_rule(
             annul,
             tuple(x.strip() for x in ranking.split(",")) if ranking else None,
         )
-        loaded = service.act(who, dispute_id, command)
+        service.act(who, dispute_id, command)
     finally:
         service.store.close()
-    click.echo(f"dispute {dispute_id} ruled: {loaded.dispute.status} ({decision})")
+    click.echo(f"dispute {dispute_id}: ruled, {decision}")
 
 
 def _readmodels():  # type: ignore[no-untyped-def]

@@ -8,10 +8,10 @@ an amended result is an ``AmendResult`` command on the game's stream, a pause
 (D7) a ``PauseGame``. A game paused for a dispute resumes when that dispute is
 ruled or withdrawn.
 
-Order of writes: the game's event is appended first and names the dispute; the
-ruling after it. Should the ruling then fail (the database gone), the game's
-record already says which dispute amended it, and the same ruling sent again
-is judged afresh.
+A ruling that changes the game is appended with the game's event in one
+transaction, checked against both the dispute's version and the game's version
+it was judged on: of racing rulings exactly one is written, with its effect, and
+the others are judged again (and refused: the dispute is closed).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from typing import Any
 from domain import ENGINE_VERSION, RULES_VERSION, position, revisions
 from domain import commands as cmd
 from domain import disputes as d
+from domain.commands import PLAY_COMMANDS
 from domain.errors import DomainError, MalformedPayload, RuleViolation
 from domain.fold import replay
 from domain.legal import legal_commands
@@ -38,6 +39,7 @@ from service.games import GameService, decode_events, iso, redeal_key
 from service.store.base import (
     Account,
     ConcurrencyConflict,
+    DisputeAppend,
     DisputeRow,
     EventStore,
     JournalEntry,
@@ -156,6 +158,7 @@ class DisputeService:
         reason: str | None = None,
         limit: int = 50,
         offset: int = 0,
+        game_id: str | None = None,
     ) -> tuple[list[DisputeRow], bool]:
         """The auditors' queue: disputes oldest first, of a status and reason (auditors)."""
         if who.kind != "auditor":
@@ -163,7 +166,7 @@ class DisputeService:
         rows: list[DisputeRow] = []
         skipped, page = 0, 0
         while len(rows) <= limit:
-            batch = self.store.disputes(status=status, limit=200, offset=page)
+            batch = self.store.disputes(game_id=game_id, status=status, limit=200, offset=page)
             page += len(batch)
             for r in batch:
                 if reason is not None and r.reason != reason:
@@ -178,15 +181,95 @@ class DisputeService:
 
     # --- writing ---------------------------------------------------------------
 
-    def _append(
-        self,
-        loaded: Loaded | None,
-        dispute_id: str,
-        game_id: str,
-        events: Sequence[d.DisputeEvent],
-        who: Account,
-        status: str,
-    ) -> None:
+    def open(self, who: Account, game_id: str, command: d.OpenDispute) -> Loaded:
+        """D1: a seated player opens a dispute on the game as it stands."""
+        facts = self._facts(who, game_id, at=command.version)
+        dispute_id = "d" + uuid.uuid4().hex[:15]
+        try:
+            if command.command_id is not None:
+                named = self.store.outcome(game_id, command.command_id)
+                if named is None:
+                    raise RuleViolation(
+                        "unknown_command", "D1", "no command with this id was received for the game"
+                    )
+                first = named.first_version or named.judged_version
+                last = named.last_version or named.judged_version
+                if not first <= command.version <= last:
+                    raise RuleViolation(
+                        "command_elsewhere",
+                        "D1",
+                        f"that command's record is at versions {first} to {last}, not"
+                        f" {command.version}",
+                    )
+            opened = d.open_dispute(dispute_id, game_id, command, facts)
+        except RuleViolation as exc:
+            raise _refusal(exc) from exc
+        new = self._new_events([opened], who)
+        self.store.append_dispute(
+            dispute_id,
+            game_id,
+            0,
+            new,
+            status="open",
+            at=new[0].metadata["recorded_at"],
+            opened_by=opened.opened_by,
+            reason=opened.reason,
+        )
+        return self.load(dispute_id)
+
+    def act(self, who: Account, dispute_id: str, command: d.DisputeCommand) -> Loaded:
+        """A note, an assignment, a ruling or a withdrawal, with what it does to the game.
+
+        A ruling that changes the game is appended with the game's event in one
+        transaction, checked against the dispute's version and the game's version as
+        judged: racing rulings, or a ruling racing the game, leave exactly one winner
+        and nothing of the others (each loser is judged again, and refused)."""
+        for attempt in range(ATTEMPTS):
+            loaded = self.visible(who, dispute_id)
+            game_id = loaded.row.game_id
+            assignee = command.auditor if isinstance(command, d.Assign) else None
+            facts = self._facts(who, game_id, assignee=assignee)
+            try:
+                events = d.decide(loaded.dispute, command, facts)
+            except RuleViolation as exc:
+                raise _refusal(exc) from exc
+            status = "ruled" if isinstance(command, d.IssueRuling) else loaded.dispute.status
+            status = "withdrawn" if isinstance(command, d.Withdraw) else status
+            new = self._new_events(events, who)
+            try:
+                effect = self._effect(loaded, command, facts.game_version)
+                if effect is None:
+                    self.store.append_dispute(
+                        dispute_id,
+                        game_id,
+                        loaded.row.version,
+                        new,
+                        status=status,
+                        at=new[0].metadata["recorded_at"],
+                    )
+                else:
+                    ruling = DisputeAppend(
+                        dispute_id, loaded.row.version, new, status, new[0].metadata["recorded_at"]
+                    )
+                    self.games.execute_for_dispute(
+                        game_id, who, effect, expected_version=facts.game_version, dispute=ruling
+                    )
+            except ConcurrencyConflict:
+                pass  # the dispute moved: judge again
+            except Conflict as exc:
+                if exc.code not in ("dispute_moved", "stale_version"):
+                    raise
+            else:
+                if isinstance(command, d.IssueRuling | d.Withdraw):
+                    self._resume_if_paused(who, game_id, dispute_id)
+                return self.load(dispute_id)
+            if attempt == ATTEMPTS - 1:
+                raise Conflict(
+                    "busy_dispute", "the dispute or its game keeps changing; send it again"
+                )
+        raise AssertionError("unreachable")
+
+    def _new_events(self, events: Sequence[d.DisputeEvent], who: Account) -> list[NewEvent]:
         at = iso(self.clock())
         actor = {"account": who.account_id, "name": who.name, "kind": who.kind}
         new = []
@@ -201,113 +284,61 @@ class DisputeService:
                 "rules_version": RULES_VERSION,
             }
             new.append(NewEvent(kind, body, meta))
-        first = events[0]
-        opened_by = first.opened_by if isinstance(first, d.DisputeOpened) else ""
-        reason = first.reason if isinstance(first, d.DisputeOpened) else ""
-        self.store.append_dispute(
-            dispute_id,
-            game_id,
-            loaded.row.version if loaded else 0,
-            new,
-            status=status,
-            at=at,
-            opened_by=opened_by,
-            reason=reason,
-        )
+        return new
 
-    def open(self, who: Account, game_id: str, command: d.OpenDispute) -> Loaded:
-        """D1: a seated player opens a dispute on the game as it stands."""
-        facts = self._facts(who, game_id, at=command.version)
-        dispute_id = "d" + uuid.uuid4().hex[:15]
-        try:
-            if (
-                command.command_id is not None
-                and self.store.outcome(game_id, command.command_id) is None
-            ):
-                raise RuleViolation(
-                    "unknown_command", "D1", "no command with this id was received for the game"
-                )
-            opened = d.open_dispute(dispute_id, game_id, command, facts)
-        except RuleViolation as exc:
-            raise _refusal(exc) from exc
-        self._append(None, dispute_id, game_id, [opened], who, "open")
-        return self.load(dispute_id)
-
-    def act(self, who: Account, dispute_id: str, command: d.DisputeCommand) -> Loaded:
-        """A note, an assignment, a ruling or a withdrawal, with what it does to the game."""
-        carried = False  # a ruling's effect on the game is written once, however many tries
-        for attempt in range(ATTEMPTS):
-            loaded = self.visible(who, dispute_id)
-            game_id = loaded.row.game_id
-            assignee = command.auditor if isinstance(command, d.Assign) else None
-            facts = self._facts(who, game_id, assignee=assignee)
-            try:
-                events = d.decide(loaded.dispute, command, facts)
-            except RuleViolation as exc:
-                raise _refusal(exc) from exc
-            closing = isinstance(command, d.IssueRuling | d.Withdraw)
-            if isinstance(command, d.IssueRuling) and not carried:
-                self._carry_out(who, loaded, command)
-                carried = True
-            status = "ruled" if isinstance(command, d.IssueRuling) else loaded.dispute.status
-            status = "withdrawn" if isinstance(command, d.Withdraw) else status
-            try:
-                self._append(loaded, dispute_id, game_id, events, who, status)
-            except ConcurrencyConflict:
-                if attempt == ATTEMPTS - 1:
-                    raise Conflict(
-                        "busy_dispute", "the dispute changed meanwhile; send it again"
-                    ) from None
-                continue
-            if closing:
-                self._resume_if_paused(who, game_id, dispute_id)
-            return self.load(dispute_id)
-        raise AssertionError("unreachable")
-
-    def _carry_out(self, who: Account, loaded: Loaded, ruling: d.IssueRuling) -> None:
-        """What a ruling does to the game (D4, D6)."""
-        if ruling.decision == "rewind":
-            assert ruling.to_version is not None  # the domain checked it
-            self._rewind(who, loaded.row.game_id, loaded.row.dispute_id, ruling.to_version)
-        if ruling.decision == "result_amended":
-            self._game(
-                who,
-                loaded.row.game_id,
-                cmd.AmendResult(loaded.row.dispute_id, ruling.annulled, ruling.ranking),
+    def _effect(
+        self, loaded: Loaded, command: d.DisputeCommand, version: int
+    ) -> cmd.RewindGame | cmd.AmendResult | None:
+        """What a ruling does to the game (D4, D6), checked against the game at ``version``."""
+        if not isinstance(command, d.IssueRuling):
+            return None
+        if command.decision == "rewind":
+            assert command.to_version is not None  # the domain checked it
+            return self._rewind(
+                loaded.row.game_id, loaded.row.dispute_id, command.to_version, version
             )
+        if command.decision == "result_amended":
+            return cmd.AmendResult(loaded.row.dispute_id, command.annulled, command.ranking)
+        return None
 
-    def _rewind(self, who: Account, game_id: str, dispute_id: str, to_version: int) -> None:
-        """D6: back to the position after a command still in the history, re-dealt from a
-        fresh seed (kept before its commitment is published, like the first)."""
-        stored = self.store.read(game_id)
+    def _rewind(
+        self, game_id: str, dispute_id: str, to_version: int, version: int
+    ) -> cmd.RewindGame:
+        """D6: back to the position after a player's command still in the history,
+        re-dealt from a fresh seed (kept before its commitment is published)."""
+        stored = self.store.read(game_id, limit=version)
         if to_version not in effective_versions(decode_events(stored)):
             raise Conflict(
                 "superseded_version",
                 f"version {to_version} was superseded by an earlier rewind",
                 rule="D6",
             )
-        receipts = {j.last_version for j in self.store.journal(game_id) if j.outcome == "accepted"}
+        played = (*PLAY_COMMANDS, cmd.StartGame)
+        receipts = {
+            j.last_version
+            for j in self.store.journal(game_id)
+            if j.outcome == "accepted" and j.payload.get("type") in {t.__name__ for t in played}
+        }
         if to_version not in receipts:
             raise Conflict(
                 "not_a_receipt",
-                "a rewind goes back to the position after a command (a version a player"
-                " was given as a receipt)",
+                "a rewind goes back to the position after a player's command (a version a"
+                " player was given as a receipt)",
                 rule="D6",
             )
         _, at = self.games.load(game_id, at=to_version)
         if at.phase not in (Phase.SETUP, Phase.PLAYING):
             raise Conflict(
-                "rewind_target",
-                "a rewind goes back to a position of the game under way",
-                rule="D6",
+                "rewind_target", "a rewind goes back to a position of the game under way", rule="D6"
             )
-        _, now = self.games.load(game_id)
-        deal = len(now.deals) + 1
-        seed = self.store.put_secret(redeal_key(game_id, deal), secrets.token_bytes(32))
-        command = cmd.RewindGame(
+        _, now = self.games.load(game_id, at=version)
+        # racing rewinds may ask for the same re-deal: the first seed kept is everyone's
+        seed = self.store.put_secret(
+            redeal_key(game_id, len(now.deals) + 1), secrets.token_bytes(32)
+        )
+        return cmd.RewindGame(
             dispute_id, to_version, position.text(at), hashlib.sha256(seed).hexdigest()
         )
-        self._game(who, game_id, command)
 
     def _resume_if_paused(self, who: Account, game_id: str, dispute_id: str) -> None:
         """D7: a game paused for a dispute resumes once that dispute is closed."""

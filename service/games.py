@@ -33,6 +33,7 @@ from service.store.base import (
     Account,
     CommandRecord,
     ConcurrencyConflict,
+    DisputeAppend,
     EventStore,
     JournalEntry,
     NewEvent,
@@ -337,19 +338,39 @@ class GameService:
         command: cmd.PauseGame | cmd.ResumeGame | cmd.AmendResult | cmd.RewindGame,
         *,
         closing: bool = False,
+        expected_version: int | None = None,
+        dispute: DisputeAppend | None = None,
     ) -> CommandResult:
         """Pause, resume or amend a game for a dispute (docs/disputes.md, D4, D7).
 
         An auditor's command, journalled and judged like any other; ``closing``: the
         service resumes a game paused for a dispute that its opener withdrew (D7), in
         that player's name. The dispute service checks the dispute itself.
+        ``expected_version``: the game as the caller checked it (a stale one is 409
+        ``stale_version``, for the caller to check again); ``dispute``: the ruling,
+        appended in the same transaction (409 ``dispute_moved`` if its stream moved).
         """
         if account.kind != "auditor" and not closing:
             raise Forbidden("auditors_only", "only an auditor pauses, resumes or amends a game")
         payload = encode(command)
-        record = self._record(game_id, account, None, payload, None)
-        state = self.load(game_id)
-        return self._run(game_id, account, command, None, record, state, authorised=True)
+        for attempt in range(5):
+            record = self._record(game_id, account, None, payload, None)
+            state = self.load(game_id)
+            try:
+                return self._run(
+                    game_id,
+                    account,
+                    command,
+                    expected_version,
+                    record,
+                    state,
+                    authorised=True,
+                    dispute=dispute,
+                )
+            except Conflict as exc:  # a move landed meanwhile: a pause needs no version
+                if exc.code != "stale_version" or expected_version is not None or attempt == 4:
+                    raise
+        raise AssertionError("unreachable")
 
     def join(
         self,
@@ -373,6 +394,11 @@ class GameService:
             raise Forbidden("not_seated", "you have no seat at this table")
 
     def _authorise(self, account: Account, command: cmd.Command, state: GameState) -> None:
+        if state.paused is not None and isinstance(command, cmd.PLAY_COMMANDS):
+            # every player's move, whoever's turn it is (docs/disputes.md, D7)
+            raise Conflict(
+                "game_paused", "the game is paused while an auditor looks at a dispute", rule="D7"
+            )
         if isinstance(command, cmd.CreateGame | cmd.StartGame):
             return
         if isinstance(command, cmd.JoinGame):
@@ -394,6 +420,7 @@ class GameService:
         state: tuple[int, GameState] | None = None,
         verified: bool = True,
         authorised: bool = False,
+        dispute: DisputeAppend | None = None,
     ) -> CommandResult:
         """Judge, append, cache, ring. ``verified=False``: ``state`` came from the
         cache unchecked, so a refusal or a lost race is judged once more, on a fresh
@@ -432,8 +459,14 @@ class GameService:
             if cached is not None and cached[0] == version:
                 prev_hash = cached[1]
             try:
-                appended = self.store.append(record, version, new, after.phase.value, prev_hash)
+                appended = self.store.append(
+                    record, version, new, after.phase.value, prev_hash, dispute
+                )
             except ConcurrencyConflict as exc:
+                if exc.game_id != game_id:  # the dispute's stream moved: nothing was written
+                    raise Conflict(
+                        "dispute_moved", "the dispute changed meanwhile", rule="D8"
+                    ) from exc
                 if not verified:
                     state, verified = self.load(game_id), True
                     continue

@@ -111,7 +111,12 @@ def export_lines(
             header["redeal_secrets"] = redeals
         # the seated players' accounts (token hashes too), so they can play on there
         seated = {e.meta().get("actor", {}).get("account") for e in events}
-        accounts = [a for a in map(store.account, sorted(filter(None, seated))) if a is not None]
+        # players only: an auditor who acted on the game (a ruling) is no auditor there
+        accounts = [
+            a
+            for a in map(store.account, sorted(filter(None, seated)))
+            if a is not None and a.kind == "player"
+        ]
         header["accounts"] = len(accounts)
     yield _line(header)
     for a in accounts:

@@ -154,13 +154,19 @@ def check_disputes(
     store: EventStore, game_id: str, stored: Sequence[StoredEvent]
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """Every dispute on the game: its hash chain, whether the game's event at the version
-    it was opened on still has the hash it recorded (its anchor), and whether a ruling
-    that changes the game is in the game's record."""
+    it was opened on still has the hash it recorded (its anchor), and that the game's
+    record holds exactly what its ruling did: one ``GameRewound`` to the version a
+    *rewind* named, one ``ResultAmended`` as an *amended result* stated, nothing for
+    *stands* or an open or withdrawn dispute (docs/disputes.md, D4, D6)."""
     found, problems = [], []
-    in_game = {
-        (e.type, e.body().get("dispute_id")) for e in stored if e.type in CARRIED_OUT.values()
-    }
+    effects: dict[str, list[tuple[int, dict[str, Any]]]] = {}
+    for e in stored:
+        if e.type in CARRIED_OUT.values():
+            body = e.body()
+            effects.setdefault(str(body.get("dispute_id")), []).append((e.version, body))
+    known = set()
     for row in store.disputes(game_id=game_id, limit=100_000):
+        known.add(row.dispute_id)
         events = store.dispute_events(row.dispute_id)
         chain = check_chain(events)
         first = events[0].body() if events else {}
@@ -171,8 +177,25 @@ def check_disputes(
             and stored[version - 1].hash == anchored
         )
         rulings = [e.body() for e in events if e.type == "RulingIssued"]
-        decision = rulings[-1].get("decision") if rulings else None
-        carried = decision not in CARRIED_OUT or (CARRIED_OUT[decision], row.dispute_id) in in_game
+        ruling = rulings[-1] if rulings else None
+        decision = ruling.get("decision") if ruling else None
+        mine = effects.get(row.dispute_id, [])
+        expected = []
+        if decision == "rewind" and ruling is not None:
+            expected = [{"type": "GameRewound", "to_version": ruling.get("to_version")}]
+        elif decision == "result_amended" and ruling is not None:
+            expected = [
+                {
+                    "type": "ResultAmended",
+                    "annulled": ruling.get("annulled"),
+                    "ranking": ruling.get("ranking"),
+                }
+            ]
+        got = [
+            {k: body.get(k) for k in want}
+            for (_, body), want in zip(mine, expected * len(mine), strict=False)
+        ]
+        carried = len(mine) == len(expected) and got == expected
         found.append(
             {
                 "dispute_id": row.dispute_id,
@@ -192,7 +215,17 @@ def check_disputes(
                 " dispute recorded"
             )
         if not carried:
-            problems.append(f"{name}: its {decision} ruling is not in the game's record")
+            told = ", ".join(f"{b['type']} at version {v}" for v, b in mine) or "nothing"
+            problems.append(
+                f"{name}: its ruling ({decision or row.status}) is not what the game's record"
+                f" holds for it ({told})"
+            )
+    for dispute_id, mine in effects.items():
+        if dispute_id not in known:
+            problems += [
+                f"event {v}: {b['type']} names dispute {dispute_id}, which is not here"
+                for v, b in mine
+            ]
     return found, problems
 
 

@@ -7,6 +7,7 @@ auditors; to anyone else it does not exist (404).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from flask import Blueprint, current_app, jsonify, request
@@ -34,7 +35,8 @@ from service.errors import BadRequest
 
 bp = Blueprint("disputes", __name__)
 
-DISPUTE_ID = r"d[0-9a-f]{15}"
+# any id-like text reaches the service (which answers unknown_dispute); others are 404
+DISPUTE_ID = r"[A-Za-z0-9_-]{1,64}"
 
 
 class DisputeIdConverter(BaseConverter):
@@ -93,6 +95,9 @@ def game_disputes(game_id: str) -> ResponseReturnValue:
 
 STATUS = query("status", "string", "open, ruled or withdrawn", enum=["open", "ruled", "withdrawn"])
 REASON = query("reason", "string", "one reason only", enum=list(d.REASONS))
+GAME = query(
+    "game_id", "string", "one game's disputes", pattern="^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+)
 LIMIT = query("limit", "integer", "at most this many (1 to 200)", minimum=1, maximum=200)
 
 
@@ -105,7 +110,7 @@ LIMIT = query("limit", "integer", "at most this many (1 to 200)", minimum=1, max
         DisputeQueue,
         auth=True,
         errors=(401, 403),
-        params=[STATUS, REASON, LIMIT, OFFSET],
+        params=[STATUS, REASON, GAME, LIMIT, OFFSET],
     )
 )
 def queue() -> ResponseReturnValue:
@@ -116,11 +121,14 @@ def queue() -> ResponseReturnValue:
     reason = request.args.get("reason")
     if reason is not None and reason not in d.REASONS:
         raise BadRequest("bad_query", f"reason is one of {', '.join(d.REASONS)}")
+    game_id = request.args.get("game_id")
+    if game_id is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", game_id):
+        raise BadRequest("bad_query", "game_id is a game's id")
     size = int_arg("limit", 50, 1, 200)
     offset = int_arg("offset", 0, 0, MAX_OFFSET)
     assert size is not None and offset is not None
     service = disputes()
-    rows, more = service.queue(who, status, reason, size, offset)
+    rows, more = service.queue(who, status, reason, size, offset, game_id)
     return jsonify({"disputes": [service.row_view(r) for r in rows], "has_more": more})
 
 

@@ -182,7 +182,7 @@ def build_spec() -> dict[str, Any]:
                     "in": "path",
                     "name": "dispute_id",
                     "required": True,
-                    "schema": {"type": "string", "pattern": "^d[0-9a-f]{15}$"},
+                    "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"},
                 },
             )
         if params:

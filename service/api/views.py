@@ -213,14 +213,15 @@ def timeline(game_id: str) -> ResponseReturnValue:
     after = int_arg("after", 0, 0) or 0
     limit = int_arg("limit", 500, 1, 1000) or 500
     rm = readmodels()
-    steps, more = paged(rm.steps(game_id, after, limit + 1), limit)
-    turns = rm.turns(game_id)
+    # bounded by the version answered: a catch-up meanwhile never tears the answer
+    steps, more = paged(rm.steps(game_id, after, limit + 1, upto=point.version), limit)
+    turns = rm.turns(game_id, upto=point.version)
     return jsonify(
         game_id=game_id,
         version=point.version,
         steps=steps,
         turns=turns,
-        rewinds=rm.rewinds(game_id),
+        rewinds=rm.rewinds(game_id, upto=point.version),
         next_after=steps[-1]["version"] if steps else after,
         has_more=more,
     )

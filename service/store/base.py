@@ -178,6 +178,18 @@ def chain_events(
 
 
 @dataclass(frozen=True)
+class DisputeAppend:
+    """Events to append to a dispute's stream in the same transaction as a game's (a
+    ruling and what it does to the game: both or neither)."""
+
+    dispute_id: str
+    expected_version: int
+    events: Sequence[NewEvent]
+    status: str
+    at: str
+
+
+@dataclass(frozen=True)
 class DisputeRow:
     """The store's index of disputes: head version and hash, status, who and why."""
 
@@ -243,12 +255,16 @@ class Streams(Protocol):
         events: Sequence[NewEvent],
         status: str,
         prev_hash: str | None = None,
+        dispute: DisputeAppend | None = None,
     ) -> Appended:
         """Append one command's events in one transaction, journal it, update the index.
 
         Raises ``ConcurrencyConflict`` if the stream is not at ``expected_version``
         (or its head hash is not ``prev_hash``, when the caller knows it). A command
         id already journalled returns its stored outcome, appending nothing.
+        ``dispute``: a ruling appended in the same transaction; if its stream is not at
+        its expected version, ``ConcurrencyConflict`` naming the dispute and nothing is
+        written.
         """
         ...
 

@@ -21,6 +21,7 @@ from service.store.base import (
     Appended,
     CommandRecord,
     ConcurrencyConflict,
+    DisputeAppend,
     DisputeRow,
     GameRow,
     InvalidData,
@@ -63,6 +64,7 @@ class MemoryEventStore:
         events: Sequence[NewEvent],
         status: str,
         prev_hash: str | None = None,
+        dispute: DisputeAppend | None = None,
     ) -> Appended:
         """Append one command's events atomically (see ``EventStore.append``)."""
         if not events:
@@ -79,6 +81,12 @@ class MemoryEventStore:
                 raise ConcurrencyConflict(record.game_id, expected_version, version)
             if found is not None:  # the id was journalled before (e.g. rejected)
                 return self._duplicate(found)
+            if dispute is not None:  # checked before anything is written: both or neither
+                row = self._disputes.get(dispute.dispute_id)
+                if row is None or row.version != dispute.expected_version:
+                    raise ConcurrencyConflict(
+                        dispute.dispute_id, dispute.expected_version, row.version if row else 0
+                    )
             previous = head.hash if head else GENESIS
             stored = chain_events(record.game_id, version, previous, events)
             last = stored[-1] if stored else None
@@ -103,6 +111,15 @@ class MemoryEventStore:
             self._games[record.game_id] = GameRow(
                 record.game_id, new_version, new_hash, status, created, record.received_at
             )
+            if dispute is not None:
+                self.append_dispute(
+                    dispute.dispute_id,
+                    record.game_id,
+                    dispute.expected_version,
+                    dispute.events,
+                    status=dispute.status,
+                    at=dispute.at,
+                )
         return Appended(tuple(stored), new_version, new_hash, entry=entry)
 
     def reject(

@@ -17,6 +17,7 @@ from service.store.base import (
     Appended,
     CommandRecord,
     ConcurrencyConflict,
+    DisputeAppend,
     InvalidData,
     JournalEntry,
     NewEvent,
@@ -184,10 +185,16 @@ class PostgresEventStore(SqlEventStore):
         events: Sequence[NewEvent],
         status: str,
         prev_hash: str | None = None,
+        dispute: DisputeAppend | None = None,
     ) -> Appended:
-        """Append in one round trip (``tongiaki_append``); see ``EventStore.append``."""
+        """Append in one round trip (``tongiaki_append``); see ``EventStore.append``.
+
+        A ruling's append (``dispute``, rare) takes the SQL path the SQLite adapter
+        uses, in one transaction with the dispute's (its row locked ``FOR UPDATE``)."""
         if not events:
             raise ValueError("an append holds at least one event")
+        if dispute is not None:
+            return super().append(record, expected_version, events, status, prev_hash, dispute)
         if prev_hash is None:
             head = self.head(record.game_id)
             prev_hash = (

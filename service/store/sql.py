@@ -20,6 +20,7 @@ from service.store.base import (
     Appended,
     CommandRecord,
     ConcurrencyConflict,
+    DisputeAppend,
     DisputeRow,
     GameRow,
     JournalEntry,
@@ -344,6 +345,7 @@ class SqlEventStore:
         events: Sequence[NewEvent],
         status: str,
         prev_hash: str | None = None,
+        dispute: DisputeAppend | None = None,
     ) -> Appended:
         """Append one command's events atomically (see ``EventStore.append``)."""
         if not events:
@@ -394,6 +396,18 @@ class SqlEventStore:
                 " WHERE game_id = %s",
                 (new_version, new_hash, status, record.received_at, record.game_id),
             )
+            if dispute is not None:
+                self._append_dispute(
+                    cur,
+                    dispute.dispute_id,
+                    record.game_id,
+                    dispute.expected_version,
+                    dispute.events,
+                    dispute.status,
+                    dispute.at,
+                    "",
+                    "",
+                )
         return Appended(tuple(stored), new_version, new_hash, entry=entry)
 
     def _insert_events(self, cur: Any, stored: Sequence[StoredEvent]) -> None:
@@ -557,45 +571,60 @@ class SqlEventStore:
             raise ValueError("an append holds at least one event")
         no_nul(dispute_id, game_id)
         with self._tx() as cur:
-            if expected_version == 0:
-                claimed = self._exec(
-                    cur,
-                    f"INSERT INTO disputes ({_DISPUTE_COLUMNS}) VALUES"
-                    " (%s, %s, 0, %s, %s, %s, %s, %s, %s)"
-                    " ON CONFLICT (dispute_id) DO NOTHING RETURNING version",
-                    (dispute_id, game_id, GENESIS, status, opened_by, reason, at, at),
-                ).fetchone()
-                if claimed is None:
-                    raise ConcurrencyConflict(dispute_id, 0, -1)
-                version, head_hash = 0, GENESIS
-            else:
-                row = self._exec(
-                    cur,
-                    f"SELECT version, hash FROM disputes WHERE dispute_id = %s {self.lock_suffix}",
-                    (dispute_id,),
-                ).fetchone()
-                if row is None or int(row[0]) != expected_version:
-                    raise ConcurrencyConflict(
-                        dispute_id, expected_version, int(row[0]) if row else 0
-                    )
-                version, head_hash = int(row[0]), row[1]
-            stored = chain_events(dispute_id, version, head_hash, events)
-            values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * len(stored))
-            params: list[Any] = []
-            for e in stored:
-                params += [e.game_id, e.version, e.type, e.data, e.metadata, e.prev_hash, e.hash]
-            self._exec(
-                cur,
-                "INSERT INTO dispute_events"
-                f" (dispute_id, version, type, data, metadata, prev_hash, hash) VALUES {values}",
-                params,
+            return self._append_dispute(
+                cur, dispute_id, game_id, expected_version, events, status, at, opened_by, reason
             )
-            self._exec(
+
+    def _append_dispute(
+        self,
+        cur: Any,
+        dispute_id: str,
+        game_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        status: str,
+        at: str,
+        opened_by: str,
+        reason: str,
+    ) -> list[StoredEvent]:
+        """Append to a dispute inside the caller's transaction."""
+        if expected_version == 0:
+            claimed = self._exec(
                 cur,
-                "UPDATE disputes SET version = %s, hash = %s, status = %s, updated_at = %s"
-                " WHERE dispute_id = %s",
-                (stored[-1].version, stored[-1].hash, status, at, dispute_id),
-            )
+                f"INSERT INTO disputes ({_DISPUTE_COLUMNS}) VALUES"
+                " (%s, %s, 0, %s, %s, %s, %s, %s, %s)"
+                " ON CONFLICT (dispute_id) DO NOTHING RETURNING version",
+                (dispute_id, game_id, GENESIS, status, opened_by, reason, at, at),
+            ).fetchone()
+            if claimed is None:
+                raise ConcurrencyConflict(dispute_id, 0, -1)
+            version, head_hash = 0, GENESIS
+        else:
+            row = self._exec(
+                cur,
+                f"SELECT version, hash FROM disputes WHERE dispute_id = %s {self.lock_suffix}",
+                (dispute_id,),
+            ).fetchone()
+            if row is None or int(row[0]) != expected_version:
+                raise ConcurrencyConflict(dispute_id, expected_version, int(row[0]) if row else 0)
+            version, head_hash = int(row[0]), row[1]
+        stored = chain_events(dispute_id, version, head_hash, events)
+        values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * len(stored))
+        params: list[Any] = []
+        for e in stored:
+            params += [e.game_id, e.version, e.type, e.data, e.metadata, e.prev_hash, e.hash]
+        self._exec(
+            cur,
+            "INSERT INTO dispute_events"
+            f" (dispute_id, version, type, data, metadata, prev_hash, hash) VALUES {values}",
+            params,
+        )
+        self._exec(
+            cur,
+            "UPDATE disputes SET version = %s, hash = %s, status = %s, updated_at = %s"
+            " WHERE dispute_id = %s",
+            (stored[-1].version, stored[-1].hash, status, at, dispute_id),
+        )
         return stored
 
     def dispute_events(self, dispute_id: str) -> list[StoredEvent]:

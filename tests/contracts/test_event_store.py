@@ -416,3 +416,21 @@ def test_dispute_events_cannot_be_updated_or_deleted(store):
                 with pytest.raises(psycopg.errors.RaiseException, match="immutable"):
                     conn.execute(sql)
     assert len(store.dispute_events("d1")) == 1
+
+
+def test_a_ruling_and_its_game_events_are_appended_together_or_not_at_all(store):
+    from service.store.base import DisputeAppend
+
+    store.append(record(), 0, events(2), "playing")
+    store.append_dispute("d1", "g1", 0, dispute_events(1), status="open", at=AT)
+    ruling = DisputeAppend("d1", 1, dispute_events(1, 9), "ruled", AT)
+    appended = store.append(record(command="c2"), 2, events(1, 2), "playing", dispute=ruling)
+    assert appended.version == 3 and [e.version for e in store.dispute_events("d1")] == [1, 2]
+    assert store.dispute("d1").status == "ruled"
+    # a second ruling on the dispute (it moved on): nothing of either is written
+    late = DisputeAppend("d1", 1, dispute_events(1, 10), "ruled", AT)
+    with pytest.raises(ConcurrencyConflict) as conflict:
+        store.append(record(command="c3"), 3, events(1, 3), "playing", dispute=late)
+    assert conflict.value.game_id == "d1"
+    assert store.head("g1").version == 3 and len(store.dispute_events("d1")) == 2
+    assert store.outcome("g1", "c3") is None

@@ -94,6 +94,25 @@ def test_d1_not_after_the_window_closed():
     refused("dispute_window_closed", "D1", lambda: opened(window=False))
 
 
+def test_d1_d2_d4_words_hold_nothing_a_reader_would_not_see():
+    for words in ("a\x01b", "\u202eevil", "zero\u200bwidth", "line\u2028sep"):
+        c = OpenDispute("misclick", words, 3)
+        refused("invisible_text", "D1", lambda c=c: open_dispute("d", "g", c, facts()))
+    invisible = OpenDispute("other", " \n\t ", 3)
+    refused("text_required", "D1", lambda: open_dispute("d", "g", invisible, facts()))
+    assert open_dispute("d", "g", OpenDispute("other", "two\nlines\tok", 3), facts()).text
+    state = fold([opened()])
+    refused("invisible_text", "D2", lambda: decide(state, AddNote("\ufeff"), facts()))
+
+
+def test_d6_an_ended_game_is_rewound_only_within_the_window():
+    state = fold([opened()])
+    late = facts("aud", auditor=True, window=False)
+    command = IssueRuling("rewind", "x", ("D6",), to_version=5)
+    refused("dispute_window_closed", "D6", lambda: decide(state, command, late))
+    assert decide(state, IssueRuling("stands", "x", ("D4",)), late)  # other rulings may
+
+
 def test_d1_the_reason_is_one_of_the_list_and_other_needs_words():
     refused("unknown_reason", "D1", lambda: opened(reason="boredom"))
     c = OpenDispute("other", "   ", 3)
@@ -168,8 +187,9 @@ def test_d4_a_ruling_has_a_known_decision_reasoning_and_valid_rule_ids():
     refused("unknown_decision", "D4", lambda: rule(IssueRuling("maybe", "x", ("R7",))))
     refused("text_required", "D4", lambda: rule(IssueRuling("stands", "", ("R7",))))
     refused("rules_required", "D4", lambda: rule(IssueRuling("stands", "x", ())))
-    for bad in (("R26",), ("R0",), ("D9",), ("R7", "R7"), ("r7",)):
+    for bad in (("R26",), ("R0",), ("D9",), ("r7",), ("R07",)):
         refused("unknown_rule", "D4", lambda bad=bad: rule(IssueRuling("stands", "x", bad)))
+    refused("duplicate_rule", "D4", lambda: rule(IssueRuling("stands", "x", ("R7", "R7"))))
     assert rule(IssueRuling("stands", "x", ("R25", "D8", "R1")))[0].rules == ("R25", "D8", "R1")
 
 
@@ -313,9 +333,13 @@ def test_d7_an_auditor_pauses_a_game_under_way_and_nothing_is_played_until_resum
     assert load(dump(paused)).paused == "d1" and '"paused"' not in text(resumed)
 
 
-def test_d7_only_a_game_under_way_is_paused():
+def test_d7_only_a_game_under_way_is_paused_and_resumed_for_its_own_dispute():
     refused("game_not_running", "D7", lambda: play(table(), cmd.PauseGame("d1"), lambda: SEED))
-    refused("game_over", "R21", lambda: play(finished(), cmd.PauseGame("d1"), lambda: SEED))
+    refused("game_not_running", "D7", lambda: play(finished(), cmd.PauseGame("d1"), lambda: SEED))
+    _, paused = play(started(), cmd.PauseGame("d1"), lambda: SEED)
+    refused("paused_for_another", "D7", lambda: play(paused, cmd.ResumeGame("d2"), lambda: SEED))
+    # an amendment asked of a paused game says the game is not over (not "paused")
+    refused("game_not_over", "D4", lambda: play(paused, cmd.AmendResult("d1", True), lambda: SEED))
 
 
 def test_d4_a_finished_games_result_is_amended_and_a_running_one_is_not():

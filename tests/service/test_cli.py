@@ -554,6 +554,8 @@ def test_export_and_import_carry_disputes_rulings_and_the_redeal(tmp_path):
 
     exported = ndjson(run(tmp_path / "a", "export", game_id, "--with-secret").output)
     assert '"dispute_event"' in exported and '"redeal_secrets"' in exported
+    # the players' accounts travel, not the auditor's: ruling there is no auditor here
+    assert '"kind": "auditor"' not in exported and '"accounts": 2' in exported
     imported = run(tmp_path / "b", "import", "-", input=exported)
     assert imported.exit_code == 0, imported.output
     assert ndjson(run(tmp_path / "b", "export", game_id, "--with-secret").output) == exported

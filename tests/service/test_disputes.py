@@ -141,8 +141,10 @@ def test_d7_a_paused_game_refuses_commands_and_resumes_when_the_dispute_is_withd
         )
         for p in players
     ]
-    assert {r.status_code for r in refused} <= {403, 409}
-    assert any(r.json["code"] == "game_paused" and r.json["rule"] == "D7" for r in refused)
+    # every player's move, whoever's turn it is (D7)
+    assert [(r.status_code, r.json["code"], r.json["rule"]) for r in refused] == [
+        (409, "game_paused", "D7")
+    ] * len(players)
     assert client.get(f"/api/v1/games/{game_id}").json["version"] == version  # nothing moved
     r = auditor.post(f"/games/{game_id}/pause", {"dispute_id": d})
     assert r.status_code == 409 and r.json["code"] == "already_paused"
@@ -251,10 +253,41 @@ def test_the_evidence_shows_the_command_positions_rerun_and_draws_without_secret
     assert Player(client, "stranger").get(f"/disputes/{d}/evidence").status_code == 404
 
 
-@pytest.mark.parametrize("path", ["/disputes/dffffffffffffff0", "/disputes/nonsense"])
+@pytest.mark.parametrize(
+    "path", ["/disputes/dffffffffffffff0", "/disputes/nonsense", "/disputes/ffffffffffffffff"]
+)
 def test_unknown_disputes_are_404_problems(client, app, path):
     r = Auditor(client, app).get(path)
     assert r.status_code == 404 and r.headers["Content-Type"] == "application/problem+json"
+    assert r.json["code"] == "unknown_dispute"
+
+
+def test_a_named_command_must_be_at_the_disputed_version_and_the_queue_filters_by_game(client, app):
+    game_id, players = open_game(client, ["blue", "red"])
+    moved = first_move(client, game_id, players)
+    command_id = moved["events"][0]["metadata"]["command_id"]
+    r = dispute(players[0], game_id, 1, command_id=command_id)
+    assert r.status_code == 409 and r.json["code"] == "command_elsewhere"
+    assert dispute(players[0], game_id, moved["version"], command_id=command_id).status_code == 201
+    other, others = open_game(client, ["blue", "red"])
+    dispute(others[0], other, 1)
+    auditor = Auditor(client, app)
+    only = auditor.get(f"/disputes?game_id={game_id}").json["disputes"]
+    assert [x["game_id"] for x in only] == [game_id]
+    assert auditor.get("/disputes?game_id=no%20such").status_code == 422
+
+
+def test_an_amended_ranking_ranks_the_seats_on_the_scoreboard_too(client, app):
+    game_id, players = open_game(client, ["blue", "red"])
+    play_to_the_end(client, game_id, players, seed=5)
+    final = client.get(f"/api/v1/games/{game_id}/scoreboard").json["final"]
+    amended = [r["player_id"] for r in final["ranking"]][::-1]
+    version = client.get(f"/api/v1/games/{game_id}").json["version"]
+    d = dispute(players[0], game_id, version).json["dispute_id"]
+    body = {"decision": "result_amended", "reasoning": "x", "rules": ["D4"], "ranking": amended}
+    assert Auditor(client, app).post(f"/disputes/{d}/ruling", body).status_code == 200
+    board = client.get(f"/api/v1/games/{game_id}/scoreboard?min_version={version + 1}").json
+    assert {s["player_id"]: s["rank"] for s in board["seats"]} == {amended[0]: 1, amended[1]: 2}
 
 
 def moves(client, game_id, players, n, seed):
@@ -381,8 +414,12 @@ def test_verification_covers_each_dispute_chain_anchor_and_ruling(client, app):
             "carried_out": True,
         },
     )
-    over_http = client.get(f"/api/v1/games/{game_id}/verify").json
+    over_http = players[1].get(f"/games/{game_id}/verify").json
     assert over_http["disputes"] == [report.disputes[0]]
+    # to anyone else a dispute does not exist: the report says nothing of it
+    public = client.get(f"/api/v1/games/{game_id}/verify").json
+    assert public["ok"] and public["disputes"] == [] and d not in str(public)
+    assert Player(client, "stranger").get(f"/games/{game_id}/verify").json["disputes"] == []
     # a record rewritten at the disputed version, or a ruling missing from the game
     stored = store.read(game_id)
     rewritten = list(stored)
@@ -390,7 +427,16 @@ def test_verification_covers_each_dispute_chain_anchor_and_ruling(client, app):
     _, problems = check_disputes(store, game_id, rewritten)
     assert any("no longer has the hash" in p for p in problems)
     _, problems = check_disputes(store, game_id, [e for e in stored if e.type != "GameRewound"])
-    assert any("rewind ruling is not in the game's record" in p for p in problems)
+    assert any("not what the game's record holds for it (nothing)" in p for p in problems)
+    # a rewind elsewhere than the ruling said
+    forged = [
+        replace(e, data=e.data.replace(f'"to_version":{receipts[2]}', '"to_version":1'))
+        if e.type == "GameRewound"
+        else e
+        for e in stored
+    ]
+    _, problems = check_disputes(store, game_id, forged)
+    assert any("not what the game's record holds for it (GameRewound" in p for p in problems)
 
 
 def test_the_lobby_shows_open_disputes_paused_and_annulled_games(client, app):

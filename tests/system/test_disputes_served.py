@@ -126,8 +126,8 @@ def dispute_pause_rewind_and_play_out(
     return gid, tokens, audrey
 
 
-def check_record(https: list[Http], env: dict[str, str], gid: str) -> None:
-    reports = [h.call("GET", f"/games/{gid}/verify").json for h in https]
+def check_record(https: list[Http], env: dict[str, str], gid: str, auditor: str) -> None:
+    reports = [h.call("GET", f"/games/{gid}/verify", None, auditor).json for h in https]
     by_cli = cli_verify(env, gid)
     assert all(r == by_cli for r in reports)
     assert by_cli["ok"] and by_cli["deck_ok"], by_cli
@@ -142,8 +142,8 @@ def check_record(https: list[Http], env: dict[str, str], gid: str) -> None:
 def test_a_rewind_ruling_on_the_embedded_default(tmp_path):
     with embedded(tmp_path) as server:
         http = server.http()
-        gid, _, _ = dispute_pause_rewind_and_play_out([http], server.env, seed=2)
-        check_record([http], server.env, gid)
+        gid, _, audrey = dispute_pause_rewind_and_play_out([http], server.env, seed=2)
+        check_record([http], server.env, gid, audrey)
 
 
 def test_disputes_across_two_web_processes_on_postgresql(tmp_path, pg_schema, redis_url):
@@ -151,7 +151,7 @@ def test_disputes_across_two_web_processes_on_postgresql(tmp_path, pg_schema, re
     with production(tmp_path, url, redis_url, queue=f"d-{tmp_path.name[-8:]}") as servers:
         web = [s.http() for s in servers[:2]]
         gid, tokens, audrey = dispute_pause_rewind_and_play_out(web, servers[0].env, seed=5)
-        check_record(web, servers[0].env, gid)
+        check_record(web, servers[0].env, gid, audrey)
         # an amended result (D4), ruled on the other process, moves the leaderboard of both
         final = web[0].call("GET", f"/games/{gid}/scoreboard").json["final"]
         amended = [r["player_id"] for r in final["ranking"]][::-1]
@@ -183,3 +183,77 @@ def test_disputes_across_two_web_processes_on_postgresql(tmp_path, pg_schema, re
             assert leaders[amended[0]]["wins"] == 1 and leaders[amended[1]]["wins"] == 0
         queue = web[1].call("GET", "/disputes?status=ruled", None, audrey).json["disputes"]
         assert [x["game_id"] for x in queue] == [gid, gid]
+
+
+def racing_rulings(https: list[Http], env: dict[str, str], rounds: int, seed: int) -> None:
+    """Rulings on one dispute sent at the same moment (stands, two rewinds, an amendment
+    for a game not over), split across processes: one wins, the others are refused and
+    change nothing; the game's record holds exactly the winner's effect."""
+    import threading
+
+    rng = random.Random(seed)
+    audrey = auditor(env)
+    gid, tokens = started(https[0])
+    for _ in range(rounds):
+        receipts = play(https, gid, tokens, rng, 12)
+        if len(receipts) < 4:
+            break
+        opener = rng.choice(list(tokens.values()))
+        d = (
+            https[0]
+            .call(
+                "POST",
+                f"/games/{gid}/disputes",
+                {"reason": "misclick", "version": receipts[-1]},
+                opener,
+            )
+            .json["dispute_id"]
+        )
+        bodies = [
+            {"decision": "stands", "reasoning": "s", "rules": ["D4"]},
+            {"decision": "rewind", "reasoning": "a", "rules": ["D6"], "to_version": receipts[-2]},
+            {"decision": "rewind", "reasoning": "b", "rules": ["D6"], "to_version": receipts[-3]},
+        ]
+        answers: list[tuple[int, str | None]] = []
+        gate = threading.Barrier(len(bodies))
+
+        def rule(i: int, body: dict, gate=gate, d=d, answers=answers) -> None:
+            gate.wait()
+            reply = https[i % len(https)].call("POST", f"/disputes/{d}/ruling", body, audrey)
+            answers.append((reply.status, (reply.json or {}).get("code")))
+
+        threads = [threading.Thread(target=rule, args=(i, b)) for i, b in enumerate(bodies)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert sorted(s for s, _ in answers) == [200, 409, 409], answers
+        assert all(code == "dispute_closed" for s, code in answers if s == 409), answers
+        ruling = https[-1].call("GET", f"/disputes/{d}", None, audrey).json["ruling"]
+        events, after = [], 0
+        while True:
+            page = https[0].call("GET", f"/games/{gid}/events?after={after}&limit=1000").json
+            events += page["events"]
+            if not page["events"]:
+                break
+            after = page["next_after"]
+        rewinds = [e for e in events if e["type"] == "GameRewound" and e["data"]["dispute_id"] == d]
+        if ruling["decision"] == "rewind":
+            assert [e["data"]["to_version"] for e in rewinds] == [ruling["to_version"]]
+        else:
+            assert rewinds == []
+    report = cli_verify(env, gid)
+    assert report["ok"], report["rerun_problems"]
+    assert all(x["carried_out"] for x in report["disputes"])
+
+
+def test_racing_rulings_on_the_embedded_default(tmp_path):
+    with embedded(tmp_path) as server:
+        racing_rulings([server.http() for _ in range(3)], server.env, rounds=4, seed=1)
+
+
+def test_racing_rulings_across_two_web_processes(tmp_path, pg_schema, redis_url):
+    _, url = pg_schema
+    with production(tmp_path, url, redis_url, queue=f"r-{tmp_path.name[-8:]}") as servers:
+        web = [s.http() for s in servers[:2]]
+        racing_rulings([web[0], web[1], servers[0].http()], servers[0].env, rounds=5, seed=2)
