@@ -344,7 +344,13 @@ class DisputeService:
         """D7: a game paused for a dispute resumes once that dispute is closed."""
         _, state = self.games.load(game_id)
         if state.paused == dispute_id:
-            self._game(who, game_id, cmd.ResumeGame(dispute_id), closing=True)
+            try:
+                self._game(who, game_id, cmd.ResumeGame(dispute_id), closing=True)
+            except Conflict as exc:
+                # resumed meanwhile (an auditor's resume racing this): the ruling or the
+                # withdrawal is recorded all the same, and that is the answer
+                if exc.code not in ("not_paused", "paused_for_another"):
+                    raise
 
     def pause(self, who: Account, game_id: str, dispute_id: str, *, resume: bool = False) -> int:
         """D7: an auditor pauses a game while one of its disputes is open (or resumes it);
@@ -357,7 +363,12 @@ class DisputeService:
         if not resume and loaded.dispute.status != "open":
             raise Conflict("dispute_closed", "a game is paused only for an open dispute", rule="D7")
         command = cmd.ResumeGame(dispute_id) if resume else cmd.PauseGame(dispute_id)
-        return self._game(who, game_id, command)
+        version = self._game(who, game_id, command)
+        if not resume and self.load(dispute_id).dispute.status != "open":
+            # ruled or withdrawn while the pause was written: nobody would resume it (D7)
+            self._resume_if_paused(who, game_id, dispute_id)
+            version = self.games.load(game_id)[0]
+        return version
 
     def _game(
         self,

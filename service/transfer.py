@@ -43,7 +43,7 @@ from service.store.base import (
     chain_events,
     check_chain,
 )
-from service.verify import check_record, rewind_problems
+from service.verify import check_dispute_streams, check_record, rewind_problems
 
 FORMAT = "tongiaki-export/1"
 GAME_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}")
@@ -457,8 +457,13 @@ def import_game(store: EventStore, source: IO[Any], at: str) -> Imported:
     problems = check_record(export.journal, events, decoded, seed, redeals).problems
     problems += rewind_problems(events, decoded)
     disputes = [_checked_dispute(game_id, events, stream) for stream in export.disputes.values()]
+    _, dispute_problems = check_dispute_streams(
+        events, [(d.dispute_id, d.status, stream) for stream, d in disputes]
+    )
     if problems:
         raise TransferError(f"the journal does not match the events: {problems[0]}")
+    if dispute_problems:
+        raise TransferError(f"the disputes do not match the game: {dispute_problems[0]}")
     if store.head(game_id) is not None:
         raise TransferError(f"game {game_id} is already here; nothing was imported")
     accounts = [*export.accounts, *_named_only(events, export.accounts, at)]

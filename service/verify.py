@@ -158,6 +158,18 @@ def check_disputes(
     record holds exactly what its ruling did: one ``GameRewound`` to the version a
     *rewind* named, one ``ResultAmended`` as an *amended result* stated, nothing for
     *stands* or an open or withdrawn dispute (docs/disputes.md, D4, D6)."""
+    streams = [
+        (row.dispute_id, row.status, store.dispute_events(row.dispute_id))
+        for row in store.disputes(game_id=game_id, limit=100_000)
+    ]
+    return check_dispute_streams(stored, streams)
+
+
+def check_dispute_streams(
+    stored: Sequence[StoredEvent], streams: Sequence[tuple[str, str, Sequence[StoredEvent]]]
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """``check_disputes`` on given streams (``(dispute id, status, events)``): what an
+    import checks before it writes anything."""
     found, problems = [], []
     effects: dict[str, list[tuple[int, dict[str, Any]]]] = {}
     for e in stored:
@@ -165,9 +177,8 @@ def check_disputes(
             body = e.body()
             effects.setdefault(str(body.get("dispute_id")), []).append((e.version, body))
     known = set()
-    for row in store.disputes(game_id=game_id, limit=100_000):
-        known.add(row.dispute_id)
-        events = store.dispute_events(row.dispute_id)
+    for dispute_id, status, events in streams:
+        known.add(dispute_id)
         chain = check_chain(events)
         first = events[0].body() if events else {}
         version, anchored = first.get("version"), first.get("game_hash")
@@ -179,7 +190,7 @@ def check_disputes(
         rulings = [e.body() for e in events if e.type == "RulingIssued"]
         ruling = rulings[-1] if rulings else None
         decision = ruling.get("decision") if ruling else None
-        mine = effects.get(row.dispute_id, [])
+        mine = effects.get(dispute_id, [])
         expected = []
         if decision == "rewind" and ruling is not None:
             expected = [{"type": "GameRewound", "to_version": ruling.get("to_version")}]
@@ -198,8 +209,8 @@ def check_disputes(
         carried = len(mine) == len(expected) and got == expected
         found.append(
             {
-                "dispute_id": row.dispute_id,
-                "status": row.status,
+                "dispute_id": dispute_id,
+                "status": status,
                 "events": len(events),
                 "chain_ok": chain.ok,
                 "anchor_ok": anchor_ok,
@@ -207,7 +218,7 @@ def check_disputes(
                 "carried_out": carried,
             }
         )
-        name = f"dispute {row.dispute_id}"
+        name = f"dispute {dispute_id}"
         problems += [f"{name}: {p}" for p in chain.problems]
         if not anchor_ok:
             problems.append(
@@ -217,7 +228,7 @@ def check_disputes(
         if not carried:
             told = ", ".join(f"{b['type']} at version {v}" for v, b in mine) or "nothing"
             problems.append(
-                f"{name}: its ruling ({decision or row.status}) is not what the game's record"
+                f"{name}: its ruling ({decision or status}) is not what the game's record"
                 f" holds for it ({told})"
             )
     for dispute_id, mine in effects.items():

@@ -566,6 +566,39 @@ def test_export_and_import_carry_disputes_rulings_and_the_redeal(tmp_path):
     edited = "".join(line.replace('"misclick', '"other') for line in lines)
     assert run(tmp_path / "c", "import", "-", input=edited).exit_code == 1
     assert run(tmp_path / "c", "import", "-", input=exported + lines[-1]).exit_code == 1
+    # a ruling changed (and its chain hashed again) no longer matches the game's record
+    import json as _json
+
+    from service.store.base import GENESIS, NewEvent, chain_events
+
+    rows = [_json.loads(line) for line in lines]
+    mine = [r["dispute_event"] for r in rows if "dispute_event" in r]
+    bodies = [_json.loads(e["data"]) for e in mine]
+    ruling = next(b for b, e in zip(bodies, mine, strict=True) if e["type"] == "RulingIssued")
+    ruling["to_version"] = receipts[3]
+    again = chain_events(
+        mine[0]["dispute_id"],
+        0,
+        GENESIS,
+        [
+            NewEvent(e["type"], b, _json.loads(e["metadata"]))
+            for e, b in zip(mine, bodies, strict=True)
+        ],
+    )
+    forged = [
+        {"dispute_event": {**e, "data": a.data, "prev_hash": a.prev_hash, "hash": a.hash}}
+        if "dispute_event" in r
+        else r
+        for r, e, a in zip(
+            rows,
+            [r.get("dispute_event", {}) for r in rows],
+            [None] * (len(rows) - len(mine)) + again,
+            strict=True,
+        )
+    ]
+    text = "".join(_json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in forged)
+    refused = run(tmp_path / "d", "import", "-", input=text)
+    assert refused.exit_code == 1 and "disputes do not match the game" in refused.output
     # the players play on there, the draws from the re-deal
     app = create_app(Settings(data_dir=tmp_path / "b", rate_limits={}))
     client = app.test_client()

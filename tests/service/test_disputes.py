@@ -201,6 +201,12 @@ def test_d4_an_amended_result_moves_the_scoreboard_and_the_leaderboard(client, a
     assert r.status_code == 200, r.json
     leaders = client.get("/api/v1/leaderboard").json["players"]
     assert all(x["account_id"] not in ranking for x in leaders)
+    # the read models rebuilt from the record equal the ones kept up to date
+    end = client.get(f"/api/v1/games/{game_id}").json["version"]
+    views = [f"/games/{game_id}/scoreboard?min_version={end}", "/leaderboard", "/lobby"]
+    kept = [client.get(f"/api/v1/{v.lstrip('/')}").json for v in views]
+    app.extensions["tongiaki.readmodels"].rebuild()
+    assert [client.get(f"/api/v1/{v.lstrip('/')}").json for v in views] == kept
 
 
 def test_d1_the_window_after_the_end_closes(app, client):

@@ -257,3 +257,58 @@ def test_racing_rulings_across_two_web_processes(tmp_path, pg_schema, redis_url)
     with production(tmp_path, url, redis_url, queue=f"r-{tmp_path.name[-8:]}") as servers:
         web = [s.http() for s in servers[:2]]
         racing_rulings([web[0], web[1], servers[0].http()], servers[0].env, rounds=5, seed=2)
+
+
+def test_a_ruling_racing_a_resume_is_recorded_and_answered_as_such(tmp_path):
+    """A ruling or withdrawal that closes a paused game's dispute while an auditor
+    resumes it: the closing is recorded and answered 200; the game ends up running."""
+    import threading
+
+    with embedded(tmp_path) as server:
+        https = [server.http() for _ in range(2)]
+        audrey = auditor(server.env)
+        gid, tokens = started(https[0])
+        rng = random.Random(3)
+        for round_ in range(30):
+            receipts = play(https, gid, tokens, rng, 2)
+            opener = rng.choice(list(tokens.values()))
+            version = https[0].call("GET", f"/games/{gid}").json["version"]
+            d = (
+                https[0]
+                .call(
+                    "POST",
+                    f"/games/{gid}/disputes",
+                    {"reason": "misclick", "version": version},
+                    opener,
+                )
+                .json["dispute_id"]
+            )
+            assert (
+                https[0].call("POST", f"/games/{gid}/pause", {"dispute_id": d}, audrey).status
+                == 200
+            )
+            if round_ % 2:
+                closing = ("POST", f"/disputes/{d}/withdraw", {}, opener)
+            else:
+                ruling = {"decision": "stands", "reasoning": "r", "rules": ["D4"]}
+                closing = ("POST", f"/disputes/{d}/ruling", ruling, audrey)
+            resume = ("POST", f"/games/{gid}/resume", {"dispute_id": d}, audrey)
+            answers: dict[int, int] = {}
+            gate = threading.Barrier(2)
+
+            def send(i, call, gate=gate, answers=answers):
+                gate.wait()
+                answers[i] = https[i].call(*call).status
+
+            threads = [
+                threading.Thread(target=send, args=(i, c)) for i, c in enumerate((closing, resume))
+            ]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            assert answers[0] == 200, answers  # recorded, and said so
+            assert answers[1] in (200, 409), answers
+            assert https[0].call("GET", f"/games/{gid}/legal").json["commands"] or not receipts
+        report = cli_verify(server.env, gid)
+        assert report["ok"], report
