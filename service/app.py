@@ -19,6 +19,7 @@ from service.api.views import bp as views_bp
 from service.disputes import DisputeService
 from service.doorbells import BackgroundDoorbell, InlineDoorbell, RqDoorbell, sweep_inline
 from service.games import Doorbell, GameService
+from service.health import bp as health_bp
 from service.jsonprovider import OrjsonProvider
 from service.limits import RateLimits
 from service.settings import Settings
@@ -130,5 +131,6 @@ def create_app(
         app.register_blueprint(bp, url_prefix="/api/v1")
 
     app.register_blueprint(web_bp)
+    app.register_blueprint(health_bp)
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     return app

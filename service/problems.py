@@ -31,6 +31,11 @@ SERVICE_ERRORS = {
 # embedded and gunicorn servers' refusals (service.serving.problem_bytes)
 OTHER_CODES = {
     "database_unavailable": (503, "The database cannot be reached right now; retry shortly."),
+    "not_ready": (
+        503,
+        "GET /readyz: the process cannot serve yet (database, Redis or a read model; the"
+        " detail names each reason).",
+    ),
     "unacceptable_value": (422, "A value the store cannot keep (a NUL character, say)."),
     "internal_error": (500, "Something went wrong on the service's side; nothing a client sent."),
     "request_uri_too_long": (414, "The request line is longer than the server reads."),

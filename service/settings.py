@@ -212,6 +212,7 @@ class Settings:
     testing: bool = False  # allows fixed tile orders (never in production)
     snapshot_every: int = 100
     dispute_window: int = 7 * 86_400  # seconds after its end a game can be disputed (D1)
+    ready_max_lag: int = 1000  # events a read model may be behind while /readyz says ready
     host: str = "127.0.0.1"
     port: int = 8000
     # kind → limits; empty: no rate limits (TONGIAKI_RATE_LIMITS=off)
@@ -242,6 +243,7 @@ class Settings:
             data_dir=Path(e.get("TONGIAKI_DATA_DIR", "").strip() or "var"),
             testing=testing == "1",
             snapshot_every=_integer(e, "TONGIAKI_SNAPSHOT_EVERY", 100, 1, 1_000_000),
+            ready_max_lag=_integer(e, "TONGIAKI_READY_MAX_LAG", 1000, 0, 1_000_000_000),
             dispute_window=_integer(e, "TONGIAKI_DISPUTE_WINDOW", 7 * 86_400, 0, 366 * 86_400),
             host=host,
             port=_integer(e, "TONGIAKI_PORT", 8000, 1, 65_535),
