@@ -22,6 +22,8 @@ from service.games import Doorbell, GameService
 from service.health import bp as health_bp
 from service.jsonprovider import OrjsonProvider
 from service.limits import RateLimits
+from service.metrics import bp as metrics_bp
+from service.metrics import track
 from service.settings import Settings
 from service.store.base import SqlStore
 from service.streams import StreamSlots
@@ -132,5 +134,7 @@ def create_app(
 
     app.register_blueprint(web_bp)
     app.register_blueprint(health_bp)
+    app.register_blueprint(metrics_bp)
+    track(app)
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     return app

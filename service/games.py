@@ -26,6 +26,7 @@ from domain.play import STARTED, deck_of, entropies, play
 from domain.serialization import decode_command, decode_event, encode
 from domain.setup import validate_options
 from domain.state import GameState
+from service import metrics
 from service.cache import Bounded
 from service.errors import BadRequest, Conflict, Forbidden, NotFound, ServiceError
 from service.store.base import (
@@ -479,6 +480,7 @@ class GameService:
         if appended.duplicate:
             assert appended.entry is not None
             return self._replayed(appended.entry, record.fingerprint)
+        metrics.command("accepted")
         self._remember(game_id, appended.version, appended.hash, after, version)
         self.doorbell.ring(game_id)
         return CommandResult(game_id, appended.version, appended.hash, appended.events, state=after)
@@ -538,12 +540,15 @@ class GameService:
             and stored.rejection == rejection
         )
         if mine:
+            metrics.command("rejected")
+            metrics.rejection(error.code)
             self.doorbell.ring(record.game_id)  # the audit read model lists refusals too
             raise error
         return self._replayed(stored, record.fingerprint)
 
     def _replayed(self, entry: JournalEntry, fingerprint: str | None) -> CommandResult:
         """The stored outcome of a command id seen before (idempotent retry)."""
+        metrics.command("replayed")
         if entry.fingerprint is not None and entry.fingerprint != fingerprint:
             raise BadRequest(
                 "idempotency_key_reused",

@@ -7,12 +7,16 @@ become ``application/problem+json`` like every other error of the service.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import heapq
 import io
 import json
 import logging
+import os
+import shutil
 import socket
+import tempfile
 import threading
 import time
 from collections.abc import Iterable, Iterator
@@ -268,6 +272,17 @@ def run_gunicorn(settings: Settings, host: str, port: int, workers: int, threads
     from service.app import create_app
 
     util.write_error = _write_problem  # type: ignore[assignment]  # workers fork after this
+    # the workers' metrics, added up at every scrape (service.metrics): one fresh
+    # directory per server, set before the workers import prometheus_client
+    if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        where = tempfile.mkdtemp(prefix="tongiaki-metrics-")
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = where
+        atexit.register(shutil.rmtree, where, True)
+
+    def child_exit(server: Any, worker: Any) -> None:
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)
 
     class Gunicorn(BaseApplication):  # type: ignore[misc]
         def load_config(self) -> None:
@@ -279,6 +294,7 @@ def run_gunicorn(settings: Settings, host: str, port: int, workers: int, threads
             self.cfg.set("graceful_timeout", GRACEFUL_TIMEOUT)
             # one control socket per host by default: several services would share it
             self.cfg.set("control_socket_disable", True)
+            self.cfg.set("child_exit", child_exit)
 
         def load(self):  # type: ignore[no-untyped-def]
             # streams hold a thread each: keep at least half the threads for the rest

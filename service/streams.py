@@ -14,6 +14,7 @@ import select
 import socket
 import threading
 
+from service import metrics
 from service.errors import Unavailable
 
 RETRY_AFTER = 10  # seconds a refused viewer waits before asking for a stream again
@@ -36,11 +37,13 @@ class StreamSlots:
                 " game with GET /games/{id}/events?after= meanwhile, or retry later",
                 retry_after=RETRY_AFTER,
             )
+        metrics.streams(1)
 
     def give_back(self) -> None:
         """Release a slot taken by ``take``."""
         if self._free is not None:
             self._free.release()
+            metrics.streams(-1)
 
 
 def hung_up(connection: socket.socket | None) -> bool:

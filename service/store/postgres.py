@@ -136,6 +136,30 @@ def _check_if_idle(conn: psycopg.Connection[Any]) -> None:
         conn.execute("")
 
 
+_NAMED = re.compile(
+    r"CREATE (?:TABLE|INDEX) IF NOT EXISTS (\w+)|CREATE OR REPLACE TRIGGER (\w+)\s.*?\sON (\w+)",
+    re.S,
+)
+
+
+def _exists(cur: Any, statement: str) -> bool:
+    """Whether the table, index or trigger a schema statement makes is already there (a
+    function is always replaced: that locks no table)."""
+    m = _NAMED.search(statement)
+    if m is None:
+        return False
+    if m[1]:
+        row = cur.execute("SELECT to_regclass(%s) IS NOT NULL", (m[1],)).fetchone()
+        return bool(row[0])
+    row = cur.execute(
+        "SELECT 1 FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid"
+        " WHERE t.tgname = %s AND c.relname = %s"
+        " AND c.relnamespace = current_schema()::regnamespace",
+        (m[2], m[3]),
+    ).fetchone()
+    return row is not None
+
+
 class PostgresEventStore(SqlEventStore):
     """Event store in PostgreSQL; the games row is locked for the length of an append."""
 
@@ -280,11 +304,21 @@ class PostgresEventStore(SqlEventStore):
                 "CREATE TABLE IF NOT EXISTS schema_version"
                 " (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
             )
+            # only what is missing: DDL on a table that exists still locks it (an index
+            # ShareLock, a trigger more), and under traffic that is how migrations and
+            # commands deadlock
             for statement in TABLES:
-                cur.execute(statement.format(serial="BIGSERIAL", blob="BYTEA"))
+                if not _exists(cur, statement):
+                    cur.execute(statement.format(serial="BIGSERIAL", blob="BYTEA"))
             for statement in IMMUTABLE:
-                cur.execute(statement)
-            cur.execute("ALTER TABLE journal ADD COLUMN IF NOT EXISTS fingerprint TEXT")
+                if not _exists(cur, statement):
+                    cur.execute(statement)
+            column = cur.execute(
+                "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema()"
+                " AND table_name = 'journal' AND column_name = 'fingerprint'"
+            ).fetchone()
+            if column is None:
+                cur.execute("ALTER TABLE journal ADD COLUMN IF NOT EXISTS fingerprint TEXT")
             # schema 1 took five text arrays; schema 2 one JSON argument; 3 the fingerprint
             cur.execute(
                 "DROP FUNCTION IF EXISTS tongiaki_append(text, integer, text, integer, text, text,"

@@ -434,3 +434,21 @@ def test_a_ruling_and_its_game_events_are_appended_together_or_not_at_all(store)
     assert conflict.value.game_id == "d1"
     assert store.head("g1").version == 3 and len(store.dispute_events("d1")) == 2
     assert store.outcome("g1", "c3") is None
+
+
+def test_a_migration_makes_only_what_is_missing(pg_schema):
+    """Re-running the schema's DDL on tables that exist would lock them under traffic:
+    the upgrade makes what is missing (here a trigger and an index) and nothing else."""
+    _, url = pg_schema
+    store = PostgresEventStore(url, max_size=1)
+    store.upgrade()
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("DROP TRIGGER dispute_events_no_truncate ON dispute_events")
+        conn.execute("DROP INDEX disputes_by_status")
+        conn.execute("DELETE FROM schema_version WHERE version >= 4")
+    assert store.upgrade() == SCHEMA_VERSION
+    with psycopg.connect(url, autocommit=True) as conn:
+        assert conn.execute("SELECT to_regclass('disputes_by_status') IS NOT NULL").fetchone()[0]
+        with pytest.raises(psycopg.errors.RaiseException, match="immutable"):
+            conn.execute("TRUNCATE dispute_events")
+    store.close()

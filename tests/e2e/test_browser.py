@@ -213,6 +213,8 @@ def test_two_players_play_by_clicks_while_a_spectator_watches_live(browser, serv
     )
     spectator.goto(f"{server}/games/{game_id}")
     spectator.wait_for_selector("svg.board")
+    # the board is drawn before the first answer: the version shown comes with it
+    spectator.wait_for_function("Number(document.body.dataset.version) > 0")
     watched_from = version(spectator)
     bob.goto(f"{server}/games/{game_id}")
     bob.wait_for_selector("svg.board")

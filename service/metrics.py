@@ -1,0 +1,148 @@
+"""Prometheus metrics at ``GET /metrics`` (text exposition format).
+
+- ``tongiaki_requests_seconds{method,route,status}``: a histogram of HTTP request
+  durations (``route`` is the URL rule, ``/api/v1/games/<game:game_id>/commands``, never
+  the raw path: bounded labels);
+- ``tongiaki_commands_total{outcome}``: commands judged — ``accepted``, ``rejected``
+  (journalled refusals), ``replayed`` (an ``Idempotency-Key`` retry answered from the
+  journal);
+- ``tongiaki_rejections_total{code}``: journalled refusals by code;
+- ``tongiaki_open_streams``: server-sent-event streams open now;
+- ``tongiaki_projection_events_behind{projection}``, ``..._games_behind``,
+  ``..._halted_games``: the read models' lag, read from the database at each scrape.
+
+Under gunicorn with several workers, every worker writes its counters to files in
+one directory (prometheus_client's multiprocess mode, ``PROMETHEUS_MULTIPROC_DIR``,
+set by ``tongiaki serve`` before the workers start) and a scrape of any worker
+adds them all up.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from functools import cache
+from types import SimpleNamespace
+from typing import Any
+
+from flask import Blueprint, Flask, Response, current_app, g, request
+
+from projections.store import ReadModels
+from service.store.base import StoreError
+
+MULTIPROCESS = "PROMETHEUS_MULTIPROC_DIR"
+
+
+@cache
+def _metrics() -> Any:
+    """The metrics, made on first use. prometheus_client chooses how to keep values when
+    it is imported: in a gunicorn worker that is after ``tongiaki serve`` set the
+    multiprocess directory, so nothing here imports it before."""
+    from prometheus_client import Counter, Gauge, Histogram
+
+    return SimpleNamespace(
+        requests=Histogram(
+            "tongiaki_requests_seconds",
+            "HTTP requests by method, route and status",
+            ["method", "route", "status"],
+            buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
+        ),
+        commands=Counter("tongiaki_commands", "Commands judged, by outcome", ["outcome"]),
+        rejections=Counter("tongiaki_rejections", "Journalled refusals, by code", ["code"]),
+        streams=Gauge(
+            "tongiaki_open_streams",
+            "Server-sent-event streams open",
+            multiprocess_mode="livesum",
+        ),
+    )
+
+
+def command(outcome: str) -> None:
+    """A command judged: ``accepted``, ``rejected`` or ``replayed``."""
+    _metrics().commands.labels(outcome).inc()
+
+
+def rejection(code: str) -> None:
+    """A refusal journalled, by its code."""
+    _metrics().rejections.labels(code).inc()
+
+
+def streams(delta: int) -> None:
+    """A stream opened (+1) or closed (-1)."""
+    _metrics().streams.inc(delta)
+
+
+bp = Blueprint("metrics", __name__)
+
+
+def track(app: Flask) -> None:
+    """Time every request of ``app`` by method, route and status."""
+
+    @app.before_request
+    def started() -> None:
+        g.tongiaki_started = time.perf_counter()
+
+    @app.after_request
+    def finished(response: Response) -> Response:
+        began = g.get("tongiaki_started")
+        if began is not None:
+            rule = request.url_rule.rule if request.url_rule is not None else "unmatched"
+            _metrics().requests.labels(request.method, rule, str(response.status_code)).observe(
+                time.perf_counter() - began
+            )
+        return response
+
+
+def _lag(registry: Any, rm: ReadModels) -> None:
+    """The read models' lag, as gauges of this scrape only."""
+    from prometheus_client import Gauge
+
+    events = Gauge(
+        "tongiaki_projection_events_behind",
+        "Events a read model has not applied yet (all games)",
+        ["projection"],
+        registry=registry,
+    )
+    games = Gauge(
+        "tongiaki_projection_games_behind",
+        "Games a read model is behind on",
+        ["projection"],
+        registry=registry,
+    )
+    halted = Gauge(
+        "tongiaki_projection_halted_games",
+        "Games a read model is halted for",
+        ["projection"],
+        registry=registry,
+    )
+    for lag in rm.status():
+        events.labels(lag.projection).set(lag.events_behind)
+        games.labels(lag.projection).set(lag.behind)
+        halted.labels(lag.projection).set(len(lag.halted))
+
+
+@bp.get("/metrics")
+def metrics() -> Response:
+    """Every worker's counters (multiprocess mode) or this process's, and the lag."""
+    from prometheus_client import (
+        CONTENT_TYPE_LATEST,
+        REGISTRY,
+        CollectorRegistry,
+        generate_latest,
+        multiprocess,
+    )
+
+    _metrics()  # named even before their first sample
+    if os.environ.get(MULTIPROCESS):
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
+        text = generate_latest(registry)
+    else:
+        text = generate_latest(REGISTRY)
+    lag = CollectorRegistry()
+    try:
+        _lag(lag, current_app.extensions["tongiaki.readmodels"])
+        text += generate_latest(lag)
+    except StoreError:
+        pass  # the database is away: /readyz says so; the counters are still worth having
+    return Response(text, headers={"Content-Type": CONTENT_TYPE_LATEST})

@@ -1,0 +1,46 @@
+"""Prometheus metrics at /metrics: requests by route, commands by outcome, refusals by
+code, open streams, the read models' lag."""
+
+from __future__ import annotations
+
+import re
+
+from tests.service.api import open_game
+
+
+def value(text: str, name: str, **labels: str) -> float:
+    """A sample's value in the exposition text (0 if absent)."""
+    want = ",".join(f'{k}="{v}"' for k, v in sorted(labels.items()))
+    for line in text.splitlines():
+        m = re.match(r"^(\w+)(?:\{(.*)\})? (\S+)$", line)
+        if m and m[1] == name and ",".join(sorted((m[2] or "").split(","))) == want:
+            return float(m[3])
+    return 0.0
+
+
+def test_metrics_count_commands_refusals_requests_and_lag(client):
+    before = client.get("/metrics").get_data(as_text=True)
+    game_id, (blue, red) = open_game(client, ["blue", "red"])
+    legal = client.get(f"/api/v1/games/{game_id}/legal").json
+    mover, idle = (blue, red) if legal["player_id"] == blue.id else (red, blue)
+    assert idle.post(f"/games/{game_id}/commands", legal["commands"][0]).status_code == 403
+    assert mover.post(f"/games/{game_id}/commands", legal["commands"][0]).status_code == 200
+    r = client.get("/metrics")
+    assert r.status_code == 200 and r.headers["Content-Type"].startswith("text/plain")
+    text = r.get_data(as_text=True)
+
+    def grew(name: str, **labels: str) -> float:
+        return value(text, name, **labels) - value(before, name, **labels)
+
+    # opening a game, seats and starts are commands too: 1 + 2 + 1, and the move
+    assert grew("tongiaki_commands_total", outcome="accepted") == 5
+    assert grew("tongiaki_commands_total", outcome="rejected") == 1
+    assert grew("tongiaki_rejections_total", code="not_your_turn") == 1
+    route = "/api/v1/games/<game:game_id>/commands"
+    assert grew("tongiaki_requests_seconds_count", method="POST", route=route, status="200") == 1
+    assert grew("tongiaki_requests_seconds_count", method="POST", route=route, status="403") == 1
+    assert value(text, "tongiaki_projection_events_behind", projection="scoreboard") == 0
+    assert "tongiaki_open_streams" in text
+    client.get("/no/such/page")
+    text = client.get("/metrics").get_data(as_text=True)
+    assert 'route="unmatched"' in text and "/no/such/page" not in text
