@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import subprocess
 import sys
 import urllib.error
@@ -78,6 +79,7 @@ def test_a_dispute_from_the_game_page_to_a_rewind_ruling_and_play_on(browser, se
     assert "yes" in auditor.inner_text("#draws")
     assert "I meant the other beach" in auditor.inner_text("#dispute")
     auditor.screenshot(path=str(shots / "dispute.png"), full_page=True)
+    shutil.copy(shots / "dispute.png", ROOT / "docs" / "screenshots" / "dispute.png")
 
     # the ruling: rewind to the position before the disputed command
     auditor.select_option("#decision", "rewind")
