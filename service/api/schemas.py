@@ -367,6 +367,7 @@ class LobbyGame(Strict):
     open_disputes = fields.Integer(
         metadata={"description": "disputes on the game not yet ruled or withdrawn"}
     )
+    rulings = fields.Integer(metadata={"description": "disputes on the game an auditor ruled"})
     my_move = fields.Boolean(metadata={"description": "my games only: waiting for my move"})
 
 

@@ -8,7 +8,6 @@ applied version N — read-your-writes after a command — or answers 503.
 from __future__ import annotations
 
 import time
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -137,13 +136,15 @@ def named(seats: Iterable[dict[str, Any]]) -> None:
 
 
 def disputed(games: Sequence[dict[str, Any]]) -> None:
-    """Give each game the number of its open disputes (docs/disputes.md), with one query
-    (the open disputes are few: each is settled by an auditor)."""
+    """Give each game the number of its open disputes and of its rulings
+    (docs/disputes.md), with one query for the page's games."""
     if not games:
         return
-    counts = Counter(r.game_id for r in game_service().store.disputes(status="open", limit=10_000))
+    counts = game_service().store.dispute_counts(g["game_id"] for g in games)
     for game in games:
-        game["open_disputes"] = counts.get(game["game_id"], 0)
+        mine = counts.get(game["game_id"], {})
+        game["open_disputes"] = mine.get("open", 0)
+        game["rulings"] = mine.get("ruled", 0)
 
 
 @bp.get("/lobby")

@@ -394,6 +394,10 @@ class Disputes(Protocol):
         """Disputes, oldest first, of one game and/or one status."""
         ...
 
+    def dispute_counts(self, game_ids: Iterable[str]) -> dict[str, dict[str, int]]:
+        """For each of these games that has disputes: how many, by status."""
+        ...
+
 
 class EventStore(Streams, Secrets, Snapshots, Accounts, Disputes, Protocol):
     """The whole port, as one adapter (SQLite, PostgreSQL, memory) provides it.

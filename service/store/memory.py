@@ -327,6 +327,17 @@ class MemoryEventStore:
         rows.sort(key=lambda r: (r.created_at, r.dispute_id))
         return rows[offset : offset + limit]
 
+    def dispute_counts(self, game_ids: Iterable[str]) -> dict[str, dict[str, int]]:
+        """For each of these games that has disputes: how many, by status."""
+        wanted = set(game_ids)
+        counts: dict[str, dict[str, int]] = {}
+        with self._lock:
+            for r in self._disputes.values():
+                if r.game_id in wanted:
+                    by = counts.setdefault(r.game_id, {})
+                    by[r.status] = by.get(r.status, 0) + 1
+        return counts
+
     # --- accounts -------------------------------------------------------------------
 
     def add_account(self, account: Account) -> None:

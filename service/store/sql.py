@@ -668,6 +668,24 @@ class SqlEventStore:
             rows = self._exec(cur, query, params).fetchall()
         return [_dispute_row(r) for r in rows]
 
+    def dispute_counts(self, game_ids: Iterable[str]) -> dict[str, dict[str, int]]:
+        """For each of these games that has disputes: how many, by status (one query)."""
+        ids = sorted(set(game_ids))
+        if not ids:
+            return {}
+        marks = ", ".join(["%s"] * len(ids))
+        with self._read() as cur:
+            rows = self._exec(
+                cur,
+                "SELECT game_id, status, COUNT(*) FROM disputes"
+                f" WHERE version > 0 AND game_id IN ({marks}) GROUP BY game_id, status",
+                ids,
+            ).fetchall()
+        counts: dict[str, dict[str, int]] = {}
+        for game_id, status, n in rows:
+            counts.setdefault(game_id, {})[status] = int(n)
+        return counts
+
     # --- accounts ---------------------------------------------------------------
 
     def add_account(self, account: Account) -> None:

@@ -452,3 +452,15 @@ def test_a_migration_makes_only_what_is_missing(pg_schema):
         with pytest.raises(psycopg.errors.RaiseException, match="immutable"):
             conn.execute("TRUNCATE dispute_events")
     store.close()
+
+
+def test_dispute_counts_by_game_and_status(store):
+    for i, (game, status) in enumerate(
+        [("g1", "open"), ("g1", "ruled"), ("g1", "ruled"), ("g2", "withdrawn")]
+    ):
+        store.append_dispute(f"d{i}", game, 0, dispute_events(1), status=status, at=AT)
+    assert store.dispute_counts(["g1", "g2", "g3"]) == {
+        "g1": {"open": 1, "ruled": 2},
+        "g2": {"withdrawn": 1},
+    }
+    assert store.dispute_counts([]) == {}

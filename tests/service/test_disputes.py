@@ -459,4 +459,9 @@ def test_the_lobby_shows_open_disputes_paused_and_annulled_games(client, app):
     assert mine["open_disputes"] == 1
     players[0].post(f"/disputes/{d}/withdraw", {})
     entry = next(g for g in client.get("/api/v1/lobby").json["games"] if g["game_id"] == game_id)
-    assert entry["open_disputes"] == 0 and entry["paused"] is False
+    assert entry["open_disputes"] == 0 and entry["paused"] is False and entry["rulings"] == 0
+    d2 = dispute(players[1], game_id, receipts[-1]).json["dispute_id"]
+    ruling = {"decision": "stands", "reasoning": "as recorded", "rules": ["D4"]}
+    assert auditor.post(f"/disputes/{d2}/ruling", ruling).status_code == 200
+    entry = next(g for g in client.get("/api/v1/lobby").json["games"] if g["game_id"] == game_id)
+    assert entry["rulings"] == 1 and entry["open_disputes"] == 0

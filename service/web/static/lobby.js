@@ -211,6 +211,7 @@ function gameRow(game, mine) {
     game.annulled ? " · annulled by a ruling" : winnerText(game),
     game.paused ? el("span", { class: "tag paused" }, " · paused by an auditor") : null,
     game.open_disputes ? el("span", { class: "tag disputed" }, ` · ${game.open_disputes} open dispute${game.open_disputes === 1 ? "" : "s"}`) : null,
+    game.rulings ? el("span", { class: "tag ruled" }, ` · ${game.rulings} ruling${game.rulings === 1 ? "" : "s"} by an auditor`) : null,
     flag,
     game.status === "ended" || game.status === "playing" ? [" · ", el("a", { href: `/games/${game.game_id}/replay` }, "replay")] : null,
   );
