@@ -22,6 +22,10 @@ CLICKABLE = (
     "svg.board .target, button[data-token], button.chip-button, #turn-left:not([disabled]),"
     " #turn-right:not([disabled])"
 )
+UNCHOSEN = (
+    "svg.board .target:not(.chosen), button[data-token]:not(.chosen),"
+    " button.chip-button:not(.chosen), #turn-left:not([disabled]), #turn-right:not([disabled])"
+)
 
 
 def call(base, method, path, token=None, body=None):
@@ -78,7 +82,11 @@ def act(page, rng):
         if version(page) != start or page.locator("#play, #confirm").count() == 0:
             return True
         play = page.locator("#play")
-        targets = page.locator(CLICKABLE)
+        # targets not chosen yet first: a click on a chosen one takes it back, and a
+        # walk of random toggles may need many clicks to complete a move
+        targets = page.locator(UNCHOSEN)
+        if targets.count() == 0 or rng.random() < 0.1:
+            targets = page.locator(CLICKABLE)
         n = targets.count()
         try:
             if page.locator("#confirm").count():  # a move that cannot be undone
