@@ -396,7 +396,13 @@ def test_on_a_phone_the_decision_stays_at_hand_and_nothing_is_clipped(browser, s
     open_game_page(page, server, gid)
     bar = page.locator("#action-bar.mine")
     bar.wait_for()
-    box = bar.bounding_box()
+    box = None
+    for _ in range(50):  # the panel is drawn again as answers arrive: measure a drawn one
+        box = bar.bounding_box()
+        if box is not None:
+            break
+        page.wait_for_timeout(100)
+    assert box is not None
     assert box["y"] + box["height"] <= 844 + 1 and box["y"] < 844  # on screen at once
     assert (
         page.evaluate("getComputedStyle(document.getElementById('action-bar')).position") == "fixed"
