@@ -16,7 +16,6 @@ the others are judged again (and refused: the dispute is closed).
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 import uuid
 from collections.abc import Callable, Sequence
@@ -28,6 +27,7 @@ from domain import ENGINE_VERSION, RULES_VERSION, position, revisions
 from domain import commands as cmd
 from domain import disputes as d
 from domain.commands import PLAY_COMMANDS
+from domain.deck import commitment
 from domain.errors import DomainError, MalformedPayload, RuleViolation
 from domain.fold import replay
 from domain.legal import legal_commands
@@ -336,9 +336,7 @@ class DisputeService:
         seed = self.store.put_secret(
             redeal_key(game_id, len(now.deals) + 1), secrets.token_bytes(32)
         )
-        return cmd.RewindGame(
-            dispute_id, to_version, position.text(at), hashlib.sha256(seed).hexdigest()
-        )
+        return cmd.RewindGame(dispute_id, to_version, position.text(at), commitment(seed))
 
     def _resume_if_paused(self, who: Account, game_id: str, dispute_id: str) -> None:
         """D7: a game paused for a dispute resumes once that dispute is closed."""
@@ -587,7 +585,7 @@ class DisputeService:
             answer = {"checked": len(drawn), "ok": ok}
         if final.seed_hex is not None:
             answer["seed_revealed"] = True
-            answer["commitment_ok"] = hashlib.sha256(seed).hexdigest() == final.deck_commitment
+            answer["commitment_ok"] = commitment(seed) == final.deck_commitment
         else:
             answer["seed_revealed"] = False
         return answer

@@ -12,10 +12,11 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from flask import Blueprint, Response, current_app, jsonify
+from flask import Blueprint, current_app, jsonify
 from flask.typing import ResponseReturnValue
 
 from projections.store import ReadModels
+from service.api import problem
 from service.settings import Settings
 from service.store.base import StoreError
 
@@ -86,16 +87,6 @@ def readyz() -> ResponseReturnValue:
         reasons += more
     if not reasons:
         return jsonify(ready=True, checks=checks)
-    body = {
-        "type": "/problems/not_ready",
-        "title": "Service unavailable",
-        "status": 503,
-        "detail": "; ".join(reasons),
-        "code": "not_ready",
-        "checks": checks,
-    }
-    response: Response = jsonify(body)
-    response.status_code = 503
-    response.content_type = "application/problem+json"
+    response = problem(503, "not_ready", "Service unavailable", "; ".join(reasons), checks=checks)
     response.headers["Retry-After"] = "5"
     return response

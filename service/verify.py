@@ -202,11 +202,10 @@ def check_dispute_streams(
                     "ranking": ruling.get("ranking"),
                 }
             ]
-        got = [
-            {k: body.get(k) for k in want}
-            for (_, body), want in zip(mine, expected * len(mine), strict=False)
-        ]
-        carried = len(mine) == len(expected) and got == expected
+        carried = len(mine) == len(expected) and all(
+            all(body.get(k) == v for k, v in want.items())
+            for (_, body), want in zip(mine, expected, strict=True)
+        )
         found.append(
             {
                 "dispute_id": dispute_id,

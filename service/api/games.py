@@ -540,10 +540,7 @@ def _party(game_id: str) -> bool:
     if not request.headers.get("Authorization"):
         return False
     try:
-        who = account()
+        player_or_auditor(game_id, "dispute")
     except ServiceError:
         return False
-    if who.kind == "auditor":
-        return True
-    _, state = game_service().load(game_id)
-    return any(p.player_id == who.account_id for p in state.players)
+    return True

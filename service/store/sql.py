@@ -410,8 +410,11 @@ class SqlEventStore:
                 )
         return Appended(tuple(stored), new_version, new_hash, entry=entry)
 
-    def _insert_events(self, cur: Any, stored: Sequence[StoredEvent]) -> None:
-        """All of a command's events in one statement."""
+    def _insert_events(
+        self, cur: Any, stored: Sequence[StoredEvent], table: str = "events", key: str = "game_id"
+    ) -> None:
+        """All of a command's events (or a dispute's: ``dispute_events``, keyed by
+        ``dispute_id``) in one statement."""
         if not stored:
             return
         values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * len(stored))
@@ -420,7 +423,7 @@ class SqlEventStore:
             params += [e.game_id, e.version, e.type, e.data, e.metadata, e.prev_hash, e.hash]
         self._exec(
             cur,
-            "INSERT INTO events (game_id, version, type, data, metadata, prev_hash, hash)"
+            f"INSERT INTO {table} ({key}, version, type, data, metadata, prev_hash, hash)"
             f" VALUES {values}",
             params,
         )
@@ -609,16 +612,7 @@ class SqlEventStore:
                 raise ConcurrencyConflict(dispute_id, expected_version, int(row[0]) if row else 0)
             version, head_hash = int(row[0]), row[1]
         stored = chain_events(dispute_id, version, head_hash, events)
-        values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * len(stored))
-        params: list[Any] = []
-        for e in stored:
-            params += [e.game_id, e.version, e.type, e.data, e.metadata, e.prev_hash, e.hash]
-        self._exec(
-            cur,
-            "INSERT INTO dispute_events"
-            f" (dispute_id, version, type, data, metadata, prev_hash, hash) VALUES {values}",
-            params,
-        )
+        self._insert_events(cur, stored, "dispute_events", "dispute_id")
         self._exec(
             cur,
             "UPDATE disputes SET version = %s, hash = %s, status = %s, updated_at = %s"
