@@ -115,7 +115,8 @@ class DisputeService:
         if state.phase is not Phase.ENDED:
             return True
         ended_at = None
-        for e in self.store.read(game_id):
+        # the latest end: a game rewound after its end (D6) and over again ended then
+        for e in reversed(self.store.read(game_id)):
             if e.type == "GameEnded":
                 ended_at = e.meta().get("recorded_at")
                 break
