@@ -299,6 +299,8 @@ def test_the_pages_fit_a_phone_and_show_keyboard_focus(browser, server):
     game_id, _, _ = started_game(server, moves=30)
     page.goto(f"{server}/games/{game_id}")
     page.wait_for_selector("svg.board")
+    # the board is drawn before the first answer: its boats come with the position
+    page.wait_for_function("Number(document.body.dataset.version) > 0")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     # every boat carries its colour's letter, not only its colour
     letters = page.evaluate(
