@@ -18,6 +18,7 @@ from service.api.meta import bp as meta_bp
 from service.api.views import bp as views_bp
 from service.disputes import DisputeService
 from service.doorbells import BackgroundDoorbell, InlineDoorbell, RqDoorbell, sweep_inline
+from service.feed import Feed, listener_for, ring_feed
 from service.games import Doorbell, GameService
 from service.health import bp as health_bp
 from service.jsonprovider import OrjsonProvider
@@ -26,7 +27,6 @@ from service.metrics import bp as metrics_bp
 from service.metrics import track
 from service.settings import Settings
 from service.store.base import SqlStore
-from service.streams import StreamSlots
 from service.web import bp as web_bp
 
 
@@ -77,9 +77,10 @@ def check_services(settings: Settings) -> None:
             client.close()
 
 
-# live streams one process holds at once (service.streams): the embedded server gives
-# each connection a thread of its own, so only memory bounds it
-EMBEDDED_STREAMS = 256
+# live streams one process holds at once (service.feed) unless TONGIAKI_MAX_STREAMS says:
+# the embedded server gives each connection a thread of its own (~30 KB each, waiting);
+# a gevent worker a greenlet (service.serving)
+EMBEDDED_STREAMS = 2000
 
 
 def create_app(
@@ -96,6 +97,13 @@ def create_app(
     store.upgrade()
     readmodels = ReadModels(store, store)
     readmodels.upgrade()
+    feed = Feed(
+        store,
+        max_streams=settings.max_streams or streams,
+        per_client=settings.streams_per_client,
+        poll_every=settings.feed_poll,
+        listener=listener_for(settings.database_url) if settings.uses_postgres else None,
+    )
     doorbell: Doorbell
     if settings.redis_url:
         # rung from a thread of its own: a slow or hung Redis never delays a command
@@ -113,11 +121,11 @@ def create_app(
     app.extensions["tongiaki.settings"] = settings
     app.extensions["tongiaki.readmodels"] = readmodels
     app.extensions["tongiaki.limits"] = RateLimits(settings)
-    app.extensions["tongiaki.streams"] = StreamSlots(streams)
+    app.extensions["tongiaki.feed"] = feed
     app.extensions["tongiaki.games"] = GameService(
         store,
         clock=clock or (lambda: datetime.now(UTC)),
-        doorbell=doorbell,
+        doorbell=ring_feed(feed, doorbell),  # streams hear of a commit first
         testing=settings.testing,
         snapshot_every=settings.snapshot_every,
         keyframes=readmodels.keyframe,

@@ -167,14 +167,14 @@ def _store():  # type: ignore[no-untyped-def]
     "--workers",
     default=0,
     type=click.IntRange(0, 64),
-    help="gunicorn workers (0: one threaded process).",
+    help="gunicorn workers, each a gevent worker (0: one threaded process).",
 )
 @click.option(
     "--threads",
-    default=8,
-    type=click.IntRange(1, 256),
-    show_default=True,
-    help="Threads per gunicorn worker.",
+    default=0,
+    type=click.IntRange(0, 256),
+    hidden=True,  # the workers were gthread workers once; gevent workers have no threads
+    help="Ignored (accepted so that older Procfiles still start).",
 )
 def serve(host: str | None, port: int | None, workers: int, threads: int) -> None:
     """Run the HTTP service (SQLite under ./var unless DATABASE_URL is set)."""
@@ -196,7 +196,7 @@ def serve(host: str | None, port: int | None, workers: int, threads: int) -> Non
         except OSError as exc:  # the port is taken, the address is not ours
             raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror}") from exc
         return
-    run_gunicorn(settings, host, port, workers, threads)
+    run_gunicorn(settings, host, port, workers)
 
 
 @main.group()

@@ -29,7 +29,7 @@ from service.problems import code_for, type_uri
 from service.settings import Settings
 
 PROBLEM = "application/problem+json"
-GRACEFUL_TIMEOUT = 10  # seconds a gunicorn worker gets to finish its requests on SIGTERM
+GRACEFUL_TIMEOUT = 5  # seconds a gunicorn worker gets to finish its requests on SIGTERM
 
 log = logging.getLogger("tongiaki.serving")
 MAX_REQUEST_LINE = 4094  # gunicorn's limit_request_line
@@ -247,6 +247,7 @@ def run_embedded(settings: Settings, host: str, port: int) -> None:
     """One threaded process (a thread per connection), as ``tongiaki serve`` runs by default."""
     from service.app import create_app
 
+    more_files()
     app = create_app(settings)
     app.wsgi_app = BodyDeadline(app.wsgi_app)  # type: ignore[method-assign]
     app.run(host=host, port=port, threaded=True, request_handler=ProblemRequestHandler)
@@ -264,13 +265,28 @@ def _write_problem(sock: Any, status_int: int, reason: str, mesg: str) -> None:
     util.write_nonblock(sock, head.encode("latin1") + body)
 
 
-def run_gunicorn(settings: Settings, host: str, port: int, workers: int, threads: int) -> None:
-    """``workers`` gunicorn processes (gthread, ``threads`` each) on one port."""
+def more_files() -> None:
+    """Raise this process's open-file limit to its hard limit: every viewer is a socket."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+GEVENT_STREAMS = 10_000  # live streams per gevent worker unless TONGIAKI_MAX_STREAMS says
+
+
+def run_gunicorn(settings: Settings, host: str, port: int, workers: int) -> None:
+    """``workers`` gunicorn processes on one port, each a gevent worker: a request is a
+    greenlet, so a live stream waiting for events holds no thread (``service.feed``)."""
     from gunicorn import util
     from gunicorn.app.base import BaseApplication
 
     from service.app import create_app
 
+    more_files()
     util.write_error = _write_problem  # type: ignore[assignment]  # workers fork after this
     # the workers' metrics, added up at every scrape (service.metrics): one fresh
     # directory per server, set before the workers import prometheus_client
@@ -278,6 +294,7 @@ def run_gunicorn(settings: Settings, host: str, port: int, workers: int, threads
         where = tempfile.mkdtemp(prefix="tongiaki-metrics-")
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = where
         atexit.register(shutil.rmtree, where, True)
+    streams = settings.max_streams or GEVENT_STREAMS
 
     def child_exit(server: Any, worker: Any) -> None:
         from prometheus_client import multiprocess
@@ -288,8 +305,9 @@ def run_gunicorn(settings: Settings, host: str, port: int, workers: int, threads
         def load_config(self) -> None:
             self.cfg.set("bind", f"{host}:{port}")
             self.cfg.set("workers", workers)
-            self.cfg.set("threads", threads)
-            self.cfg.set("worker_class", "gthread")
+            self.cfg.set("worker_class", "service.gevent_worker.Worker")
+            # every open stream is a connection: room for all of them, and the rest
+            self.cfg.set("worker_connections", streams + 1000)
             self.cfg.set("timeout", 120)
             self.cfg.set("graceful_timeout", GRACEFUL_TIMEOUT)
             # one control socket per host by default: several services would share it
@@ -297,7 +315,6 @@ def run_gunicorn(settings: Settings, host: str, port: int, workers: int, threads
             self.cfg.set("child_exit", child_exit)
 
         def load(self):  # type: ignore[no-untyped-def]
-            # streams hold a thread each: keep at least half the threads for the rest
-            return BodyDeadline(create_app(settings, streams=threads // 2))
+            return BodyDeadline(create_app(settings, streams=streams))
 
     Gunicorn().run()

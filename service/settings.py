@@ -213,6 +213,9 @@ class Settings:
     snapshot_every: int = 100
     dispute_window: int = 7 * 86_400  # seconds after its end a game can be disputed (D1)
     ready_max_lag: int = 1000  # events a read model may be behind while /readyz says ready
+    max_streams: int = 0  # live streams per process; 0: the server's default (service.app)
+    streams_per_client: int = 16  # live streams one client address holds per process; 0: any
+    feed_poll: float = 2.0  # seconds between the change feed's safety polls (service.feed)
     host: str = "127.0.0.1"
     port: int = 8000
     # kind → limits; empty: no rate limits (TONGIAKI_RATE_LIMITS=off)
@@ -244,6 +247,9 @@ class Settings:
             testing=testing == "1",
             snapshot_every=_integer(e, "TONGIAKI_SNAPSHOT_EVERY", 100, 1, 1_000_000),
             ready_max_lag=_integer(e, "TONGIAKI_READY_MAX_LAG", 1000, 0, 1_000_000_000),
+            max_streams=_integer(e, "TONGIAKI_MAX_STREAMS", 0, 0, 1_000_000),
+            streams_per_client=_integer(e, "TONGIAKI_STREAMS_PER_CLIENT", 16, 0, 1_000_000),
+            feed_poll=_seconds(e, "TONGIAKI_FEED_POLL", 2.0),
             dispute_window=_integer(e, "TONGIAKI_DISPUTE_WINDOW", 7 * 86_400, 0, 366 * 86_400),
             host=host,
             port=_integer(e, "TONGIAKI_PORT", 8000, 1, 65_535),

@@ -191,9 +191,16 @@ def embedded(tmp: Path, **extra: str) -> Iterator[Server]:
 
 @contextmanager
 def production(
-    tmp: Path, database_url: str, redis_url: str, queue: str, web: int = 2, **extra: str
+    tmp: Path,
+    database_url: str,
+    redis_url: str,
+    queue: str,
+    web: int = 2,
+    workers: int = 1,
+    **extra: str,
 ) -> Iterator[list[Server]]:
-    """``web`` gunicorn processes on one PostgreSQL database, rq projections, one worker."""
+    """``web`` gunicorn processes on one PostgreSQL database, rq projections, ``workers``
+    rq workers (the web processes first in the list, then the workers)."""
     tmp.mkdir(parents=True, exist_ok=True)
     env = base_env(
         DATABASE_URL=database_url,
@@ -209,13 +216,15 @@ def production(
             port = free_port()
             servers.append(
                 start(
-                    ["serve", "--workers", "1", "--threads", "4", "--port", str(port)],
+                    ["serve", "--workers", "1", "--port", str(port)],
                     env,
                     tmp / f"web{i}.log",
                     port,
                 )
             )
-        servers.append(start(["worker"], env, tmp / "worker.log"))
+        for i in range(workers):
+            log = tmp / ("worker.log" if i == 0 else f"worker{i}.log")
+            servers.append(start(["worker"], env, log))
         yield servers
     finally:
         for server in servers:

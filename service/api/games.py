@@ -6,7 +6,7 @@ import time
 from collections.abc import Iterator
 from functools import lru_cache
 
-from flask import Blueprint, Response, current_app, json, jsonify, request, stream_with_context
+from flask import Blueprint, Response, current_app, json, jsonify, request
 from flask.typing import ResponseReturnValue
 
 from domain import commands as cmd
@@ -20,6 +20,7 @@ from service.api import (
     account,
     body,
     bounded_int,
+    client_address,
     event_json,
     game_service,
     int_arg,
@@ -44,8 +45,9 @@ from service.api.schemas import (
     VerificationSchema,
 )
 from service.errors import BadRequest, ServiceError
+from service.feed import Feed
 from service.games import CommandResult
-from service.streams import StreamSlots, hung_up
+from service.streams import hung_up
 from service.verify import verify_game
 
 bp = Blueprint("games", __name__)
@@ -60,7 +62,7 @@ def encode_command(command: cmd.Command) -> dict[str, object]:
     return encode(command)
 
 
-STREAM_POLL = 0.25
+STREAM_WAKE = 5.0  # seconds an idle stream waits before it looks whether its viewer left
 STREAM_HEARTBEAT = 15.0
 
 
@@ -424,8 +426,9 @@ def events(game_id: str) -> ResponseReturnValue:
 )
 def stream(game_id: str) -> ResponseReturnValue:
     game_service().load(game_id)
-    slots: StreamSlots = current_app.extensions["tongiaki.streams"]
-    last = request.headers.get("Last-Event-ID") or request.args.get("after") or "0"
+    feed: Feed = current_app.extensions["tongiaki.feed"]
+    header_id = request.headers.get("Last-Event-ID")
+    last = header_id or request.args.get("after") or "0"
     try:
         after = bounded_int(last, "Last-Event-ID")
     except BadRequest as exc:
@@ -433,30 +436,46 @@ def stream(game_id: str) -> ResponseReturnValue:
             "bad_last_event_id", "Last-Event-ID (or ?after=) is a version number"
         ) from exc
     timeout = int_arg("timeout", 300, 1, 3600) or 300
-    store = game_service().store
-    slots.take()  # 503 too_many_streams when every slot of this process is held
+    # 503 too_many_streams when the process holds its most; 429 past the client's share
+    sub = feed.subscribe(game_id, client_address())
+    if header_id is not None and sub.hub.ended and sub.hub.head <= after:
+        # a browser reconnecting to a game that is over and that it has whole: 204 tells
+        # EventSource to stop reconnecting
+        sub.close()
+        return Response(status=204)
     connection = request.environ.get("gunicorn.socket") or request.environ.get("werkzeug.socket")
 
-    def generate() -> Iterator[str]:
+    def generate() -> Iterator[bytes]:
         nonlocal after
-        deadline = time.monotonic() + timeout
-        beat = time.monotonic()
-        yield "retry: 2000\n\n"
-        while time.monotonic() < deadline:
-            rows = store.read(game_id, after, 200)
-            for e in rows:
-                yield f"id: {e.version}\nevent: {e.type}\ndata: {json.dumps(event_json(e))}\n\n"
-                after = e.version
-            if not rows:
-                if time.monotonic() - beat > STREAM_HEARTBEAT:
+        try:
+            deadline = time.monotonic() + timeout
+            beat = time.monotonic()
+            yield b"retry: 2000\n\n"
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return
+                frames, over = sub.next(after, min(left, STREAM_WAKE))
+                if frames:
+                    yield b"".join(f for _, f in frames)
+                    after = frames[-1][0]
                     beat = time.monotonic()
-                    yield ": keep-alive\n\n"
-                if hung_up(connection):
-                    return  # the viewer left: its slot is free at once, not at the next write
-                time.sleep(STREAM_POLL)
+                if over:
+                    if not feed.closing:  # the game is over and every event was sent
+                        yield b"event: end\ndata: {}\n\n"
+                    return
+                if not frames:
+                    if time.monotonic() - beat >= STREAM_HEARTBEAT:
+                        beat = time.monotonic()
+                        yield b": keep-alive\n\n"
+                    elif hung_up(connection):
+                        return  # the viewer left: its place is free now, not at the next write
+        finally:
+            sub.close()
 
-    response = Response(stream_with_context(generate()), mimetype="text/event-stream")
-    response.call_on_close(slots.give_back)
+    # no request context is kept for the stream's life: the generator needs none
+    response = Response(generate(), mimetype="text/event-stream")
+    response.call_on_close(sub.close)
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"
     return response

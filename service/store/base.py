@@ -299,6 +299,10 @@ class Streams(Protocol):
         """The game's index row (head version and hash), or None if unknown."""
         ...
 
+    def versions(self, game_ids: Sequence[str]) -> dict[str, tuple[int, str]]:
+        """Head version and status of each of ``game_ids`` that exists (the change feed)."""
+        ...
+
     def games(self, status: str | None = None, limit: int = 100, offset: int = 0) -> list[GameRow]:
         """Games, most recently updated first, optionally of one status, from ``offset``."""
         ...

@@ -218,6 +218,15 @@ class MemoryEventStore:
         with self._lock:
             return self._games.get(game_id)
 
+    def versions(self, game_ids: Sequence[str]) -> dict[str, tuple[int, str]]:
+        """Head version and status of each of ``game_ids`` that exists."""
+        with self._lock:
+            return {
+                g: (row.version, row.status)
+                for g in game_ids
+                if (row := self._games.get(g)) is not None
+            }
+
     def games(self, status: str | None = None, limit: int = 100, offset: int = 0) -> list[GameRow]:
         """Games, most recently updated first, optionally of one status, from ``offset``."""
         with self._lock:

@@ -41,6 +41,18 @@ IMMUTABLE = [
        FOR EACH ROW EXECUTE FUNCTION tongiaki_events_immutable()""",
     """CREATE OR REPLACE TRIGGER dispute_events_no_truncate BEFORE TRUNCATE ON dispute_events
        FOR EACH STATEMENT EXECUTE FUNCTION tongiaki_events_immutable()""",
+    # the change feed (service.feed): every commit of events says which games moved,
+    # once per game and transaction, to every process listening, whoever wrote them
+    """CREATE OR REPLACE FUNCTION tongiaki_events_notify() RETURNS trigger
+       LANGUAGE plpgsql AS $$
+       BEGIN
+           PERFORM pg_notify('tongiaki_events', d.game_id)
+           FROM (SELECT DISTINCT n.game_id FROM new_rows n) d;
+           RETURN NULL;
+       END $$""",
+    """CREATE OR REPLACE TRIGGER events_notify AFTER INSERT ON events
+       REFERENCING NEW TABLE AS new_rows
+       FOR EACH STATEMENT EXECUTE FUNCTION tongiaki_events_notify()""",
 ]
 
 # One round trip per command: the whole append runs server-side, atomically.

@@ -55,8 +55,9 @@ class SqlTx:
 
 
 # 1: first schema; 2: PostgreSQL's tongiaki_append takes the events as one JSON argument;
-# 3: journal.fingerprint (what an Idempotency-Key stood for); 4: disputes, dispute_events
-SCHEMA_VERSION = 4
+# 3: journal.fingerprint (what an Idempotency-Key stood for); 4: disputes, dispute_events;
+# 5: PostgreSQL notifies the change feed of every commit of events (service.feed)
+SCHEMA_VERSION = 5
 
 TABLES = [
     """CREATE TABLE IF NOT EXISTS games (
@@ -535,6 +536,22 @@ class SqlEventStore:
                 (game_id,),
             ).fetchone()
         return self._game(row) if row else None
+
+    def versions(self, game_ids: Sequence[str]) -> dict[str, tuple[int, str]]:
+        """Head version and status of each of ``game_ids`` that exists (500 per query)."""
+        found: dict[str, tuple[int, str]] = {}
+        ids = list(game_ids)
+        with self._read() as cur:
+            for i in range(0, len(ids), 500):
+                chunk = ids[i : i + 500]
+                marks = ", ".join(["%s"] * len(chunk))
+                rows = self._exec(
+                    cur,
+                    f"SELECT game_id, version, status FROM games WHERE game_id IN ({marks})",
+                    chunk,
+                ).fetchall()
+                found.update({r[0]: (int(r[1]), r[2]) for r in rows})
+        return found
 
     def games(self, status: str | None = None, limit: int = 100, offset: int = 0) -> list[GameRow]:
         """Games, most recently updated first, optionally of one status, from ``offset``."""

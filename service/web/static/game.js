@@ -722,6 +722,7 @@ function skip() {
 }
 
 function banner(status) {
+  if (status === "ended") return; // the game is over: its stream ended with its last event
   const box = document.getElementById("connection");
   const previous = view.connection;
   view.connection = status;

@@ -1,6 +1,7 @@
 // Following a game live: server-sent events, resumed after the last version seen.
 // When the server has no stream to spare (503 too_many_streams) or the stream fails
 // for good, the page polls /events meanwhile and asks for a stream again later.
+// A game that is over ends its stream with an "end" event: the page stops there.
 
 export const EVENT_TYPES = [
   "GameCreated", "PlayerJoined", "GameStarted", "StartingBoatPlaced", "BoatsAdded",
@@ -8,6 +9,7 @@ export const EVENT_TYPES = [
   "ExpeditionFailed", "FleetReachedIsland", "FleetTurnedBack", "BoatsLanded",
   "RoyalIslandFounded", "NewColonyFounded", "ChainDeclaredEndless", "IslandRemoved",
   "FleetLostAtSea", "TurnEnded", "GameEnded", "DeckRevealed",
+  "GamePaused", "GameResumed", "GameRewound", "ResultAmended",
 ];
 
 const POLL_MS = 2000; // between polls while there is no stream
@@ -16,7 +18,7 @@ const POLL_FOR_MS = 10000; // how long to poll before asking for a stream again
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 
 /** Call onEvent(version, type) for every event after ``after``, and onStatus(state)
- * with "live", "reconnecting", "polling" or "offline"; returns a stop function. */
+ * with "live", "reconnecting", "polling", "offline" or "ended"; returns a stop function. */
 export function follow(gameId, after, onEvent, onStatus = () => {}) {
   let last = after;
   let source = null;
@@ -38,6 +40,10 @@ export function follow(gameId, after, onEvent, onStatus = () => {}) {
         onStatus("reconnecting"); // the browser retries by itself
       }
     };
+    source.addEventListener("end", () => {
+      source.close(); // the game is over and every event came: nothing more to follow
+      onStatus("ended");
+    });
     for (const type of EVENT_TYPES) {
       source.addEventListener(type, (message) => deliver(Number(message.lastEventId), message.type));
     }

@@ -1,0 +1,361 @@
+"""The change feed: one per process, it fans new events out to every live stream.
+
+A stream (``GET /games/{id}/stream``) never reads the database while it waits.
+Each watched game has a ``Hub``: the feed reads a game's new events once, as
+soon as it hears of them, keeps the last ``BUFFER`` of them as ready-made
+server-sent-event frames, and wakes every subscriber of that game, which takes
+the frames after the version it has sent. Only a subscriber that starts (or
+falls) further back than the buffer reads the store itself, a page at a time,
+until it is level.
+
+How the feed hears of new events, fastest first:
+
+- in-process: the service's doorbell rings ``changed(game_id)`` after every
+  commit of this process;
+- PostgreSQL: a trigger on ``events`` sends ``NOTIFY tongiaki_events`` with the
+  game id on every commit, whoever wrote it (another web process, the CLI's
+  import); one ``LISTEN`` connection per process (``PgListener``) hears them;
+- a safety poll: every ``poll_every`` seconds, one query for the head version of
+  every watched game, for anything missed (the listener reconnecting, or on
+  SQLite another process writing the file).
+
+Under gunicorn the workers are gevent workers: a stream is a greenlet waiting on
+its hub, so thousands of viewers hold no request thread (``service.serving``).
+The embedded server gives each connection a thread of its own; its streams wait
+the same way, without polling.
+
+Bounds: at most ``max_streams`` open streams per process (503
+``too_many_streams`` past it) and ``per_client`` per client address (429
+``too_many_streams``). ``close()`` (on SIGTERM) ends every stream at once so that
+a process stops within seconds with viewers connected; they reconnect to
+another process and resume after their ``Last-Event-ID``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from service import metrics
+from service.errors import TooManyRequests, Unavailable
+from service.store.base import StoredEvent, StoreUnavailable
+
+log = logging.getLogger("tongiaki.feed")
+
+BUFFER = 512  # frames kept per watched game
+PAGE = 200  # events read at once
+RETRY_AFTER = 10  # seconds a refused viewer waits before asking again
+CHANNEL = "tongiaki_events"  # PostgreSQL NOTIFY channel (the trigger's, service.store)
+ENDED = "ended"  # the games row status of a game that is over
+
+
+@dataclass
+class Hub:
+    """One watched game: its head, the frames of its latest events, its subscribers."""
+
+    game_id: str
+    head: int  # the last version the hub has read
+    ended: bool
+    start: int  # frames hold the versions after this one
+    cond: threading.Condition  # on the feed's lock: wakes this game's subscribers only
+    frames: deque[tuple[int, bytes]] = field(default_factory=lambda: deque(maxlen=BUFFER))
+    subscribers: int = 0
+
+    def after(self, version: int) -> list[tuple[int, bytes]] | None:
+        """The frames after ``version``; None if the buffer no longer reaches back there."""
+        if version < self.start:
+            return None
+        if self.frames and self.frames[0][0] > version + 1:
+            return None
+        return [f for f in self.frames if f[0] > version]
+
+
+class Subscription:
+    """One open stream: what it has sent, and a way to wait for more."""
+
+    def __init__(self, feed: Feed, hub: Hub, client: str) -> None:
+        self.feed = feed
+        self.hub = hub
+        self.client = client
+        self.closed = False
+
+    def next(self, after: int, timeout: float) -> tuple[list[tuple[int, bytes]], bool]:
+        """Frames after ``after`` (waiting up to ``timeout`` s for some), and whether the
+        stream is over: the game ended and every frame was handed out, or the feed
+        closes. Reads the store only while ``after`` is behind the hub's buffer."""
+        feed, hub = self.feed, self.hub
+        with feed.lock:
+            if not feed.closing and hub.head <= after:
+                hub.cond.wait_for(lambda: feed.closing or hub.head > after, timeout)
+            if feed.closing:
+                return [], True
+            frames = hub.after(after)
+            if frames is not None:
+                return frames, hub.ended and hub.head <= (frames[-1][0] if frames else after)
+            head = hub.head
+        # behind the buffer (a resume from long ago, or a slow reader): one page from the store
+        rows = feed.store.read(hub.game_id, after, min(PAGE, head - after))
+        return [(e.version, frame(e)) for e in rows], False
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.feed._leave(self)
+
+
+def frame(event: StoredEvent) -> bytes:
+    """One event as a server-sent event: its version as the id, its type as the name."""
+    from flask import json
+
+    from service.api import event_json
+
+    data = json.dumps(event_json(event))
+    return f"id: {event.version}\nevent: {event.type}\ndata: {data}\n\n".encode()
+
+
+class Feed:
+    """New events of watched games, read once per process and handed to every stream."""
+
+    def __init__(
+        self,
+        store: Any,
+        *,
+        max_streams: int,
+        per_client: int,
+        poll_every: float = 2.0,
+        listener: Callable[[Feed], Any] | None = None,
+    ) -> None:
+        self.store = store
+        self.max_streams = max_streams
+        self.per_client = per_client
+        self.poll_every = poll_every
+        self.lock = threading.Lock()
+        self.hubs: dict[str, Hub] = {}
+        self.clients: dict[str, int] = {}
+        self.open = 0
+        self.closing = False
+        self._dirty: set[str] = set()
+        self._wake = threading.Event()
+        self._pid = 0
+        self._listener_factory = listener
+        self._listener: Any = None
+        FEEDS.append(self)
+
+    # --- subscribers ------------------------------------------------------------
+
+    def subscribe(self, game_id: str, client: str) -> Subscription:
+        """Open a stream of ``game_id`` for ``client``, or raise 503 / 429."""
+        self._start()
+        with self.lock:
+            if self.closing:
+                raise Unavailable(
+                    "shutting_down", "this server process is stopping; retry", retry_after=1
+                )
+            if self.open >= self.max_streams:
+                raise Unavailable(
+                    "too_many_streams",
+                    f"this server process already holds {self.max_streams} live streams; follow"
+                    " the game with GET /games/{id}/events?after= meanwhile, or retry later",
+                    retry_after=RETRY_AFTER,
+                )
+            if self.per_client and self.clients.get(client, 0) >= self.per_client:
+                raise TooManyRequests(
+                    "too_many_streams",
+                    f"one client holds at most {self.per_client} live streams at once on a"
+                    " server process; close one first",
+                    retry_after=RETRY_AFTER,
+                )
+            self.open += 1
+            self.clients[client] = self.clients.get(client, 0) + 1
+            hub = self.hubs.get(game_id)
+        metrics.streams(1)
+        try:
+            if hub is None:
+                hub = self._new_hub(game_id)
+        except BaseException:
+            self._release(client)
+            raise
+        return Subscription(self, hub, client)
+
+    def _new_hub(self, game_id: str) -> Hub:
+        row = self.store.head(game_id)
+        version = row.version if row else 0
+        with self.lock:
+            hub = self.hubs.get(game_id)
+            if hub is None:  # another subscriber may have made it meanwhile
+                ended = bool(row and row.status == ENDED)
+                hub = Hub(game_id, version, ended, version, threading.Condition(self.lock))
+                self.hubs[game_id] = hub
+            hub.subscribers += 1
+        self._dirty.add(game_id)  # anything committed between the read and now
+        self._wake.set()
+        return hub
+
+    def _release(self, client: str) -> None:
+        with self.lock:
+            self.open -= 1
+            left = self.clients.get(client, 1) - 1
+            if left:
+                self.clients[client] = left
+            else:
+                self.clients.pop(client, None)
+        metrics.streams(-1)
+
+    def _leave(self, sub: Subscription) -> None:
+        with self.lock:
+            sub.hub.subscribers -= 1
+            if sub.hub.subscribers <= 0 and self.hubs.get(sub.hub.game_id) is sub.hub:
+                del self.hubs[sub.hub.game_id]
+        self._release(sub.client)
+
+    # --- what changed -------------------------------------------------------------
+
+    def changed(self, game_id: str) -> None:
+        """A game has new events (or may have): read them if anybody watches it."""
+        if game_id in self.hubs:
+            self._dirty.add(game_id)
+            self._wake.set()
+
+    def changed_all(self) -> None:
+        """Anything may have been missed (a listener reconnected): look at every hub."""
+        self._dirty.update(self.hubs)
+        self._wake.set()
+
+    def close(self) -> None:
+        """End every stream now and refuse new ones (the process is stopping)."""
+        with self.lock:
+            self.closing = True
+            for hub in self.hubs.values():
+                hub.cond.notify_all()
+        self._wake.set()
+
+    # --- the reader ---------------------------------------------------------------
+
+    def _start(self) -> None:
+        """Start the reader (and the listener) in this process, once (again after a fork)."""
+        if self._pid == os.getpid():
+            return
+        with self.lock:
+            if self._pid == os.getpid():
+                return
+            self._pid = os.getpid()
+            threading.Thread(target=self._run, name="feed", daemon=True).start()
+            if self._listener_factory is not None:
+                self._listener = self._listener_factory(self)
+
+    def _run(self) -> None:
+        last_poll = time.monotonic()
+        while not self.closing:
+            self._wake.wait(self.poll_every)
+            self._wake.clear()
+            if self.closing:
+                return
+            dirty, self._dirty = self._dirty, set()
+            try:
+                if time.monotonic() - last_poll >= self.poll_every:
+                    last_poll = time.monotonic()
+                    dirty |= self._moved(list(self.hubs))
+                for game_id in dirty:
+                    self._read(game_id)
+            except StoreUnavailable as exc:  # the next poll tries again
+                self._dirty |= dirty
+                log.warning("feed: %s", exc)
+                time.sleep(min(self.poll_every, 1.0))
+            except Exception:
+                self._dirty |= dirty
+                log.exception("feed failed")
+                time.sleep(min(self.poll_every, 1.0))
+
+    def _moved(self, game_ids: Sequence[str]) -> set[str]:
+        """The watched games whose head is past what their hub has read."""
+        if not game_ids:
+            return set()
+        heads = self.store.versions(game_ids)
+        return {
+            g
+            for g, (version, status) in heads.items()
+            if (hub := self.hubs.get(g)) is not None
+            and (version > hub.head or (status == ENDED) != hub.ended)
+        }
+
+    def _read(self, game_id: str) -> None:
+        hub = self.hubs.get(game_id)
+        if hub is None:
+            return
+        while True:
+            rows = self.store.read(game_id, hub.head, PAGE)
+            ended = hub.ended
+            if len(rows) < PAGE:  # level with the head: is the game over?
+                row = self.store.head(game_id)
+                ended = bool(row and row.status == ENDED)
+            frames = [(e.version, frame(e)) for e in rows]
+            with self.lock:
+                if frames:
+                    hub.frames.extend(frames)
+                    hub.head = frames[-1][0]
+                hub.ended = ended
+                if frames or ended:
+                    hub.cond.notify_all()
+            if len(rows) < PAGE:
+                return
+
+
+FEEDS: list[Feed] = []  # this process's feeds, closed together on shutdown
+
+
+def close_all() -> None:
+    """End every stream of this process (SIGTERM)."""
+    for feed in FEEDS:
+        feed.close()
+
+
+class PgListener:
+    """One ``LISTEN tongiaki_events`` connection per process, telling the feed which game
+    moved; it reconnects after an outage (and the feed looks at every hub then)."""
+
+    def __init__(self, feed: Feed, url: str) -> None:
+        self.feed = feed
+        self.url = url
+        threading.Thread(target=self._run, name="feed-listen", daemon=True).start()
+
+    def _run(self) -> None:
+        import psycopg
+
+        delay = 0.5
+        while not self.feed.closing:
+            try:
+                with psycopg.connect(self.url, autocommit=True, connect_timeout=5) as conn:
+                    conn.execute(f"LISTEN {CHANNEL}")
+                    self.feed.changed_all()  # whatever came while we were not listening
+                    delay = 0.5
+                    while not self.feed.closing:
+                        for note in conn.notifies(timeout=1.0):
+                            self.feed.changed(note.payload)
+            except Exception as exc:
+                log.warning("feed listener: %s; again in %.1f s", exc, delay)
+                time.sleep(delay)
+                delay = min(delay * 2, 10.0)
+
+
+def listener_for(url: str) -> Callable[[Feed], PgListener]:
+    return lambda feed: PgListener(feed, url)
+
+
+def ring_feed(feed: Feed, inner: Any) -> Any:
+    """A doorbell that tells the feed first, then rings ``inner``."""
+
+    class FeedDoorbell:
+        def ring(self, game_id: str) -> None:
+            feed.changed(game_id)
+            inner.ring(game_id)
+
+        def __getattr__(self, name: str) -> Any:  # flush() and friends of the inner bell
+            return getattr(inner, name)
+
+    return FeedDoorbell()

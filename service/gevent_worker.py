@@ -1,0 +1,36 @@
+"""gunicorn's gevent worker, ending every live stream on SIGTERM.
+
+A stream waits for events as long as its viewer stays (up to an hour): left to
+itself, gunicorn would wait ``graceful_timeout`` for it and then kill the
+worker. Here the worker stops accepting (as gunicorn does) and ends every stream
+of the process at once (``service.feed.close_all``); viewers reconnect to another
+process and resume after their ``Last-Event-ID``, and the worker exits within
+seconds. Imported only by gunicorn (it monkey-patches the standard library).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gevent
+from gunicorn.workers.ggevent import GeventWorker
+
+
+class Worker(GeventWorker):  # type: ignore[misc]
+    def patch(self) -> None:
+        super().patch()
+        # psycopg chose its wait function when it was imported, before the patching (the
+        # master imports it to check the database): the C one, which would block every
+        # greenlet of the worker while one waits for PostgreSQL. Use the patched select.
+        import selectors
+
+        import psycopg.waiting
+
+        psycopg.waiting.wait = psycopg.waiting.wait_select
+        psycopg.waiting.DefaultSelector = selectors.DefaultSelector  # type: ignore[misc]
+
+    def handle_exit(self, sig: int, frame: Any) -> None:
+        from service.feed import close_all
+
+        gevent.spawn(close_all)  # not in the signal handler itself: it takes locks
+        super().handle_exit(sig, frame)

@@ -1,0 +1,225 @@
+"""Live streams on real server processes (service.feed): a crowd of viewers holds no
+request worker, the change feed reaches every process, streams end with their game,
+a client's share and a process's total are bounded, SIGTERM ends them within 5 s,
+and two web processes with two workers lose nothing when one web process dies."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import signal
+import time
+
+from tests.servers import Http, embedded, production
+from tests.sse import Viewer, watch
+from tests.system.test_disputes_served import play, started
+
+
+def lobby_seconds(http: Http) -> float:
+    began = time.monotonic()
+    assert http.call("GET", "/lobby").status == 200
+    return time.monotonic() - began
+
+
+async def _open(port: int, gid: str, n: int, stop: asyncio.Event) -> tuple[list[Viewer], list]:
+    viewers = [Viewer() for _ in range(n)]
+    tasks = [
+        asyncio.create_task(watch(port, f"/api/v1/games/{gid}/stream", v, stop=stop))
+        for v in viewers
+    ]
+    await asyncio.wait_for(asyncio.gather(*(v.opened.wait() for v in viewers)), 60)
+    return viewers, tasks
+
+
+async def _until(check, seconds: float) -> float:  # type: ignore[no-untyped-def]
+    began = time.monotonic()
+    while not check():
+        assert time.monotonic() - began < seconds, "not within the bound"
+        await asyncio.sleep(0.02)
+    return time.monotonic() - began
+
+
+def check_a_crowd(port: int, http: Http, viewers: int) -> None:
+    """``viewers`` streams on one game: all open, the lobby answers meanwhile, and each
+    of three moves reaches every viewer within 2 s."""
+    gid, tokens = started(http)
+    rng = random.Random(3)
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        crowd, tasks = await _open(port, gid, viewers, stop)
+        assert {v.status for v in crowd} == {200}, [v.problem for v in crowd if v.status != 200][:2]
+        loop = asyncio.get_running_loop()
+        for _ in range(3):
+            assert await loop.run_in_executor(None, lobby_seconds, Http(port)) < 1.0
+            version = (await loop.run_in_executor(None, play, [http], gid, tokens, rng, 1))[0]
+            await _until(lambda v=version: all(v in x.versions for x in crowd), 2.0)
+        stop.set()
+        await asyncio.gather(*tasks)
+
+    asyncio.run(main())
+
+
+def test_a_crowd_of_viewers_on_the_embedded_server(tmp_path):
+    with embedded(tmp_path, TONGIAKI_STREAMS_PER_CLIENT="0") as server:
+        check_a_crowd(server.port, server.http(), 300)
+
+
+def test_a_crowd_of_viewers_holds_no_gunicorn_worker(tmp_path, pg_schema, redis_url):
+    """One gevent worker: 400 open streams and the lobby and moves still answer at once
+    (with gthread workers, 16 streams stopped everything)."""
+    _, url = pg_schema
+    queue = f"crowd-{pg_schema[0]}"
+    with production(tmp_path, url, redis_url, queue, web=1, TONGIAKI_STREAMS_PER_CLIENT="0") as s:
+        check_a_crowd(s[0].port, s[0].http(), 400)
+
+
+def test_a_client_holds_at_most_its_share_of_streams(tmp_path, pg_schema, redis_url):
+    _, url = pg_schema
+    queue = f"share-{pg_schema[0]}"
+    with production(tmp_path, url, redis_url, queue, web=1, TONGIAKI_STREAMS_PER_CLIENT="3") as s:
+        port = s[0].port
+        gid, _ = started(s[0].http())
+
+        async def main() -> None:
+            stop = asyncio.Event()
+            held, tasks = await _open(port, gid, 3, stop)
+            assert {v.status for v in held} == {200}
+            refused = await watch(port, f"/api/v1/games/{gid}/stream")
+            assert refused.status == 429 and refused.problem["code"] == "too_many_streams"
+            assert int(refused.headers["retry-after"]) > 0
+            assert "at most 3" in refused.problem["detail"]
+            # one viewer leaves: the server notices within its wake-up (5 s) and a new
+            # stream is let in
+            tasks[0].cancel()
+            began = time.monotonic()
+            while True:
+                again = Viewer()
+                task = asyncio.create_task(
+                    watch(port, f"/api/v1/games/{gid}/stream", again, stop=stop)
+                )
+                await again.opened.wait()
+                if again.status == 200:
+                    break
+                await task
+                assert time.monotonic() - began < 10, "a closed stream never gave its place back"
+                await asyncio.sleep(0.5)
+            stop.set()
+            await asyncio.gather(task, *tasks[1:])
+
+        asyncio.run(main())
+
+
+def test_a_process_holds_at_most_its_streams(tmp_path):
+    with embedded(tmp_path, TONGIAKI_MAX_STREAMS="2", TONGIAKI_STREAMS_PER_CLIENT="0") as server:
+        gid, _ = started(server.http())
+
+        async def main() -> None:
+            stop = asyncio.Event()
+            _, tasks = await _open(server.port, gid, 2, stop)
+            refused = await watch(server.port, f"/api/v1/games/{gid}/stream")
+            assert refused.status == 503 and refused.problem["code"] == "too_many_streams"
+            assert lobby_seconds(server.http()) < 1.0
+            stop.set()
+            await asyncio.gather(*tasks)
+
+        asyncio.run(main())
+
+
+def play_out(http: Http, gid: str, tokens: dict[str, str], seed: int) -> int:
+    rng = random.Random(seed)
+    while play([http], gid, tokens, rng, 50):
+        pass
+    return int(http.call("GET", f"/games/{gid}").json["version"])
+
+
+def test_the_stream_of_a_game_ends_after_its_last_event(tmp_path):
+    """A viewer from the start gets every version once, in order, then ``end``, and the
+    stream closes; a late viewer gets the whole game then ``end``; a browser reconnecting
+    with the last id gets 204 (EventSource then stops reconnecting)."""
+    with embedded(tmp_path) as server:
+        http = server.http()
+        gid, tokens = started(http)
+        path = f"/api/v1/games/{gid}/stream"
+
+        async def main() -> int:
+            early = Viewer()
+            task = asyncio.create_task(watch(server.port, path, early))
+            await early.opened.wait()
+            loop = asyncio.get_running_loop()
+            head = await loop.run_in_executor(None, play_out, http, gid, tokens, 8)
+            await asyncio.wait_for(task, 10)
+            assert early.versions == list(range(1, head + 1))
+            assert early.ended and early.closed
+            assert early.events[-1][1] == "DeckRevealed"
+            late = await asyncio.wait_for(watch(server.port, path + "?after=0"), 10)
+            assert late.versions == list(range(1, head + 1)) and late.ended
+            again = await asyncio.wait_for(watch(server.port, path, last_event_id=head), 10)
+            assert again.status == 204
+            return head
+
+        asyncio.run(main())
+
+
+def test_sigterm_ends_every_stream_and_stops_within_5_s(tmp_path, pg_schema, redis_url):
+    _, url = pg_schema
+    queue = f"term-{pg_schema[0]}"
+    with production(tmp_path, url, redis_url, queue, web=1, TONGIAKI_STREAMS_PER_CLIENT="0") as s:
+        web = s[0]
+        gid, _ = started(web.http())
+
+        async def main() -> float:
+            crowd, tasks = await _open(web.port, gid, 100, asyncio.Event())
+            assert {v.status for v in crowd} == {200}
+            began = time.monotonic()
+            web.process.send_signal(signal.SIGTERM)
+            await asyncio.wait_for(asyncio.gather(*tasks), 10)
+            assert all(v.closed and not v.ended for v in crowd)
+            return began
+
+        began = asyncio.run(main())
+        web.process.wait(timeout=10)
+        assert time.monotonic() - began < 5.0, web.output()[-2000:]
+
+
+def test_two_web_processes_and_two_workers_lose_nothing_when_one_dies(
+    tmp_path, pg_schema, redis_url
+):
+    """Viewers on process A see moves posted on process B (PostgreSQL NOTIFY); B is
+    killed mid-game (SIGKILL); play goes on on A to the end; every acknowledged move is
+    in the record, the viewers got every version once, the game verifies, and the
+    workers bring the scoreboard level."""
+    _, url = pg_schema
+    queue = f"twoweb-{pg_schema[0]}"
+    with production(
+        tmp_path, url, redis_url, queue, web=2, workers=2, TONGIAKI_STREAMS_PER_CLIENT="0"
+    ) as s:
+        a, b = s[0].http(), s[1].http()
+        gid, tokens = started(a)
+        rng = random.Random(11)
+
+        async def main() -> tuple[list[Viewer], int]:
+            loop = asyncio.get_running_loop()
+            crowd, tasks = await _open(s[0].port, gid, 20, asyncio.Event())
+            receipts = await loop.run_in_executor(None, play, [b], gid, tokens, rng, 40)
+            last = receipts[-1]
+            waited = await _until(lambda: all(last in v.versions for v in crowd), 2.0)
+            assert waited < 2.0
+            s[1].process.kill()  # mid-game, without warning
+            s[1].process.wait()
+            head = await loop.run_in_executor(None, play_out, a, gid, tokens, 12)
+            await asyncio.wait_for(asyncio.gather(*tasks), 15)
+            return crowd, head
+
+        crowd, head = asyncio.run(main())
+        for viewer in crowd:
+            assert viewer.versions == list(range(1, head + 1)) and viewer.ended
+        assert a.call("GET", f"/games/{gid}/verify").json["ok"] is True
+        deadline = time.monotonic() + 30
+        while True:
+            board = a.call("GET", f"/games/{gid}/scoreboard")
+            if board.status == 200 and board.json["version"] == head:
+                break
+            assert time.monotonic() < deadline, board.json
+            time.sleep(0.2)
+        assert board.json["status"] == "ended"
