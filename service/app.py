@@ -23,6 +23,7 @@ from service.games import Doorbell, GameService
 from service.health import bp as health_bp
 from service.jsonprovider import OrjsonProvider
 from service.limits import RateLimits
+from service.logs import install as install_logs
 from service.metrics import bp as metrics_bp
 from service.metrics import track
 from service.settings import Settings
@@ -144,5 +145,6 @@ def create_app(
     app.register_blueprint(health_bp)
     app.register_blueprint(metrics_bp)
     track(app)
+    install_logs(app)
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     return app

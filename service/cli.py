@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import statistics
 import sys
 import time
@@ -189,7 +190,12 @@ def serve(host: str | None, port: int | None, workers: int, threads: int) -> Non
     check_services(settings)  # here, once, with the cause: not in every worker's traceback
     can_listen(host, port)
     where = "PostgreSQL" if settings.uses_postgres else f"SQLite at {settings.sqlite_path}"
-    click.echo(f"tongiaki: serving on http://{host}:{port}/ ({where})", err=True)
+    from service.logs import configure as configure_logs
+
+    configure_logs(settings.log_format or ("json" if workers > 0 else "text"))
+    logging.getLogger("tongiaki.serve").info(
+        "tongiaki: serving on http://%s:%s/ (%s)", host, port, where
+    )
     if workers <= 0:
         try:
             run_embedded(settings, host, port)
@@ -499,8 +505,7 @@ def _readmodels():  # type: ignore[no-untyped-def]
 @click.option("--burst", is_flag=True, help="Work until the queue is empty, then stop.")
 def worker(burst: bool) -> None:
     """Run an rq worker on the projection queue (needs REDIS_URL), with the sweeper."""
-    import logging
-
+    from service.logs import configure as configure_logs
     from workers.jobs import run_worker
 
     settings = _settings()
@@ -511,8 +516,8 @@ def worker(burst: bool) -> None:
     from service.app import check_services
 
     check_services(settings)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    click.echo(f"tongiaki worker on queue {settings.queue!r}", err=True)
+    configure_logs(settings.log_format or "json")
+    logging.getLogger("tongiaki.workers").info("tongiaki worker on queue %r", settings.queue)
     run_worker(settings, burst=burst)
 
 

@@ -28,6 +28,9 @@ class Worker(GeventWorker):  # type: ignore[misc]
 
         psycopg.waiting.wait = psycopg.waiting.wait_select
         psycopg.waiting.DefaultSelector = selectors.DefaultSelector  # type: ignore[misc]
+        from service.serving import WATCHDOG
+
+        WATCHDOG.after_patch()
 
     def handle_exit(self, sig: int, frame: Any) -> None:
         from service.feed import close_all

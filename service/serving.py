@@ -37,6 +37,7 @@ MAX_HEADER_LINE = 8190  # gunicorn's limit_request_field_size
 IDLE_TIMEOUT = 30  # seconds the embedded server waits on a silent connection
 BODY_DEADLINE = 5.0  # seconds a request body may take to arrive, in all
 DRAIN_TIMEOUT = 0.5  # seconds the embedded server waits for more of a body it refused
+DRAIN_LIMIT = 1 << 20  # bytes of a refused request read and dropped at most
 
 
 class Watchdog:
@@ -62,12 +63,19 @@ class Watchdog:
         with self._lock:
             self._count += 1
             heapq.heappush(self._heap, (deadline, self._count, ticket))
-            if self._thread is None:
+            start = self._thread is None
+            if start:
                 self._thread = threading.Thread(
                     target=self._run, name="body-deadlines", daemon=True
                 )
-                self._thread.start()
+        if start:  # outside the lock: under gevent, starting a thread switches greenlets
+            self._thread.start()  # type: ignore[union-attr]
         return ticket
+
+    def after_patch(self) -> None:
+        """gevent patched ``threading`` after this was made (gunicorn's master imports it):
+        a lock of the real kind would block the whole worker while a greenlet holds it."""
+        self._lock = threading.Lock()
 
     @staticmethod
     def cancel(ticket: list[Any]) -> bool:
@@ -246,7 +254,9 @@ class ProblemRequestHandler(WSGIRequestHandler):
 def run_embedded(settings: Settings, host: str, port: int) -> None:
     """One threaded process (a thread per connection), as ``tongiaki serve`` runs by default."""
     from service.app import create_app
+    from service.logs import configure
 
+    configure(settings.log_format or "text")
     more_files()
     app = create_app(settings)
     app.wsgi_app = BodyDeadline(app.wsgi_app)  # type: ignore[method-assign]
@@ -263,6 +273,15 @@ def _write_problem(sock: Any, status_int: int, reason: str, mesg: str) -> None:
         f"Content-Type: {PROBLEM}\r\nContent-Length: {len(body)}\r\n\r\n"
     )
     util.write_nonblock(sock, head.encode("latin1") + body)
+    # gunicorn closes the socket next: with the rest of the refused request still unread,
+    # the kernel would answer with a reset that can destroy the answer before the client
+    # reads it. Say we are done, and read (and drop) what is left, briefly.
+    with contextlib.suppress(OSError, ValueError):
+        sock.shutdown(socket.SHUT_WR)
+        sock.settimeout(DRAIN_TIMEOUT)
+        drained = 0
+        while drained < DRAIN_LIMIT and (chunk := sock.recv(65536)):
+            drained += len(chunk)
 
 
 def more_files() -> None:
@@ -285,6 +304,7 @@ def run_gunicorn(settings: Settings, host: str, port: int, workers: int) -> None
     from gunicorn.app.base import BaseApplication
 
     from service.app import create_app
+    from service.logs import gunicorn_logconfig
 
     more_files()
     util.write_error = _write_problem  # type: ignore[assignment]  # workers fork after this
@@ -313,6 +333,7 @@ def run_gunicorn(settings: Settings, host: str, port: int, workers: int) -> None
             # one control socket per host by default: several services would share it
             self.cfg.set("control_socket_disable", True)
             self.cfg.set("child_exit", child_exit)
+            self.cfg.set("logconfig_dict", gunicorn_logconfig(settings.log_format or "json"))
 
         def load(self):  # type: ignore[no-untyped-def]
             return BodyDeadline(create_app(settings, streams=streams))

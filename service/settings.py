@@ -52,6 +52,13 @@ def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
     return value
 
 
+def _log_format(raw: str) -> str:
+    value = raw.strip().lower()
+    if value not in ("", "json", "text"):
+        raise ConfigError(f"TONGIAKI_LOG_FORMAT must be json or text, not {raw!r}")
+    return value
+
+
 def _database_url(raw: str) -> str:
     url = raw.strip()
     if not raw:
@@ -216,6 +223,7 @@ class Settings:
     max_streams: int = 0  # live streams per process; 0: the server's default (service.app)
     streams_per_client: int = 16  # live streams one client address holds per process; 0: any
     feed_poll: float = 2.0  # seconds between the change feed's safety polls (service.feed)
+    log_format: str = ""  # json or text; empty: json under gunicorn and workers, else text
     host: str = "127.0.0.1"
     port: int = 8000
     # kind → limits; empty: no rate limits (TONGIAKI_RATE_LIMITS=off)
@@ -250,6 +258,7 @@ class Settings:
             max_streams=_integer(e, "TONGIAKI_MAX_STREAMS", 0, 0, 1_000_000),
             streams_per_client=_integer(e, "TONGIAKI_STREAMS_PER_CLIENT", 16, 0, 1_000_000),
             feed_poll=_seconds(e, "TONGIAKI_FEED_POLL", 2.0),
+            log_format=_log_format(e.get("TONGIAKI_LOG_FORMAT", "")),
             dispute_window=_integer(e, "TONGIAKI_DISPUTE_WINDOW", 7 * 86_400, 0, 366 * 86_400),
             host=host,
             port=_integer(e, "TONGIAKI_PORT", 8000, 1, 65_535),

@@ -1,0 +1,346 @@
+"""Live streams under a crowd of viewers while bots play (figures, not a test).
+
+    python bench/streams.py [--subscribers 5000] [--games 1] [--seconds 30] [--embedded]
+
+Starts the production setting (``tongiaki serve --workers 2``: gevent workers, on
+a throw-away PostgreSQL schema, Redis db 13, one ``tongiaki worker``), or with
+``--embedded`` the embedded default (``tongiaki serve``: one process, SQLite,
+inline projections), then:
+
+1. opens ``--subscribers`` live streams (``GET /games/{id}/stream``), spread evenly
+   over ``--games`` watched games, from ``--clients`` viewer processes (asyncio);
+2. for ``--seconds``: 8 bot players play their own games as fast as the service
+   answers (one request per move: ``?include=legal``), a pacer makes one move
+   every 200 ms on the watched games in turn, and a prober asks ``/lobby`` every
+   200 ms;
+3. reports: the time from the pacer sending a move to each viewer receiving each
+   of its events (p50, p99, max; and deliveries missing), the bots' commands per
+   second and latency, the lobby's latency, the web processes' memory and file
+   handles before the streams, with them open, and after they closed.
+
+A delivery is timed from the moment the pacer *sends* its move (wall clock, the
+same machine), so each figure includes that command's own latency.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import http.client
+import multiprocessing
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from store import (  # noqa: E402
+    bot_client,
+    call,
+    free_port,
+    pct,
+    throwaway_schema,
+    wait_until_serving,
+)
+
+from tests.sse import Viewer, watch  # noqa: E402
+
+REDIS = "redis://127.0.0.1:6379/13"
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (gunicorn's workers)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def footprint(pids: list[int]) -> tuple[int, int]:
+    """Resident memory (KiB) and open file descriptors, added up over ``pids``."""
+    rss = fds = 0
+    for pid in pids:
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    rss += int(line.split()[1])
+            fds += len(os.listdir(f"/proc/{pid}/fd"))
+        except OSError:
+            pass
+    return rss, fds
+
+
+def viewers_process(
+    port: int, paths: list[str], ready: multiprocessing.Queue, go: multiprocessing.Event, out
+) -> None:  # type: ignore[no-untyped-def]
+    """One viewer process: open every stream of ``paths``, say so, keep them until told,
+    then send back {(path, version): [arrival wall times]} and the statuses."""
+    import resource
+
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        arrivals: dict[tuple[str, int], list[float]] = {}
+        viewers = [Viewer() for _ in paths]
+        offset = time.time() - time.monotonic()  # arrival times in wall-clock seconds
+
+        def keep(path: str):  # type: ignore[no-untyped-def]
+            def on_event(version: int, _type: str, at: float) -> None:
+                arrivals.setdefault((path, version), []).append(at + offset)
+
+            return on_event
+
+        opening = asyncio.Semaphore(100)
+
+        async def one(path: str, viewer: Viewer) -> None:
+            async with opening:
+                task = asyncio.create_task(
+                    watch(port, path + "?timeout=3600", viewer, stop=stop, on_event=keep(path))
+                )
+                await viewer.opened.wait()
+            await task
+
+        tasks = [asyncio.create_task(one(p, v)) for p, v in zip(paths, viewers, strict=True)]
+        await asyncio.wait_for(asyncio.gather(*(v.opened.wait() for v in viewers)), 300)
+        statuses: dict[int, int] = {}
+        for v in viewers:
+            statuses[v.status] = statuses.get(v.status, 0) + 1
+        ready.put(statuses)
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(None, go.wait)
+        stop.set()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        out.put({f"{p}|{v}": times for (p, v), times in arrivals.items()})
+
+    asyncio.run(main())
+
+
+def new_game(port: int) -> tuple[str, dict[str, str], dict]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    tokens = {}
+    for c in ("blue", "red"):
+        _, a = call(conn, "POST", "/accounts", {"name": c})
+        tokens[a["account_id"]] = a["token"]
+    first = next(iter(tokens.values()))
+    _, g = call(conn, "POST", "/games", {"max_players": 2}, first)
+    gid = g["game_id"]
+    for token, colour in zip(tokens.values(), ("blue", "red"), strict=True):
+        call(conn, "POST", f"/games/{gid}/seats", {"colour": colour}, token)
+    _, body = call(conn, "POST", f"/games/{gid}/start?include=legal", None, first)
+    return gid, tokens, body["legal"]
+
+
+def pacer(
+    port: int, games: list[str], tokens: dict[str, dict[str, str]], legal: dict[str, dict],
+    until: float, every: float, sent: dict[tuple[str, int], float],
+) -> None:  # fmt: skip
+    """One move every ``every`` seconds on the watched games in turn: (game, version) ->
+    the wall time the move was sent, for each event it made."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    rng = random.Random(7)
+    turn = 0
+    while time.monotonic() < until:
+        began = time.monotonic()
+        gid = games[turn % len(games)]
+        turn += 1
+        options = legal[gid]
+        if options["decision"] is None:  # this game is over (its viewers' streams ended)
+            time.sleep(every)
+            continue
+        at = time.time()
+        status, body = call(
+            conn,
+            "POST",
+            f"/games/{gid}/commands?include=legal",
+            rng.choice(options["commands"]),
+            tokens[gid][options["player_id"]],
+            {"If-Match": f'"{options["version"]}"'},
+        )
+        if status == 200:
+            for version in range(options["version"] + 1, body["version"] + 1):
+                sent[(gid, version)] = at
+            legal[gid] = body["legal"]
+        time.sleep(max(0.0, every - (time.monotonic() - began)))
+
+
+def lobby_prober(port: int, until: float, latencies: list[float]) -> None:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    while time.monotonic() < until:
+        began = time.perf_counter()
+        conn.request("GET", "/api/v1/lobby")
+        response = conn.getresponse()
+        response.read()
+        latencies.append((time.perf_counter() - began) * 1000)
+        time.sleep(0.2)
+
+
+def start_service(args: argparse.Namespace, url: str | None, tmp: str) -> tuple[list, int]:
+    port = free_port()
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("TONGIAKI_", "DATABASE_", "REDIS_"))
+    }
+    env.update(
+        TONGIAKI_PORT=str(port),
+        TONGIAKI_RATE_LIMITS="off",
+        TONGIAKI_STREAMS_PER_CLIENT="0",  # every viewer comes from 127.0.0.1 here
+        TONGIAKI_DATA_DIR=tmp,
+    )
+    processes = []
+    log = open(Path(tmp) / "service.log", "ab")  # noqa: SIM115
+    if args.embedded:
+        serve = [sys.executable, "-m", "service.cli", "serve"]
+    else:
+        queue = f"bench-streams-{os.getpid()}"
+        env.update(DATABASE_URL=url or "", REDIS_URL=REDIS, TONGIAKI_QUEUE=queue)
+        serve = [sys.executable, "-m", "service.cli", "serve", "--workers", "2"]
+        worker = [sys.executable, "-m", "service.cli", "worker"]
+        processes.append(subprocess.Popen(worker, cwd=ROOT, env=env, stdout=log, stderr=log))
+    processes.insert(0, subprocess.Popen(serve, cwd=ROOT, env=env, stdout=log, stderr=log))
+    wait_until_serving(port)
+    time.sleep(3)  # every gunicorn worker booted
+    return processes, port
+
+
+def run(args: argparse.Namespace, url: str | None) -> None:
+    tmp = tempfile.mkdtemp(prefix="bench-streams-")
+    processes, port = start_service(args, url, tmp)
+    server = processes[0]
+    web = [server.pid] if args.embedded else children(server.pid)
+    try:
+        games: list[str] = []
+        tokens: dict[str, dict[str, str]] = {}
+        legal: dict[str, dict] = {}
+        for _ in range(args.games):
+            gid, seat_tokens, options = new_game(port)
+            games.append(gid)
+            tokens[gid] = seat_tokens
+            legal[gid] = options
+        before = footprint(web)
+        paths = [f"/api/v1/games/{games[i % len(games)]}/stream" for i in range(args.subscribers)]
+        ctx = multiprocessing.get_context("fork")
+        ready, out, go = ctx.Queue(), ctx.Queue(), ctx.Event()
+        shares = [paths[i :: args.clients] for i in range(args.clients)]
+        viewers = [
+            ctx.Process(target=viewers_process, args=(port, share, ready, go, out))
+            for share in shares
+        ]
+        opened = time.monotonic()
+        for v in viewers:
+            v.start()
+        statuses: dict[int, int] = {}
+        for _ in viewers:
+            for status, n in ready.get(timeout=600).items():
+                statuses[status] = statuses.get(status, 0) + n
+        opening = time.monotonic() - opened
+        time.sleep(2)
+        held = footprint(web)
+        # the crowd is in: now play and measure
+        until = time.monotonic() + args.seconds
+        sent: dict[tuple[str, int], float] = {}
+        lobby: list[float] = []
+        commands: list[float] = []
+        lock = threading.Lock()
+        deadline = time.perf_counter() + args.seconds
+        threads = [
+            threading.Thread(target=bot_client, args=(port, deadline, commands, lock, 100 + i))
+            for i in range(args.bots)
+        ]
+        threads.append(
+            threading.Thread(
+                target=pacer, args=(port, games, tokens, legal, until, args.pace, sent)
+            )
+        )
+        threads.append(threading.Thread(target=lobby_prober, args=(port, until, lobby)))
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        time.sleep(2)  # the last deliveries
+        go.set()
+        arrivals: dict[str, list[float]] = {}
+        for _ in viewers:
+            arrivals.update(out.get(timeout=600))
+        for v in viewers:
+            v.join(timeout=60)
+        time.sleep(3)
+        after = footprint(web)
+        per_game = {g: paths.count(f"/api/v1/games/{g}/stream") for g in games}
+        delays: list[float] = []
+        missing = 0
+        for (gid, version), at in sent.items():
+            got = arrivals.get(f"/api/v1/games/{gid}/stream|{version}", [])
+            delays.extend((t - at) * 1000 for t in got)
+            missing += per_game[gid] - len(got)
+        where = "embedded (1 process, SQLite)" if args.embedded else "gunicorn 2 gevent workers"
+        print(
+            f"{where}: {args.subscribers:,} streams on {args.games} game(s), from "
+            f"{args.clients} viewer processes; opened in {opening:.1f} s: {statuses}"
+        )
+        if delays:
+            print(
+                f"  delivery (move sent -> event at a viewer): {len(delays):,} deliveries of "
+                f"{len(sent):,} events, p50 {pct(delays, 0.5):.0f} ms, "
+                f"p99 {pct(delays, 0.99):.0f} ms, max {max(delays):.0f} ms; missing {missing}"
+            )
+        rate = len(commands) / args.seconds
+        print(
+            f"  {args.bots} bots: {rate:,.0f} commands/s, p50 {pct(commands, 0.5):.1f} ms, "
+            f"p99 {pct(commands, 0.99):.1f} ms"
+        )
+        print(
+            f"  lobby: {len(lobby)} requests, p50 {pct(lobby, 0.5):.1f} ms, "
+            f"p99 {pct(lobby, 0.99):.1f} ms, max {max(lobby):.1f} ms"
+        )
+        per_stream = (held[0] - before[0]) * 1024 / max(1, args.subscribers)
+        print(
+            f"  web processes: RSS {before[0] / 1024:.0f} MiB -> {held[0] / 1024:.0f} MiB with "
+            f"the streams open ({per_stream / 1024:.1f} KiB per stream) -> "
+            f"{after[0] / 1024:.0f} MiB after; file handles {before[1]} -> {held[1]} -> {after[1]}"
+        )
+    finally:
+        for p in processes:
+            p.terminate()
+        for p in processes:
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--subscribers", type=int, default=5000)
+    parser.add_argument("--games", type=int, default=1, help="watched games")
+    parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--bots", type=int, default=8)
+    parser.add_argument("--pace", type=float, default=0.2, help="seconds between paced moves")
+    parser.add_argument("--clients", type=int, default=2, help="viewer processes")
+    parser.add_argument("--embedded", action="store_true")
+    parser.add_argument("--url", default="postgresql://postgres@127.0.0.1:5432/test")
+    args = parser.parse_args()
+    print(f"{os.cpu_count()} cores; Python {sys.version.split()[0]}")
+    if args.embedded:
+        run(args, None)
+        return
+    with throwaway_schema(args.url) as url:
+        run(args, url)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The real stack with one command: web processes (gunicorn, gevent workers) and rq
+# workers on PostgreSQL and Redis, run by honcho from deploy/Procfile.
+#
+#   deploy/stack.sh [WEB_PROCESSES [WORKERS]]        (defaults: 1 and 2)
+#
+# DATABASE_URL defaults to the local PostgreSQL's database "tongiaki" (made if missing),
+# REDIS_URL to the local Redis, db 0. Web process i listens on PORT+i (PORT: 8000).
+# Ctrl-C (or SIGTERM) stops them all: web processes end their live streams and exit
+# within 5 s.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=""
+if [ -x .venv/bin/tongiaki ]; then  # the README's install: the Procfile finds tongiaki there
+  bin=.venv/bin/
+  export PATH="$PWD/.venv/bin:$PATH"
+fi
+export DATABASE_URL=${DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/tongiaki}
+export REDIS_URL=${REDIS_URL:-redis://127.0.0.1:6379/0}
+web=${1:-1}
+workers=${2:-2}
+"${bin}python" - <<'PY'
+import os, psycopg
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+info = conninfo_to_dict(os.environ["DATABASE_URL"])
+name = info.get("dbname")
+try:
+    psycopg.connect(os.environ["DATABASE_URL"], connect_timeout=5).close()
+except psycopg.OperationalError as exc:
+    if not name or f'database "{name}" does not exist' not in str(exc):
+        raise SystemExit(f"stack: cannot reach PostgreSQL: {exc}")
+    with psycopg.connect(make_conninfo(**{**info, "dbname": "postgres"}), autocommit=True) as c:
+        c.execute(f'CREATE DATABASE "{name}"')
+    print(f"stack: created database {name}")
+PY
+"${bin}tongiaki" db upgrade
+exec "${bin}honcho" -f deploy/Procfile -d . start -p "${PORT:-8000}" -c "web=$web,worker=$workers"

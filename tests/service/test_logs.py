@@ -1,0 +1,46 @@
+"""Request ids and access lines (service.logs)."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+from service.logs import JsonFormatter, RequestIdFilter
+
+
+def test_a_request_gets_an_id_answered_in_x_request_id_and_an_access_line(client, caplog):
+    caplog.set_level(logging.INFO, logger="tongiaki.access")
+    reply = client.get("/api/v1/lobby", headers={"X-Request-ID": "probe-1"})
+    assert reply.headers["X-Request-ID"] == "probe-1"
+    line = next(r for r in caplog.records if r.name == "tongiaki.access")
+    assert (line.request_id, line.method, line.path, line.status) == (
+        "probe-1", "GET", "/api/v1/lobby", 200,
+    )  # fmt: skip
+    assert line.duration_ms >= 0
+
+
+def test_an_insane_request_id_is_replaced_and_errors_get_one_too(client, caplog):
+    caplog.set_level(logging.INFO, logger="tongiaki.access")
+    reply = client.get("/api/v1/games/nope", headers={"X-Request-ID": "x" * 65 + "\u00e9"})
+    rid = reply.headers["X-Request-ID"]
+    assert len(rid) == 32 and rid != "x" * 65
+    assert reply.status_code == 404 and reply.content_type == "application/problem+json"
+    line = next(r for r in caplog.records if r.name == "tongiaki.access")
+    assert line.request_id == rid and line.status == 404
+
+
+def test_json_lines_carry_the_request_id_extras_and_exceptions():
+    record = logging.LogRecord("tongiaki.x", logging.ERROR, __file__, 1, "boom %s", ("a",), None)
+    record.request_id = "r1"
+    record.status = 500
+    try:
+        raise ValueError("inner")
+    except ValueError:
+        import sys
+
+        record.exc_info = sys.exc_info()
+    RequestIdFilter().filter(record)
+    line = json.loads(JsonFormatter().format(record))
+    assert line["message"] == "boom a" and line["request_id"] == "r1"
+    assert line["level"] == "error" and line["status"] == 500
+    assert "ValueError: inner" in line["exception"]
