@@ -11,7 +11,7 @@ inline projections), then:
    over ``--games`` watched games, from ``--clients`` viewer processes (asyncio);
 2. for ``--seconds``: 8 bot players play their own games as fast as the service
    answers (one request per move: ``?include=legal``), a pacer makes one move
-   every 200 ms on the watched games in turn, and a prober asks ``/lobby`` every
+   every ``--pace`` seconds (1) on the watched games in turn, and a prober asks ``/lobby`` every
    200 ms;
 3. reports: the time from the pacer sending a move to each viewer receiving each
    of its events (p50, p99, max; and deliveries missing), the bots' commands per
@@ -30,6 +30,7 @@ import http.client
 import multiprocessing
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -49,8 +50,6 @@ from store import (  # noqa: E402
     throwaway_schema,
     wait_until_serving,
 )
-
-from tests.sse import Viewer, watch  # noqa: E402
 
 REDIS = "redis://127.0.0.1:6379/13"
 
@@ -82,51 +81,124 @@ def footprint(pids: list[int]) -> tuple[int, int]:
     return rss, fds
 
 
+ID = re.compile(rb"\nid: (\d+)\n")
+
+
+class Stream(asyncio.Protocol):
+    """One viewer, as lean as a client can be: each event's id is found in the bytes as
+    they arrive (the frames' chunked framing left in place) and time-stamped."""
+
+    def __init__(self, path: str, arrivals: dict, opened: asyncio.Future) -> None:
+        self.path = path
+        self.arrivals = arrivals
+        self.opened = opened
+        self.head = b""
+        self.tail = b"\n"
+        self.status = 0
+        self.transport: asyncio.Transport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+        request = f"GET {self.path}?timeout=3600 HTTP/1.1\r\nHost: x\r\n\r\n"
+        transport.write(request.encode())  # type: ignore[attr-defined]
+
+    def data_received(self, data: bytes) -> None:
+        now = time.time()
+        if not self.status:
+            self.head += data
+            if b"\r\n\r\n" not in self.head:
+                return
+            head, _, data = self.head.partition(b"\r\n\r\n")
+            self.status = int(head.split()[1])
+            if not self.opened.done():
+                self.opened.set_result(self.status)
+            if self.status != 200:
+                assert self.transport is not None
+                self.transport.close()
+                return
+        buffer = self.tail + data
+        cut = buffer.rfind(b"\n\n")
+        if cut < 0:
+            self.tail = buffer
+            return
+        for match in ID.finditer(buffer, 0, cut + 2):
+            self.arrivals.setdefault(f"{self.path}|{int(match[1])}", []).append(now)
+        self.tail = buffer[cut + 1 :]
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.opened.done():
+            self.opened.set_result(self.status or 599)
+
+
 def viewers_process(
     port: int, paths: list[str], ready: multiprocessing.Queue, go: multiprocessing.Event, out
 ) -> None:  # type: ignore[no-untyped-def]
     """One viewer process: open every stream of ``paths``, say so, keep them until told,
-    then send back {(path, version): [arrival wall times]} and the statuses."""
+    then send back {"path|version": [arrival wall times]}."""
     import resource
 
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
     async def main() -> None:
-        stop = asyncio.Event()
-        arrivals: dict[tuple[str, int], list[float]] = {}
-        viewers = [Viewer() for _ in paths]
-        offset = time.time() - time.monotonic()  # arrival times in wall-clock seconds
-
-        def keep(path: str):  # type: ignore[no-untyped-def]
-            def on_event(version: int, _type: str, at: float) -> None:
-                arrivals.setdefault((path, version), []).append(at + offset)
-
-            return on_event
-
-        opening = asyncio.Semaphore(100)
-
-        async def one(path: str, viewer: Viewer) -> None:
-            async with opening:
-                task = asyncio.create_task(
-                    watch(port, path + "?timeout=3600", viewer, stop=stop, on_event=keep(path))
-                )
-                await viewer.opened.wait()
-            await task
-
-        tasks = [asyncio.create_task(one(p, v)) for p, v in zip(paths, viewers, strict=True)]
-        await asyncio.wait_for(asyncio.gather(*(v.opened.wait() for v in viewers)), 300)
-        statuses: dict[int, int] = {}
-        for v in viewers:
-            statuses[v.status] = statuses.get(v.status, 0) + 1
-        ready.put(statuses)
         loop = asyncio.get_running_loop()
+        arrivals: dict[str, list[float]] = {}
+        opening = asyncio.Semaphore(200)
+        streams: list[Stream] = []
+
+        async def one(path: str) -> int:
+            async with opening:
+                opened = loop.create_future()
+                stream = Stream(path, arrivals, opened)
+                streams.append(stream)
+                await loop.create_connection(lambda: stream, "127.0.0.1", port)
+                return await opened
+
+        statuses: dict[int, int] = {}
+        for status in await asyncio.gather(*(one(p) for p in paths)):
+            statuses[status] = statuses.get(status, 0) + 1
+        ready.put(statuses)
         await loop.run_in_executor(None, go.wait)
-        stop.set()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        out.put({f"{p}|{v}": times for (p, v), times in arrivals.items()})
+        for stream in streams:
+            if stream.transport is not None:
+                stream.transport.close()
+        out.put(arrivals)
 
     asyncio.run(main())
+
+
+class Crowd:
+    """``paths`` opened as live streams from ``clients`` viewer processes."""
+
+    def __init__(self, port: int, paths: list[str], clients: int) -> None:
+        ctx = multiprocessing.get_context("fork")
+        self.out: multiprocessing.Queue = ctx.Queue()
+        ready: multiprocessing.Queue = ctx.Queue()
+        self.go = ctx.Event()
+        shares = [paths[i::clients] for i in range(clients)]
+        self.processes = [
+            ctx.Process(target=viewers_process, args=(port, share, ready, self.go, self.out))
+            for share in shares
+        ]
+        began = time.monotonic()
+        for p in self.processes:
+            p.start()
+        self.statuses: dict[int, int] = {}
+        for _ in self.processes:
+            for status, n in ready.get(timeout=600).items():
+                self.statuses[status] = self.statuses.get(status, 0) + n
+        self.opening = time.monotonic() - began
+
+    def close(self) -> dict[str, list[float]]:
+        """Close every stream; what each received: "path|version" -> arrival times."""
+        self.go.set()
+        arrivals: dict[str, list[float]] = {}
+        for _ in self.processes:
+            for key, times in self.out.get(timeout=600).items():
+                arrivals.setdefault(key, []).extend(times)
+        for p in self.processes:
+            p.join(timeout=60)
+        return arrivals
 
 
 def new_game(port: int) -> tuple[str, dict[str, str], dict]:
@@ -231,25 +303,18 @@ def run(args: argparse.Namespace, url: str | None) -> None:
             games.append(gid)
             tokens[gid] = seat_tokens
             legal[gid] = options
-        before = footprint(web)
         paths = [f"/api/v1/games/{games[i % len(games)]}/stream" for i in range(args.subscribers)]
-        ctx = multiprocessing.get_context("fork")
-        ready, out, go = ctx.Queue(), ctx.Queue(), ctx.Event()
-        shares = [paths[i :: args.clients] for i in range(args.clients)]
-        viewers = [
-            ctx.Process(target=viewers_process, args=(port, share, ready, go, out))
-            for share in shares
-        ]
-        opened = time.monotonic()
-        for v in viewers:
-            v.start()
-        statuses: dict[int, int] = {}
-        for _ in viewers:
-            for status, n in ready.get(timeout=600).items():
-                statuses[status] = statuses.get(status, 0) + n
-        opening = time.monotonic() - opened
+        # 1. memory: the crowd opens and leaves, nothing else happening
+        before = footprint(web)
+        crowd = Crowd(port, paths, args.clients)
         time.sleep(2)
         held = footprint(web)
+        crowd.close()
+        time.sleep(7)  # a stream whose viewer left is noticed at its next wake-up (5 s)
+        left = footprint(web)
+        # 2. delivery: the crowd again, while the bots play
+        crowd = Crowd(port, paths, args.clients)
+        statuses, opening = crowd.statuses, crowd.opening
         # the crowd is in: now play and measure
         until = time.monotonic() + args.seconds
         sent: dict[tuple[str, int], float] = {}
@@ -272,13 +337,8 @@ def run(args: argparse.Namespace, url: str | None) -> None:
         for t in threads:
             t.join()
         time.sleep(2)  # the last deliveries
-        go.set()
-        arrivals: dict[str, list[float]] = {}
-        for _ in viewers:
-            arrivals.update(out.get(timeout=600))
-        for v in viewers:
-            v.join(timeout=60)
-        time.sleep(3)
+        arrivals = crowd.close()
+        time.sleep(7)
         after = footprint(web)
         per_game = {g: paths.count(f"/api/v1/games/{g}/stream") for g in games}
         delays: list[float] = []
@@ -287,6 +347,11 @@ def run(args: argparse.Namespace, url: str | None) -> None:
             got = arrivals.get(f"/api/v1/games/{gid}/stream|{version}", [])
             delays.extend((t - at) * 1000 for t in got)
             missing += per_game[gid] - len(got)
+        if not delays:
+            print(
+                f"  (no delivery measured: {len(sent)} paced events, {len(arrivals)} received:"
+                f" {list(sent)[:2]} {list(arrivals)[:2]})"
+            )
         where = "embedded (1 process, SQLite)" if args.embedded else "gunicorn 2 gevent workers"
         print(
             f"{where}: {args.subscribers:,} streams on {args.games} game(s), from "
@@ -299,6 +364,7 @@ def run(args: argparse.Namespace, url: str | None) -> None:
                 f"p99 {pct(delays, 0.99):.0f} ms, max {max(delays):.0f} ms; missing {missing}"
             )
         rate = len(commands) / args.seconds
+        commands = commands or [0.0]
         print(
             f"  {args.bots} bots: {rate:,.0f} commands/s, p50 {pct(commands, 0.5):.1f} ms, "
             f"p99 {pct(commands, 0.99):.1f} ms"
@@ -309,9 +375,11 @@ def run(args: argparse.Namespace, url: str | None) -> None:
         )
         per_stream = (held[0] - before[0]) * 1024 / max(1, args.subscribers)
         print(
-            f"  web processes: RSS {before[0] / 1024:.0f} MiB -> {held[0] / 1024:.0f} MiB with "
-            f"the streams open ({per_stream / 1024:.1f} KiB per stream) -> "
-            f"{after[0] / 1024:.0f} MiB after; file handles {before[1]} -> {held[1]} -> {after[1]}"
+            f"  web processes, the crowd alone: RSS {before[0] / 1024:.0f} MiB -> "
+            f"{held[0] / 1024:.0f} MiB with the streams open ({per_stream / 1024:.1f} KiB per "
+            f"stream) -> {left[0] / 1024:.0f} MiB after they closed; file handles {before[1]} -> "
+            f"{held[1]} -> {left[1]}; after the second crowd and the bots: RSS "
+            f"{after[0] / 1024:.0f} MiB, file handles {after[1]}"
         )
     finally:
         for p in processes:
@@ -329,7 +397,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=1, help="watched games")
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--bots", type=int, default=8)
-    parser.add_argument("--pace", type=float, default=0.2, help="seconds between paced moves")
+    parser.add_argument("--pace", type=float, default=1.0, help="seconds between paced moves")
     parser.add_argument("--clients", type=int, default=2, help="viewer processes")
     parser.add_argument("--embedded", action="store_true")
     parser.add_argument("--url", default="postgresql://postgres@127.0.0.1:5432/test")

@@ -179,6 +179,13 @@ def _store():  # type: ignore[no-untyped-def]
 )
 def serve(host: str | None, port: int | None, workers: int, threads: int) -> None:
     """Run the HTTP service (SQLite under ./var unless DATABASE_URL is set)."""
+    if workers > 0:
+        # gunicorn's workers are gevent workers: patch the standard library first, before
+        # anything (psycopg_pool, redis, ssl) takes a lock or a socket of the real kind,
+        # which would block a whole worker while one greenlet waits on it
+        from gevent import monkey
+
+        monkey.patch_all()
     from service.app import check_services
     from service.serving import run_embedded, run_gunicorn
 

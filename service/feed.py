@@ -37,7 +37,6 @@ import logging
 import os
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,30 +49,54 @@ log = logging.getLogger("tongiaki.feed")
 
 BUFFER = 512  # frames kept per watched game
 PAGE = 200  # events read at once
+LOAD_TIMEOUT = 10.0  # seconds a viewer waits for another to load the game's hub
 RETRY_AFTER = 10  # seconds a refused viewer waits before asking again
 CHANNEL = "tongiaki_events"  # PostgreSQL NOTIFY channel (the trigger's, service.store)
 ENDED = "ended"  # the games row status of a game that is over
 
 
+@dataclass(frozen=True)
+class View:
+    """What a hub holds at one moment, replaced whole (readers take it without a lock)."""
+
+    start: int  # frames hold the versions after this one, in order, none missing
+    head: int  # the last version read
+    ended: bool  # the game is over (as of ``head``)
+    frames: tuple[tuple[int, bytes], ...] = ()
+
+    def after(self, version: int) -> tuple[tuple[int, bytes], ...] | None:
+        """The frames after ``version``; None if the buffer no longer reaches back there."""
+        first = self.frames[0][0] if self.frames else self.head + 1
+        if version + 1 < first and version < self.head:
+            return None
+        return self.frames[max(0, version + 1 - first) :]
+
+    def then(self, frames: Sequence[tuple[int, bytes]], ended: bool) -> View:
+        """This view with ``frames`` read after its head (the last ``BUFFER`` kept)."""
+        kept = (self.frames + tuple(frames))[-BUFFER:]
+        head = frames[-1][0] if frames else self.head
+        return View(kept[0][0] - 1 if kept else head, head, ended, kept)
+
+
 @dataclass
 class Hub:
-    """One watched game: its head, the frames of its latest events, its subscribers."""
+    """One watched game: its view, a signal for its subscribers, how many there are.
+
+    Subscribers wait on ``changed``; a new view comes with a new event, and the old one
+    is set: every waiting subscriber of this game wakes at once (no lock to take again,
+    which with thousands of them cost more than the writes)."""
 
     game_id: str
-    head: int  # the last version the hub has read
-    ended: bool
-    start: int  # frames hold the versions after this one
-    cond: threading.Condition  # on the feed's lock: wakes this game's subscribers only
-    frames: deque[tuple[int, bytes]] = field(default_factory=lambda: deque(maxlen=BUFFER))
+    view: View = field(default_factory=lambda: View(0, 0, False))
+    changed: threading.Event = field(default_factory=threading.Event)
+    loaded: threading.Event = field(default_factory=threading.Event)
+    failed: bool = False  # its first read failed: the hub is dropped
     subscribers: int = 0
 
-    def after(self, version: int) -> list[tuple[int, bytes]] | None:
-        """The frames after ``version``; None if the buffer no longer reaches back there."""
-        if version < self.start:
-            return None
-        if self.frames and self.frames[0][0] > version + 1:
-            return None
-        return [f for f in self.frames if f[0] > version]
+    def publish(self, view: View) -> None:
+        self.view = view
+        fired, self.changed = self.changed, threading.Event()
+        fired.set()
 
 
 class Subscription:
@@ -85,22 +108,25 @@ class Subscription:
         self.client = client
         self.closed = False
 
-    def next(self, after: int, timeout: float) -> tuple[list[tuple[int, bytes]], bool]:
+    def next(self, after: int, timeout: float) -> tuple[Sequence[tuple[int, bytes]], bool]:
         """Frames after ``after`` (waiting up to ``timeout`` s for some), and whether the
         stream is over: the game ended and every frame was handed out, or the feed
         closes. Reads the store only while ``after`` is behind the hub's buffer."""
         feed, hub = self.feed, self.hub
-        with feed.lock:
-            if not feed.closing and hub.head <= after:
-                hub.cond.wait_for(lambda: feed.closing or hub.head > after, timeout)
-            if feed.closing:
-                return [], True
-            frames = hub.after(after)
-            if frames is not None:
-                return frames, hub.ended and hub.head <= (frames[-1][0] if frames else after)
-            head = hub.head
+        view = hub.view
+        if view.head <= after and not feed.closing:
+            changed = hub.changed  # taken before the view is looked at again: no lost wake-up
+            view = hub.view
+            if view.head <= after:
+                changed.wait(timeout)
+                view = hub.view
+        if feed.closing:
+            return (), True
+        frames = view.after(after)
+        if frames is not None:
+            return frames, view.ended and view.head <= (frames[-1][0] if frames else after)
         # behind the buffer (a resume from long ago, or a slow reader): one page from the store
-        rows = feed.store.read(hub.game_id, after, min(PAGE, head - after))
+        rows = feed.store.read(hub.game_id, after, min(PAGE, view.head - after))
         return [(e.version, frame(e)) for e in rows], False
 
     def close(self) -> None:
@@ -174,28 +200,44 @@ class Feed:
             self.open += 1
             self.clients[client] = self.clients.get(client, 0) + 1
             hub = self.hubs.get(game_id)
-        metrics.streams(1)
-        try:
-            if hub is None:
-                hub = self._new_hub(game_id)
-        except BaseException:
-            self._release(client)
-            raise
-        return Subscription(self, hub, client)
-
-    def _new_hub(self, game_id: str) -> Hub:
-        row = self.store.head(game_id)
-        version = row.version if row else 0
-        with self.lock:
-            hub = self.hubs.get(game_id)
-            if hub is None:  # another subscriber may have made it meanwhile
-                ended = bool(row and row.status == ENDED)
-                hub = Hub(game_id, version, ended, version, threading.Condition(self.lock))
+            loader = hub is None
+            if hub is None:  # the first viewer of this game here: it loads the hub
+                hub = Hub(game_id)
                 self.hubs[game_id] = hub
             hub.subscribers += 1
-        self._dirty.add(game_id)  # anything committed between the read and now
+        metrics.streams(1)
+        sub = Subscription(self, hub, client)
+        try:
+            if loader:
+                self._load(hub)
+            else:  # another viewer is loading it: wait for that (one read, not one each)
+                hub.loaded.wait(LOAD_TIMEOUT)
+                if hub.failed or not hub.loaded.is_set():
+                    raise StoreUnavailable(f"the events of {game_id} could not be read")
+        except BaseException:
+            sub.close()
+            raise
+        return sub
+
+    def _load(self, hub: Hub) -> None:
+        """Read the game's head and its latest ``BUFFER`` events into the hub, once."""
+        try:
+            row = self.store.head(hub.game_id)
+            version = row.version if row else 0
+            start = max(0, version - BUFFER)
+            rows = self.store.read(hub.game_id, start, version - start) if version else []
+        except BaseException:
+            with self.lock:
+                hub.failed = True
+                if self.hubs.get(hub.game_id) is hub:
+                    del self.hubs[hub.game_id]  # the next viewer tries again
+            hub.loaded.set()
+            raise
+        ended = bool(row and row.status == ENDED)
+        hub.publish(View(start, start, False).then([(e.version, frame(e)) for e in rows], ended))
+        hub.loaded.set()
+        self._dirty.add(hub.game_id)  # anything committed between the reads and now
         self._wake.set()
-        return hub
 
     def _release(self, client: str) -> None:
         with self.lock:
@@ -231,8 +273,9 @@ class Feed:
         """End every stream now and refuse new ones (the process is stopping)."""
         with self.lock:
             self.closing = True
-            for hub in self.hubs.values():
-                hub.cond.notify_all()
+            hubs = list(self.hubs.values())
+        for hub in hubs:
+            hub.publish(hub.view)
         self._wake.set()
 
     # --- the reader ---------------------------------------------------------------
@@ -281,27 +324,24 @@ class Feed:
             g
             for g, (version, status) in heads.items()
             if (hub := self.hubs.get(g)) is not None
-            and (version > hub.head or (status == ENDED) != hub.ended)
+            and hub.loaded.is_set()
+            and (version > hub.view.head or (status == ENDED) != hub.view.ended)
         }
 
     def _read(self, game_id: str) -> None:
+        """Read the game's new events once, and wake its subscribers (the reader only)."""
         hub = self.hubs.get(game_id)
-        if hub is None:
+        if hub is None or not hub.loaded.is_set() or hub.failed:
             return
         while True:
-            rows = self.store.read(game_id, hub.head, PAGE)
-            ended = hub.ended
+            view = hub.view
+            rows = self.store.read(game_id, view.head, PAGE)
+            ended = view.ended
             if len(rows) < PAGE:  # level with the head: is the game over?
                 row = self.store.head(game_id)
                 ended = bool(row and row.status == ENDED)
-            frames = [(e.version, frame(e)) for e in rows]
-            with self.lock:
-                if frames:
-                    hub.frames.extend(frames)
-                    hub.head = frames[-1][0]
-                hub.ended = ended
-                if frames or ended:
-                    hub.cond.notify_all()
+            if rows or ended != view.ended:
+                hub.publish(view.then([(e.version, frame(e)) for e in rows], ended))
             if len(rows) < PAGE:
                 return
 

@@ -19,15 +19,13 @@ from gunicorn.workers.ggevent import GeventWorker
 class Worker(GeventWorker):  # type: ignore[misc]
     def patch(self) -> None:
         super().patch()
-        # psycopg chose its wait function when it was imported, before the patching (the
-        # master imports it to check the database): the C one, which would block every
-        # greenlet of the worker while one waits for PostgreSQL. Use the patched select.
-        import selectors
-
+        # psycopg picks gevent's select() when it sees the patching, and that select()
+        # first asks the real one, which refuses file descriptors past 1023: with a
+        # thousand viewers connected, every query would fail. gevent's poll() has no
+        # such limit.
         import psycopg.waiting
 
-        psycopg.waiting.wait = psycopg.waiting.wait_select
-        psycopg.waiting.DefaultSelector = selectors.DefaultSelector  # type: ignore[misc]
+        psycopg.waiting.wait = psycopg.waiting.wait_poll
         from service.serving import WATCHDOG
 
         WATCHDOG.after_patch()

@@ -5,6 +5,17 @@ from __future__ import annotations
 
 import select
 import socket
+import sys
+from typing import Any
+
+
+def _poll() -> Any:
+    """A real poll object: gevent's select() (when gunicorn's gevent workers patched it)
+    refuses file descriptors past 1023, and a check with no wait needs no greenlet."""
+    monkey = sys.modules.get("gevent.monkey")
+    if monkey is not None and monkey.is_module_patched("select"):
+        return monkey.get_original("select", "poll")()
+    return select.poll()
 
 
 def hung_up(connection: socket.socket | None) -> bool:
@@ -13,10 +24,9 @@ def hung_up(connection: socket.socket | None) -> bool:
     if connection is None:
         return False
     try:
-        # select first: a socket with a timeout (the embedded server's) would wait that
-        # long inside recv whatever its flags say
-        readable, _, _ = select.select([connection], [], [], 0)
-        if not readable:
+        poll = _poll()
+        poll.register(connection.fileno(), select.POLLIN | select.POLLHUP | select.POLLERR)
+        if not poll.poll(0):
             return False  # nothing to read: still there
         return connection.recv(1, socket.MSG_PEEK) == b""
     except (BlockingIOError, InterruptedError):

@@ -438,7 +438,7 @@ def stream(game_id: str) -> ResponseReturnValue:
     timeout = int_arg("timeout", 300, 1, 3600) or 300
     # 503 too_many_streams when the process holds its most; 429 past the client's share
     sub = feed.subscribe(game_id, client_address())
-    if header_id is not None and sub.hub.ended and sub.hub.head <= after:
+    if header_id is not None and sub.hub.view.ended and sub.hub.view.head <= after:
         # a browser reconnecting to a game that is over and that it has whole: 204 tells
         # EventSource to stop reconnecting
         sub.close()
