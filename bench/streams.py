@@ -167,6 +167,18 @@ def viewers_process(
     asyncio.run(main())
 
 
+def settled(pids: list[int], fds: int, limit: float = 30.0) -> tuple[tuple[int, int], float]:
+    """The footprint once the file handles are back within 50 of ``fds`` (a stream whose
+    viewer left is noticed at its next wake-up, within 5 s), and how long that took."""
+    began = time.monotonic()
+    while True:
+        now = footprint(pids)
+        if now[1] <= fds + 50 or time.monotonic() - began > limit:
+            time.sleep(1)
+            return footprint(pids), time.monotonic() - began - 1
+        time.sleep(0.25)
+
+
 class Crowd:
     """``paths`` opened as live streams from ``clients`` viewer processes."""
 
@@ -249,6 +261,27 @@ def pacer(
         time.sleep(max(0.0, every - (time.monotonic() - began)))
 
 
+def bots_process(port: int, seconds: float, bots: int, results) -> None:  # type: ignore[no-untyped-def]
+    latencies: list[float] = []
+    lock = threading.Lock()
+    deadline = time.perf_counter() + seconds
+    threads = [
+        threading.Thread(target=bot_client, args=(port, deadline, latencies, lock, 100 + i))
+        for i in range(bots)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    results.put(("bots", latencies))
+
+
+def lobby_process(port: int, seconds: float, results) -> None:  # type: ignore[no-untyped-def]
+    latencies: list[float] = []
+    lobby_prober(port, time.monotonic() + seconds, latencies)
+    results.put(("lobby", latencies))
+
+
 def lobby_prober(port: int, until: float, latencies: list[float]) -> None:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     while time.monotonic() < until:
@@ -310,8 +343,7 @@ def run(args: argparse.Namespace, url: str | None) -> None:
         time.sleep(2)
         held = footprint(web)
         crowd.close()
-        time.sleep(7)  # a stream whose viewer left is noticed at its next wake-up (5 s)
-        left = footprint(web)
+        left, left_in = settled(web, before[1])
         # 2. delivery: the crowd again, while the bots play
         crowd = Crowd(port, paths, args.clients)
         statuses, opening = crowd.statuses, crowd.opening
@@ -320,26 +352,25 @@ def run(args: argparse.Namespace, url: str | None) -> None:
         sent: dict[tuple[str, int], float] = {}
         lobby: list[float] = []
         commands: list[float] = []
-        lock = threading.Lock()
-        deadline = time.perf_counter() + args.seconds
-        threads = [
-            threading.Thread(target=bot_client, args=(port, deadline, commands, lock, 100 + i))
-            for i in range(args.bots)
+        # bots and the lobby prober in processes of their own: in this one, their threads
+        # and the pacer would wait for each other's turn at the GIL, and count it as latency
+        ctx = multiprocessing.get_context("fork")
+        results: multiprocessing.Queue = ctx.Queue()
+        others = [
+            ctx.Process(target=bots_process, args=(port, args.seconds, args.bots, results)),
+            ctx.Process(target=lobby_process, args=(port, args.seconds, results)),
         ]
-        threads.append(
-            threading.Thread(
-                target=pacer, args=(port, games, tokens, legal, until, args.pace, sent)
-            )
-        )
-        threads.append(threading.Thread(target=lobby_prober, args=(port, until, lobby)))
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        for p in others:
+            p.start()
+        pacer(port, games, tokens, legal, until, args.pace, sent)
+        for _ in others:
+            kind, values = results.get(timeout=600)
+            (commands if kind == "bots" else lobby).extend(values)
+        for p in others:
+            p.join(timeout=60)
         time.sleep(2)  # the last deliveries
         arrivals = crowd.close()
-        time.sleep(7)
-        after = footprint(web)
+        after, after_in = settled(web, before[1])
         per_game = {g: paths.count(f"/api/v1/games/{g}/stream") for g in games}
         delays: list[float] = []
         missing = 0
@@ -378,8 +409,9 @@ def run(args: argparse.Namespace, url: str | None) -> None:
             f"  web processes, the crowd alone: RSS {before[0] / 1024:.0f} MiB -> "
             f"{held[0] / 1024:.0f} MiB with the streams open ({per_stream / 1024:.1f} KiB per "
             f"stream) -> {left[0] / 1024:.0f} MiB after they closed; file handles {before[1]} -> "
-            f"{held[1]} -> {left[1]}; after the second crowd and the bots: RSS "
-            f"{after[0] / 1024:.0f} MiB, file handles {after[1]}"
+            f"{held[1]} -> {left[1]} ({left_in:.1f} s after the viewers left); after the second "
+            f"crowd and the bots: RSS {after[0] / 1024:.0f} MiB, file handles {after[1]} "
+            f"({after_in:.1f} s after)"
         )
     finally:
         for p in processes:
