@@ -1,11 +1,11 @@
 """Soak benchmark: minutes of mixed traffic on the production setting (figures, not a test).
 
     python bench/soak.py --minutes N [--url postgresql://postgres@127.0.0.1:5432/test]
-        [--redis redis://127.0.0.1:6379/13] [--web 2] [--threads 8] [--bots 8]
-        [--spectators 16] [--streams 4] [--fuzzers 2] [--disputers 1] [--seed 1]
+        [--redis redis://127.0.0.1:6379/13] [--web 2] [--bots 8]
+        [--spectators 16] [--streams 16] [--fuzzers 2] [--disputers 1] [--seed 1]
 
 The stack is the production one, as ``tests/servers.py`` ``production()`` runs it:
-``--web`` gunicorn processes (``tongiaki serve --workers 1 --threads T``, each on a
+``--web`` gunicorn processes (``tongiaki serve --workers 1``, a gevent worker, each on a
 port of its own) on a throw-away PostgreSQL schema, Redis for the rq doorbell, and
 one ``tongiaki worker``. Rate limits are off. Clients are threads of this process,
 each request going to a web process chosen at random:
@@ -18,7 +18,7 @@ each request going to a web process chosen at random:
 - spectators read games, events (JSON and NDJSON), states, scoreboards,
   timelines, journals, the lobby, the leaderboard and hold
   ``/games/{id}/stream?timeout=`` server-sent-event connections (at most
-  ``--streams`` at once: each holds a server thread), checking the ids they get
+  ``--streams`` at once), checking the ids they get
   are consecutive;
 - fuzzers send malformed, oversized, chunked and deeply nested bodies, bad game
   ids, huge integers in query strings and headers, wrong tokens, commands from
@@ -1182,15 +1182,12 @@ def free_port() -> int:
 
 
 class Stack:
-    """``web`` gunicorn processes (one worker, ``threads`` threads each) and an rq worker,
+    """``web`` gunicorn processes (one gevent worker each) and an rq worker,
     on one PostgreSQL schema and one Redis queue, as ``tests/servers.py`` runs them."""
 
-    def __init__(
-        self, database_url: str, redis_url: str, queue: str, tmp: Path, web: int, threads: int
-    ) -> None:
+    def __init__(self, database_url: str, redis_url: str, queue: str, tmp: Path, web: int) -> None:
         self.queue = queue
         self.tmp = tmp
-        self.threads = threads
         self.web_count = web
         self.env = {
             k: v
@@ -1228,7 +1225,7 @@ class Stack:
     def start(self) -> None:
         for i in range(self.web_count):
             port = free_port()
-            args = ["serve", "--workers", "1", "--threads", str(self.threads), "--port", str(port)]
+            args = ["serve", "--workers", "1", "--port", str(port)]
             self.web.append(self.launch(f"web{i}", args, port))
         if self.start_worker() is None:
             raise RuntimeError(f"the worker did not start: {self.failed_starts[-1]}")
@@ -1790,10 +1787,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--url", default="postgresql://postgres@127.0.0.1:5432/test")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/13")
     parser.add_argument("--web", type=int, default=2, help="gunicorn processes")
-    parser.add_argument("--threads", type=int, default=8, help="threads per gunicorn worker")
     parser.add_argument("--bots", type=int, default=8)
     parser.add_argument("--spectators", type=int, default=16)
-    parser.add_argument("--streams", type=int, default=4, help="SSE streams held at once")
+    parser.add_argument("--streams", type=int, default=16, help="SSE streams held at once")
     parser.add_argument("--fuzzers", type=int, default=2)
     parser.add_argument(
         "--disputers", type=int, default=1, help="players disputing finished games, and an auditor"
@@ -1818,10 +1814,10 @@ def main() -> int:
     try:
         with throwaway_schema(args.url) as url:
             schema = url.rsplit("%3D", 1)[-1]
-            stack = Stack(url, args.redis, queue, tmp, args.web, args.threads)
+            stack = Stack(url, args.redis, queue, tmp, args.web)
             print(
-                f"soak: {args.minutes:g} min on {args.web} gunicorn processes (1 worker ×"
-                f" {args.threads} threads each) and 1 rq worker; PostgreSQL schema {schema},"
+                f"soak: {args.minutes:g} min on {args.web} gunicorn processes (1 gevent worker"
+                f" each) and 1 rq worker; PostgreSQL schema {schema},"
                 f" Redis {args.redis} queue {queue}; {args.bots} bots, {args.spectators}"
                 f" spectators (≤ {args.streams} streams at once), {args.fuzzers} fuzzers,"
                 f" seed {args.seed}",
