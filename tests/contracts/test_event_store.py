@@ -464,3 +464,27 @@ def test_dispute_counts_by_game_and_status(store):
         "g2": {"withdrawn": 1},
     }
     assert store.dispute_counts([]) == {}
+
+
+def test_versions_names_the_head_and_status_of_the_games_asked_for(store):
+    store.append(record(game="g1", command="c1"), 0, events(3), "open")
+    store.append(record(game="g2", command="c1"), 0, events(1), "ended")
+    assert store.versions(["g1", "g2", "nope"]) == {"g1": (3, "open"), "g2": (1, "ended")}
+    assert store.versions([]) == {}
+
+
+def test_postgresql_notifies_the_change_feed_once_per_game_and_transaction(pg_schema):
+    """The trigger behind service.feed: every commit of events says which game moved,
+    to every connection listening, whoever wrote it."""
+    import psycopg
+
+    _, url = pg_schema
+    s = PostgresEventStore(url, max_size=2)
+    s.upgrade()
+    with psycopg.connect(url, autocommit=True) as listener:
+        listener.execute("LISTEN tongiaki_events")
+        s.append(record(game="g1", command="c1"), 0, events(3), "open")
+        s.append(record(game="g2", command="c1"), 0, events(2), "open")
+        heard = [n.payload for n in listener.notifies(timeout=2.0, stop_after=3)]
+    s.close()
+    assert heard == ["g1", "g2"]

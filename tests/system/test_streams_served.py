@@ -192,7 +192,14 @@ def test_two_web_processes_and_two_workers_lose_nothing_when_one_dies(
     _, url = pg_schema
     queue = f"twoweb-{pg_schema[0]}"
     with production(
-        tmp_path, url, redis_url, queue, web=2, workers=2, TONGIAKI_STREAMS_PER_CLIENT="0"
+        tmp_path,
+        url,
+        redis_url,
+        queue,
+        web=2,
+        workers=2,
+        TONGIAKI_STREAMS_PER_CLIENT="0",
+        TONGIAKI_FEED_POLL="600",  # only PostgreSQL's NOTIFY can tell process A in time
     ) as s:
         a, b = s[0].http(), s[1].http()
         gid, tokens = started(a)

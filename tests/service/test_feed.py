@@ -1,0 +1,142 @@
+"""The change feed (service.feed) with a store in memory: what a viewer is handed,
+when it waits, the bounds, and closing."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from service.errors import TooManyRequests, Unavailable
+from service.feed import BUFFER, PAGE, Feed, View
+from service.store.base import StoreUnavailable
+from service.store.memory import MemoryEventStore
+from tests.contracts.test_event_store import events, record
+
+
+def frames(*versions):
+    return tuple((v, f"f{v}".encode()) for v in versions)
+
+
+def test_a_view_hands_out_the_frames_after_a_version_or_none_when_it_cannot():
+    view = View(4, 7, False, frames(5, 6, 7))
+    assert view.after(4) == frames(5, 6, 7)
+    assert view.after(6) == frames(7)
+    assert view.after(7) == () and view.after(9) == ()
+    assert view.after(3) is None  # version 4 is not held: read the store
+    empty = View(7, 7, False)
+    assert empty.after(7) == () and empty.after(2) is None
+    assert View(0, 0, False).after(0) == ()
+
+
+def test_a_view_keeps_the_last_frames_only():
+    view = View(0, 0, False).then(frames(*range(1, BUFFER + 11)), ended=True)
+    assert view.start == 10 and view.head == BUFFER + 10 and view.ended
+    assert view.after(10)[0][0] == 11 and view.after(9) is None
+
+
+@pytest.fixture
+def store():
+    s = MemoryEventStore()
+    s.append(record(command="c1"), 0, events(3), "playing")
+    return s
+
+
+def feed_of(store, **kw):
+    options = {"max_streams": 10, "per_client": 3, "poll_every": 0.05, **kw}
+    return Feed(store, **options)
+
+
+def test_a_viewer_gets_the_backlog_then_waits_and_wakes_on_a_change(store):
+    feed = feed_of(store)
+    sub = feed.subscribe("g1", "client")
+    got, over = sub.next(0, 1)
+    assert [v for v, _ in got] == [1, 2, 3] and not over
+    assert b"id: 1\nevent: BoatsAdded\ndata: " in got[0][1]
+    started = time.monotonic()
+    assert sub.next(3, 0.2) == ((), False)  # nothing new: it waited its timeout
+    assert time.monotonic() - started >= 0.15
+
+    def later():
+        time.sleep(0.1)
+        store.append(record(command="c2"), 3, events(2, 3), "playing")
+        feed.changed("g1")
+
+    threading.Thread(target=later).start()
+    got, _ = sub.next(3, 5)
+    assert [v for v, _ in got] == [4, 5]
+    sub.close()
+    assert feed.hubs == {} and feed.open == 0
+
+
+def test_the_safety_poll_finds_what_nobody_rang_for(store):
+    feed = feed_of(store)
+    sub = feed.subscribe("g1", "client")
+    store.append(record(command="c2"), 3, events(1, 3), "playing")  # no changed()
+    got, _ = sub.next(3, 5)
+    assert [v for v, _ in got] == [4]
+    sub.close()
+
+
+def test_a_game_that_ends_ends_its_streams_after_the_last_event(store):
+    feed = feed_of(store)
+    sub = feed.subscribe("g1", "client")
+    store.append(record(command="c2"), 3, events(1, 3), "ended")
+    feed.changed("g1")
+    got, over = sub.next(3, 5)
+    assert [v for v, _ in got] == [4] and over
+    late = feed.subscribe("g1", "other")
+    got, over = late.next(0, 1)
+    assert [v for v, _ in got] == [1, 2, 3, 4] and over
+
+
+def test_a_client_and_a_process_hold_at_most_their_share(store):
+    feed = feed_of(store, max_streams=4, per_client=3)
+    mine = [feed.subscribe("g1", "me") for _ in range(3)]
+    with pytest.raises(TooManyRequests) as refused:
+        feed.subscribe("g1", "me")
+    assert refused.value.code == "too_many_streams"
+    feed.subscribe("g1", "you")
+    with pytest.raises(Unavailable) as full:
+        feed.subscribe("g1", "them")
+    assert full.value.code == "too_many_streams"
+    mine[0].close()
+    feed.subscribe("g1", "me")  # one left: one more may come
+    assert feed.clients == {"me": 3, "you": 1}
+
+
+def test_closing_ends_every_stream_at_once_and_refuses_new_ones(store):
+    feed = feed_of(store)
+    sub = feed.subscribe("g1", "client")
+    sub.next(0, 1)
+    threading.Timer(0.1, feed.close).start()
+    started = time.monotonic()
+    assert sub.next(3, 10) == ((), True)
+    assert time.monotonic() - started < 2
+    with pytest.raises(Unavailable) as refused:
+        feed.subscribe("g1", "client")
+    assert refused.value.code == "shutting_down"
+
+
+def test_a_viewer_behind_the_buffer_reads_the_store_a_page_at_a_time():
+    s = MemoryEventStore()
+    s.append(record(command="c1"), 0, events(BUFFER + 50), "playing")
+    feed = feed_of(s)
+    sub = feed.subscribe("g1", "client")
+    assert feed.hubs["g1"].view.start == 50
+    got, _ = sub.next(0, 1)  # version 1 is older than the buffer: a page from the store
+    assert got[0][0] == 1 and len(got) == PAGE
+    got, _ = sub.next(PAGE, 1)  # from there on, the buffer holds the rest
+    assert got[0][0] == PAGE + 1 and got[-1][0] == BUFFER + 50
+
+
+def test_a_hub_that_cannot_be_read_is_dropped_and_its_viewer_refused(store):
+    class Down:
+        def head(self, game_id):
+            raise StoreUnavailable("database away")
+
+    feed = feed_of(Down())
+    with pytest.raises(StoreUnavailable):
+        feed.subscribe("g1", "client")
+    assert feed.hubs == {} and feed.open == 0 and feed.clients == {}
