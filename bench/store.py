@@ -253,6 +253,15 @@ def call(
     return r.status, json.loads(r.read() or b"null")
 
 
+def two_accounts(conn: http.client.HTTPConnection) -> dict[str, str]:
+    """Two new accounts, "blue" and "red": account id -> token."""
+    tokens = {}
+    for c in ("blue", "red"):
+        _, a = call(conn, "POST", "/accounts", {"name": c})
+        tokens[a["account_id"]] = a["token"]
+    return tokens
+
+
 def bot_client(
     port: int,
     deadline: float,
@@ -272,10 +281,7 @@ def bot_client(
     """
     rng = random.Random(seed)
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    tokens = {}
-    for c in ("blue", "red"):
-        _, a = call(conn, "POST", "/accounts", {"name": c})
-        tokens[a["account_id"]] = a["token"]
+    tokens = two_accounts(conn)
     first = next(iter(tokens.values()))
     include = "" if get_legal else "?include=legal"
     while time.perf_counter() < deadline:

@@ -42,29 +42,18 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from soak import children  # noqa: E402
 from store import (  # noqa: E402
     bot_client,
     call,
     free_port,
     pct,
     throwaway_schema,
+    two_accounts,
     wait_until_serving,
 )
 
 REDIS = "redis://127.0.0.1:6379/13"
-
-
-def children(pid: int) -> list[int]:
-    """The processes whose parent is ``pid`` (gunicorn's workers)."""
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            found.append(int(stat.parent.name))
-    return found
 
 
 def footprint(pids: list[int]) -> tuple[int, int]:
@@ -215,10 +204,7 @@ class Crowd:
 
 def new_game(port: int) -> tuple[str, dict[str, str], dict]:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    tokens = {}
-    for c in ("blue", "red"):
-        _, a = call(conn, "POST", "/accounts", {"name": c})
-        tokens[a["account_id"]] = a["token"]
+    tokens = two_accounts(conn)
     first = next(iter(tokens.values()))
     _, g = call(conn, "POST", "/games", {"max_players": 2}, first)
     gid = g["game_id"]
