@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The real stack with one command: web processes (gunicorn, gevent workers) and rq
-# workers on PostgreSQL and Redis, run by honcho from deploy/Procfile.
+# workers on PostgreSQL and Redis, from deploy/Procfile, run by deploy/stack.py (which
+# starts again any process that dies, and stops them all on Ctrl-C or SIGTERM).
 #
 #   deploy/stack.sh [WEB_PROCESSES [WORKERS]]        (defaults: 1 and 2)
 #
@@ -19,7 +20,9 @@ export DATABASE_URL=${DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/tongiak
 export REDIS_URL=${REDIS_URL:-redis://127.0.0.1:6379/0}
 web=${1:-1}
 workers=${2:-2}
-"${bin}python" - <<'PY'
+python=${bin}python
+[ -n "$bin" ] || python=python3
+"$python" - <<'PY'
 import os, psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 info = conninfo_to_dict(os.environ["DATABASE_URL"])
@@ -34,4 +37,4 @@ except psycopg.OperationalError as exc:
     print(f"stack: created database {name}")
 PY
 "${bin}tongiaki" db upgrade
-exec "${bin}honcho" -f deploy/Procfile -d . start -p "${PORT:-8000}" -c "web=$web,worker=$workers"
+exec "$python" deploy/stack.py --web "$web" --worker "$workers" --port "${PORT:-8000}"

@@ -18,7 +18,7 @@ from service.api.meta import bp as meta_bp
 from service.api.views import bp as views_bp
 from service.disputes import DisputeService
 from service.doorbells import BackgroundDoorbell, InlineDoorbell, RqDoorbell, sweep_inline
-from service.feed import Feed, listener_for, ring_feed
+from service.feed import FD_RESERVE, Feed, fd_budget, listener_for, ring_feed
 from service.games import Doorbell, GameService
 from service.health import bp as health_bp
 from service.jsonprovider import OrjsonProvider
@@ -98,9 +98,18 @@ def create_app(
     store.upgrade()
     readmodels = ReadModels(store, store)
     readmodels.upgrade()
+    max_streams = settings.max_streams or streams
+    if fd_budget() < max_streams:  # past the open-file limit the whole process stops answering
+        logging.getLogger("tongiaki.feed").warning(
+            "at most %d live streams (not %d): the open-file limit is %d; raise it (ulimit -n)",
+            fd_budget(),
+            max_streams,
+            fd_budget() + FD_RESERVE,
+        )
+        max_streams = fd_budget()
     feed = Feed(
         store,
-        max_streams=settings.max_streams or streams,
+        max_streams=max_streams,
         per_client=settings.streams_per_client,
         poll_every=settings.feed_poll,
         listener=listener_for(settings.database_url) if settings.uses_postgres else None,
@@ -138,6 +147,12 @@ def create_app(
         window=timedelta(seconds=settings.dispute_window),
     )
     register_errors(app)
+    if settings.proxies:  # the client's address from the proxies' X-Forwarded-For (limits)
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
+            app.wsgi_app, x_for=settings.proxies, x_proto=settings.proxies
+        )
     for bp in (accounts_bp, games_bp, views_bp, disputes_bp, meta_bp):
         app.register_blueprint(bp, url_prefix="/api/v1")
 

@@ -183,8 +183,12 @@ def serve(host: str | None, port: int | None, workers: int, threads: int) -> Non
         # gunicorn's workers are gevent workers: patch the standard library first, before
         # anything (psycopg_pool, redis, ssl) takes a lock or a socket of the real kind,
         # which would block a whole worker while one greenlet waits on it
+        import warnings
+
         from gevent import monkey
 
+        # ssl may be imported already (by click's environment); nothing here has used it
+        warnings.filterwarnings("ignore", message="Monkey-patching ssl after ssl")
         monkey.patch_all()
     from service.app import check_services
     from service.serving import run_embedded, run_gunicorn

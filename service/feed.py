@@ -117,7 +117,7 @@ class Subscription:
         if view.head <= after and not feed.closing:
             changed = hub.changed  # taken before the view is looked at again: no lost wake-up
             view = hub.view
-            if view.head <= after:
+            if view.head <= after and not view.ended:  # a game that is over: nothing to wait for
                 changed.wait(timeout)
                 view = hub.view
         if feed.closing:
@@ -347,6 +347,16 @@ class Feed:
 
 
 FEEDS: list[Feed] = []  # this process's feeds, closed together on shutdown
+
+FD_RESERVE = 128  # file descriptors kept for everything but streams (database, Redis, files)
+
+
+def fd_budget() -> int:
+    """Streams this process can hold within its open-file limit (each is a socket)."""
+    import resource
+
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return max(0, soft - FD_RESERVE) if soft != resource.RLIM_INFINITY else 1 << 30
 
 
 def close_all() -> None:

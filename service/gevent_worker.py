@@ -10,10 +10,15 @@ seconds. Imported only by gunicorn (it monkey-patches the standard library).
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import gevent
 from gunicorn.workers.ggevent import GeventWorker
+
+# gunicorn's worker patches again what ``tongiaki serve`` patched before importing
+# anything; gevent then warns about modules imported since (redis.asyncio, unused)
+warnings.filterwarnings("ignore", message="Monkey-patching ssl after ssl")
 
 
 class Worker(GeventWorker):  # type: ignore[misc]

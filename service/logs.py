@@ -63,9 +63,19 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(line, default=str)
 
 
+CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
 class TextFormatter(logging.Formatter):
+    """One line per record for a person: control characters in the message (a client's
+    path, say) are written as ``\\xNN``, so nobody can forge a line or colour a terminal."""
+
     def __init__(self) -> None:
         super().__init__("%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s")
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        record.message = CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", record.message)
+        return super().formatMessage(record)
 
     def format(self, record: logging.LogRecord) -> str:
         if not getattr(record, "request_id", ""):

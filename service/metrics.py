@@ -75,6 +75,9 @@ def streams(delta: int) -> None:
 bp = Blueprint("metrics", __name__)
 
 
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+
+
 def track(app: Flask) -> None:
     """Time every request of ``app`` by method, route and status."""
 
@@ -87,7 +90,8 @@ def track(app: Flask) -> None:
         began = g.get("tongiaki_started")
         if began is not None:
             rule = request.url_rule.rule if request.url_rule is not None else "unmatched"
-            _metrics().requests.labels(request.method, rule, str(response.status_code)).observe(
+            method = request.method if request.method in METHODS else "other"  # bounded labels
+            _metrics().requests.labels(method, rule, str(response.status_code)).observe(
                 time.perf_counter() - began
             )
         return response

@@ -265,12 +265,22 @@ def run_embedded(settings: Settings, host: str, port: int) -> None:
 
 def _write_problem(sock: Any, status_int: int, reason: str, mesg: str) -> None:
     """gunicorn's ``util.write_error``, answering problem+json instead of HTML."""
+    import uuid
+
     from gunicorn import util
 
     body = problem_bytes(status_int, reason, mesg or reason)
+    rid = uuid.uuid4().hex
     head = (
         f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\n"
-        f"Content-Type: {PROBLEM}\r\nContent-Length: {len(body)}\r\n\r\n"
+        f"Content-Type: {PROBLEM}\r\nContent-Length: {len(body)}\r\nX-Request-ID: {rid}\r\n\r\n"
+    )
+    # the app never saw this request: its access line is written here
+    logging.getLogger("tongiaki.access").info(
+        "refused by the HTTP server: %s %s",
+        status_int,
+        reason,
+        extra={"status": status_int, "request_id": rid, "bytes": len(body)},
     )
     util.write_nonblock(sock, head.encode("latin1") + body)
     # gunicorn closes the socket next: with the rest of the refused request still unread,
@@ -316,6 +326,15 @@ def run_gunicorn(settings: Settings, host: str, port: int, workers: int) -> None
         atexit.register(shutil.rmtree, where, True)
     streams = settings.max_streams or GEVENT_STREAMS
 
+    def worker_exit(server: Any, worker: Any) -> None:
+        # close the database pool while the worker can still switch greenlets (left to the
+        # garbage collector, it fails noisily at interpreter exit)
+        app = getattr(getattr(worker, "wsgi", None), "app", None)
+        games = getattr(app, "extensions", {}).get("tongiaki.games")
+        if games is not None:
+            with contextlib.suppress(Exception):
+                games.store.close()
+
     def child_exit(server: Any, worker: Any) -> None:
         from prometheus_client import multiprocess
 
@@ -333,6 +352,7 @@ def run_gunicorn(settings: Settings, host: str, port: int, workers: int) -> None
             # one control socket per host by default: several services would share it
             self.cfg.set("control_socket_disable", True)
             self.cfg.set("child_exit", child_exit)
+            self.cfg.set("worker_exit", worker_exit)
             self.cfg.set("logconfig_dict", gunicorn_logconfig(settings.log_format or "json"))
 
         def load(self):  # type: ignore[no-untyped-def]

@@ -223,6 +223,7 @@ class Settings:
     max_streams: int = 0  # live streams per process; 0: the server's default (service.app)
     streams_per_client: int = 16  # live streams one client address holds per process; 0: any
     feed_poll: float = 2.0  # seconds between the change feed's safety polls (service.feed)
+    proxies: int = 0  # reverse proxies in front whose X-Forwarded-For is trusted
     log_format: str = ""  # json or text; empty: json under gunicorn and workers, else text
     host: str = "127.0.0.1"
     port: int = 8000
@@ -259,6 +260,7 @@ class Settings:
             streams_per_client=_integer(e, "TONGIAKI_STREAMS_PER_CLIENT", 16, 0, 1_000_000),
             feed_poll=_seconds(e, "TONGIAKI_FEED_POLL", 2.0),
             log_format=_log_format(e.get("TONGIAKI_LOG_FORMAT", "")),
+            proxies=_integer(e, "TONGIAKI_PROXIES", 0, 0, 5),
             dispute_window=_integer(e, "TONGIAKI_DISPUTE_WINDOW", 7 * 86_400, 0, 366 * 86_400),
             host=host,
             port=_integer(e, "TONGIAKI_PORT", 8000, 1, 65_535),

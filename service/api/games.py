@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Iterator
 from functools import lru_cache
 
-from flask import Blueprint, Response, current_app, json, jsonify, request
+from flask import Blueprint, Response, current_app, g, json, jsonify, request
 from flask.typing import ResponseReturnValue
 
 from domain import commands as cmd
@@ -62,6 +63,7 @@ def encode_command(command: cmd.Command) -> dict[str, object]:
     return encode(command)
 
 
+STREAMS_LOG = logging.getLogger("tongiaki.streams")
 STREAM_WAKE = 5.0  # seconds an idle stream waits before it looks whether its viewer left
 STREAM_HEARTBEAT = 15.0
 
@@ -421,7 +423,11 @@ def events(game_id: str) -> ResponseReturnValue:
             query("after", "integer", "as Last-Event-ID (for clients that cannot send it)"),
             query("timeout", "integer", "close after this many seconds", minimum=1, maximum=3600),
         ],
-        errors=(404, 422, 503),
+        errors=(404, 422, 429, 503),
+        more={
+            204: "the game is over and the client (a browser reconnecting with its"
+            " Last-Event-ID) has every event: nothing more will come",
+        },
     )
 )
 def stream(game_id: str) -> ResponseReturnValue:
@@ -438,30 +444,48 @@ def stream(game_id: str) -> ResponseReturnValue:
     timeout = int_arg("timeout", 300, 1, 3600) or 300
     # 503 too_many_streams when the process holds its most; 429 past the client's share
     sub = feed.subscribe(game_id, client_address())
-    if header_id is not None and sub.hub.view.ended and sub.hub.view.head <= after:
+    head = sub.hub.view.head
+    if after > head:  # no process has sent a version past the head: a client's mistake
+        sub.close()
+        raise BadRequest(
+            "bad_last_event_id",
+            f"Last-Event-ID (or ?after=) is {after}, past the game's last version ({head})",
+        )
+    if header_id is not None and sub.hub.view.ended and head <= after:
         # a browser reconnecting to a game that is over and that it has whole: 204 tells
         # EventSource to stop reconnecting
         sub.close()
-        return Response(status=204)
+        done = Response(status=204)
+        del done.headers["Content-Type"]
+        return done
     connection = request.environ.get("gunicorn.socket") or request.environ.get("werkzeug.socket")
+
+    rid = g.get("request_id", "")
+    opened = time.monotonic()
 
     def generate() -> Iterator[bytes]:
         nonlocal after
+        sent, why = 0, "the viewer left"  # (a write to a closed socket ends it too)
         try:
-            deadline = time.monotonic() + timeout
+            deadline = opened + timeout
             beat = time.monotonic()
             yield b"retry: 2000\n\n"
             while True:
                 left = deadline - time.monotonic()
                 if left <= 0:
+                    why = "its timeout"
                     return
                 frames, over = sub.next(after, min(left, STREAM_WAKE))
                 if frames:
                     yield b"".join(f for _, f in frames)
                     after = frames[-1][0]
+                    sent += len(frames)
                     beat = time.monotonic()
                 if over:
-                    if not feed.closing:  # the game is over and every event was sent
+                    if feed.closing:
+                        why = "the server stopping"
+                    else:  # the game is over and every event was sent
+                        why = "the game's end"
                         yield b"event: end\ndata: {}\n\n"
                     return
                 if not frames:
@@ -472,6 +496,20 @@ def stream(game_id: str) -> ResponseReturnValue:
                         return  # the viewer left: its place is free now, not at the next write
         finally:
             sub.close()
+            STREAMS_LOG.info(
+                "stream of %s ended (%s) after %d events",
+                game_id,
+                why,
+                sent,
+                extra={
+                    "game_id": game_id,
+                    "events_sent": sent,
+                    "last_version": after,
+                    "duration_ms": round((time.monotonic() - opened) * 1000, 1),
+                    "ended_by": why,
+                    "request_id": rid,
+                },
+            )
 
     # no request context is kept for the stream's life: the generator needs none
     response = Response(generate(), mimetype="text/event-stream")

@@ -31,6 +31,7 @@ class Operation:
     also: dict[str, dict[str, Any]] = field(default_factory=dict)  # other content types
     headers: tuple[str, ...] = ()  # response headers of the success answer
     limited: bool = False  # counted against a rate limit (429)
+    more: dict[int, str] = field(default_factory=dict)  # other answers without a body
 
 
 OPERATIONS: list[Operation] = []
@@ -156,6 +157,8 @@ def build_spec() -> dict[str, Any]:
         if op.headers:
             success["headers"] = {h: HEADERS[h] for h in op.headers}
         responses[str(op.status)] = success
+        for code, description in op.more.items():
+            responses[str(code)] = {"description": description}
         for code in sorted(_statuses(op)):
             responses[str(code)] = {
                 "description": REASONS.get(code, "problem"),

@@ -140,3 +140,30 @@ def test_a_hub_that_cannot_be_read_is_dropped_and_its_viewer_refused(store):
     with pytest.raises(StoreUnavailable):
         feed.subscribe("g1", "client")
     assert feed.hubs == {} and feed.open == 0 and feed.clients == {}
+
+
+def test_a_stream_past_the_games_head_is_refused(client):
+    made = client.post("/api/v1/accounts", json={"name": "ann"}).json
+    gid = client.post(
+        "/api/v1/games",
+        json={"max_players": 2},
+        headers={"Authorization": f"Bearer {made['token']}"},
+    ).json["game_id"]
+    reply = client.get(f"/api/v1/games/{gid}/stream?after=99")
+    assert reply.status_code == 422 and reply.json["code"] == "bad_last_event_id"
+    assert "past the game's last version (1)" in reply.json["detail"]
+
+
+def test_a_process_never_promises_more_streams_than_its_open_file_limit(tmp_path):
+    import resource
+
+    from service.app import create_app
+    from service.settings import Settings
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (300, hard))
+    try:
+        app = create_app(Settings(data_dir=tmp_path, rate_limits={}), sweep=False)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    assert app.extensions["tongiaki.feed"].max_streams == 300 - 128

@@ -44,3 +44,25 @@ def test_json_lines_carry_the_request_id_extras_and_exceptions():
     assert line["message"] == "boom a" and line["request_id"] == "r1"
     assert line["level"] == "error" and line["status"] == 500
     assert "ValueError: inner" in line["exception"]
+
+
+def test_text_lines_cannot_be_forged_with_control_characters():
+    from service.logs import TextFormatter
+
+    record = logging.LogRecord(
+        "x", logging.INFO, __file__, 1, "GET %s", ("/a\nFORGED\x1b[31m\x00",), None
+    )
+    line = TextFormatter().format(record)
+    assert "\n" not in line and "\x1b" not in line and "\x00" not in line
+    assert "/a\\x0aFORGED\\x1b[31m\\x00" in line
+
+
+def test_behind_trusted_proxies_the_client_is_the_forwarded_address(tmp_path, caplog):
+    from service.app import create_app
+    from service.settings import Settings
+
+    caplog.set_level(logging.INFO, logger="tongiaki.access")
+    app = create_app(Settings(data_dir=tmp_path, rate_limits={}, proxies=1), sweep=False)
+    app.test_client().get("/api/v1/lobby", headers={"X-Forwarded-For": "203.0.113.9"})
+    line = next(r for r in caplog.records if r.name == "tongiaki.access")
+    assert line.client == "203.0.113.9"

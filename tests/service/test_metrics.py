@@ -44,3 +44,16 @@ def test_metrics_count_commands_refusals_requests_and_lag(client):
     client.get("/no/such/page")
     text = client.get("/metrics").get_data(as_text=True)
     assert 'route="unmatched"' in text and "/no/such/page" not in text
+
+
+def test_a_client_cannot_grow_the_metrics_with_made_up_methods(client):
+    for method in ("FOO", "BAR1", "BAZ2"):
+        assert client.open("/api/v1/lobby", method=method).status_code == 405
+    text = client.get("/metrics").get_data(as_text=True)
+    assert 'method="FOO"' not in text and 'method="BAR1"' not in text
+    assert (
+        value(
+            text, "tongiaki_requests_seconds_count", method="other", route="unmatched", status="405"
+        )
+        >= 3
+    )

@@ -1,5 +1,6 @@
 """``deploy/stack.sh``: the real stack (web processes and rq workers on PostgreSQL and
-Redis, run by honcho from deploy/Procfile) starts with one command and stops on SIGTERM."""
+Redis, from deploy/Procfile) starts with one command, keeps serving when a web process is
+killed and starts that one again, and stops on SIGTERM."""
 
 from __future__ import annotations
 
@@ -71,7 +72,18 @@ def test_the_stack_script_runs_two_web_processes_and_two_workers(tmp_path, pg_sc
             time.sleep(0.2)
         assert board.json["version"] >= head
         output = (tmp_path / "stack.log").read_text()
-        assert "worker.1" in output and "worker.2" in output and "web.2" in output
+        assert "worker.1 |" in output and "worker.2 |" in output and "web.2 |" in output
+        # web.1's whole process group killed mid-game: web.2 plays on, web.1 comes back
+        pid = int(output.split("web.1 started (pid ")[1].split(")")[0])
+        os.killpg(pid, signal.SIGKILL)
+        more = play([two], gid, tokens, random.Random(3), 10)
+        assert more and more[0] > head
+        deadline = time.monotonic() + 30
+        while not answers(port):
+            assert time.monotonic() < deadline, (tmp_path / "stack.log").read_text()[-3000:]
+            time.sleep(0.2)
+        assert "web.1 exited (-9); starting it again" in (tmp_path / "stack.log").read_text()
+        assert one.call("GET", f"/games/{gid}/verify").json["ok"] is True
     finally:
         began = time.monotonic()
         os.killpg(stack.pid, signal.SIGTERM)
