@@ -49,6 +49,8 @@ log = logging.getLogger("tongiaki.feed")
 
 BUFFER = 512  # frames kept per watched game
 PAGE = 200  # events read at once
+SHARDS = 16  # groups a game's subscribers are woken in (Hub)
+CROWD = 256  # above this many subscribers, a pause between the groups
 LOAD_TIMEOUT = 10.0  # seconds a viewer waits for another to load the game's hub
 RETRY_AFTER = 10  # seconds a refused viewer waits before asking again
 CHANNEL = "tongiaki_events"  # PostgreSQL NOTIFY channel (the trigger's, service.store)
@@ -82,21 +84,31 @@ class View:
 class Hub:
     """One watched game: its view, a signal for its subscribers, how many there are.
 
-    Subscribers wait on ``changed``; a new view comes with a new event, and the old one
-    is set: every waiting subscriber of this game wakes at once (no lock to take again,
-    which with thousands of them cost more than the writes)."""
+    Subscribers wait on an event of ``changed``; a new view comes with new events, and
+    the old ones are set: every waiting subscriber of this game wakes (no lock to take
+    again, which with thousands of them cost more than the writes). Subscribers are
+    spread over ``SHARDS`` events, set one after the other with a pause between when
+    the game has many viewers: a gevent worker (or the embedded server's threads) then
+    answers other requests between the groups instead of after all of them."""
 
     game_id: str
     view: View = field(default_factory=lambda: View(0, 0, False))
-    changed: threading.Event = field(default_factory=threading.Event)
+    changed: list[threading.Event] = field(
+        default_factory=lambda: [threading.Event() for _ in range(SHARDS)]
+    )
     loaded: threading.Event = field(default_factory=threading.Event)
     failed: bool = False  # its first read failed: the hub is dropped
     subscribers: int = 0
+    joined: int = 0  # subscribers ever: the next one's shard
 
     def publish(self, view: View) -> None:
         self.view = view
-        fired, self.changed = self.changed, threading.Event()
-        fired.set()
+        fired, self.changed = self.changed, [threading.Event() for _ in range(SHARDS)]
+        crowded = self.subscribers > CROWD
+        for event in fired:
+            event.set()
+            if crowded:
+                time.sleep(0)  # let the woken group write, and other requests in
 
 
 class Subscription:
@@ -107,6 +119,8 @@ class Subscription:
         self.hub = hub
         self.client = client
         self.closed = False
+        self.shard = hub.joined % SHARDS
+        hub.joined += 1
 
     def next(self, after: int, timeout: float) -> tuple[Sequence[tuple[int, bytes]], bool]:
         """Frames after ``after`` (waiting up to ``timeout`` s for some), and whether the
@@ -115,7 +129,7 @@ class Subscription:
         feed, hub = self.feed, self.hub
         view = hub.view
         if view.head <= after and not feed.closing:
-            changed = hub.changed  # taken before the view is looked at again: no lost wake-up
+            changed = hub.changed[self.shard]  # before the view is read again: no lost wake-up
             view = hub.view
             if view.head <= after and not view.ended:  # a game that is over: nothing to wait for
                 changed.wait(timeout)
