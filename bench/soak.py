@@ -639,7 +639,8 @@ class Spectator(Client):
             if response.status != 200:
                 reply = Reply(response.status, headers, response.read())
                 stats.answer(self.kind, "GET", path, reply)
-                self.expect("GET stream", reply, {200})
+                # 204: the game is over and this client (it sent Last-Event-ID) has it whole
+                self.expect("GET stream", reply, {200, 204} if rec.finished else {200})
                 return
             stats.answer(self.kind, "GET", path, Reply(200, headers, b""))
             with stats.lock:
@@ -652,11 +653,17 @@ class Spectator(Client):
 
     def follow(self, rec: GameRec, response: http.client.HTTPResponse, after: int) -> None:
         stats = self.ctx.stats
-        last, event_id = after, None
+        last, event_id, name = after, None, ""
         while line := response.readline():
             text = line.decode().rstrip("\n")
-            if text.startswith("id: "):
+            if not text:  # the end of a frame: the next one says its own id and name
+                event_id, name = None, ""
+            elif text.startswith("event: "):
+                name = text[7:]
+            elif text.startswith("id: "):
                 event_id = int(text[4:])
+            elif text.startswith("data: ") and name == "end":
+                return  # the game is over and every event came: the server closes
             elif text.startswith("data: ") and event_id is not None:
                 data = json.loads(text[6:])
                 if event_id != last + 1 or data["version"] != event_id:
