@@ -467,6 +467,7 @@ def stream(game_id: str) -> ResponseReturnValue:
         nonlocal after
         sent, why = 0, "the viewer left"  # (a write to a closed socket ends it too)
         try:
+            yield b""  # taken below: from here on, closing the generator runs ``finally``
             deadline = opened + timeout
             beat = time.monotonic()
             yield b"retry: 2000\n\n"
@@ -511,9 +512,13 @@ def stream(game_id: str) -> ResponseReturnValue:
                 },
             )
 
-    # no request context is kept for the stream's life: the generator needs none
-    response = Response(generate(), mimetype="text/event-stream")
-    response.call_on_close(sub.close)
+    # no request context is kept for the stream's life: the generator needs none. It is
+    # handed to the server as it is (direct_passthrough: no wrapping iterators), so a
+    # waiting stream's greenlet keeps a shallower stack; started here, so that the
+    # server closing it at any point runs its ``finally`` (which lets the viewer go)
+    body = generate()
+    next(body)
+    response = Response(body, mimetype="text/event-stream", direct_passthrough=True)
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"
     return response
