@@ -262,6 +262,20 @@ def two_accounts(conn: http.client.HTTPConnection) -> dict[str, str]:
     return tokens
 
 
+def started_game(
+    conn: http.client.HTTPConnection, tokens: dict[str, str], include: str = ""
+) -> tuple[str, dict]:
+    """A 2-player game of ``tokens``' accounts (blue, red), started: its id and the
+    start's answer (with ``include="?include=legal"``, the first decision's commands)."""
+    first = next(iter(tokens.values()))
+    _, g = call(conn, "POST", "/games", {"max_players": 2}, first)
+    gid = g["game_id"]
+    for token, colour in zip(tokens.values(), ("blue", "red"), strict=True):
+        call(conn, "POST", f"/games/{gid}/seats", {"colour": colour}, token)
+    _, body = call(conn, "POST", f"/games/{gid}/start{include}", None, first)
+    return gid, body
+
+
 def bot_client(
     port: int,
     deadline: float,
@@ -282,14 +296,9 @@ def bot_client(
     rng = random.Random(seed)
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     tokens = two_accounts(conn)
-    first = next(iter(tokens.values()))
     include = "" if get_legal else "?include=legal"
     while time.perf_counter() < deadline:
-        _, g = call(conn, "POST", "/games", {"max_players": 2}, first)
-        gid = g["game_id"]
-        for token, colour in zip(tokens.values(), ("blue", "red"), strict=True):
-            call(conn, "POST", f"/games/{gid}/seats", {"colour": colour}, token)
-        _, body = call(conn, "POST", f"/games/{gid}/start{include}", None, first)
+        gid, body = started_game(conn, tokens, include)
         while time.perf_counter() < deadline:
             if get_legal:
                 _, legal = call(conn, "GET", f"/games/{gid}/legal")

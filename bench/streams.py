@@ -48,6 +48,7 @@ from store import (  # noqa: E402
     call,
     free_port,
     pct,
+    started_game,
     throwaway_schema,
     two_accounts,
     wait_until_serving,
@@ -205,12 +206,7 @@ class Crowd:
 def new_game(port: int) -> tuple[str, dict[str, str], dict]:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     tokens = two_accounts(conn)
-    first = next(iter(tokens.values()))
-    _, g = call(conn, "POST", "/games", {"max_players": 2}, first)
-    gid = g["game_id"]
-    for token, colour in zip(tokens.values(), ("blue", "red"), strict=True):
-        call(conn, "POST", f"/games/{gid}/seats", {"colour": colour}, token)
-    _, body = call(conn, "POST", f"/games/{gid}/start?include=legal", None, first)
+    gid, body = started_game(conn, tokens, "?include=legal")
     return gid, tokens, body["legal"]
 
 

@@ -18,7 +18,7 @@ from service.api.meta import bp as meta_bp
 from service.api.views import bp as views_bp
 from service.disputes import DisputeService
 from service.doorbells import BackgroundDoorbell, InlineDoorbell, RqDoorbell, sweep_inline
-from service.feed import FD_RESERVE, Feed, fd_budget, listener_for, ring_feed
+from service.feed import FD_RESERVE, Feed, FeedDoorbell, fd_budget, listener_for
 from service.games import Doorbell, GameService
 from service.health import bp as health_bp
 from service.jsonprovider import OrjsonProvider
@@ -99,14 +99,15 @@ def create_app(
     readmodels = ReadModels(store, store)
     readmodels.upgrade()
     max_streams = settings.max_streams or streams
-    if fd_budget() < max_streams:  # past the open-file limit the whole process stops answering
+    budget = fd_budget()
+    if budget < max_streams:  # past the open-file limit the whole process stops answering
         logging.getLogger("tongiaki.feed").warning(
             "at most %d live streams (not %d): the open-file limit is %d; raise it (ulimit -n)",
-            fd_budget(),
+            budget,
             max_streams,
-            fd_budget() + FD_RESERVE,
+            budget + FD_RESERVE,
         )
-        max_streams = fd_budget()
+        max_streams = budget
     feed = Feed(
         store,
         max_streams=max_streams,
@@ -135,7 +136,7 @@ def create_app(
     app.extensions["tongiaki.games"] = GameService(
         store,
         clock=clock or (lambda: datetime.now(UTC)),
-        doorbell=ring_feed(feed, doorbell),  # streams hear of a commit first
+        doorbell=FeedDoorbell(feed, doorbell),  # streams hear of a commit first
         testing=settings.testing,
         snapshot_every=settings.snapshot_every,
         keyframes=readmodels.keyframe,

@@ -41,7 +41,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from flask import json
+
+from domain.state import Phase
 from service import metrics
+from service.api import event_json
 from service.errors import TooManyRequests, Unavailable
 from service.store.base import StoredEvent, StoreUnavailable
 
@@ -54,7 +58,7 @@ CROWD = 256  # above this many subscribers, a pause between the groups
 LOAD_TIMEOUT = 10.0  # seconds a viewer waits for another to load the game's hub
 RETRY_AFTER = 10  # seconds a refused viewer waits before asking again
 CHANNEL = "tongiaki_events"  # PostgreSQL NOTIFY channel (the trigger's, service.store)
-ENDED = "ended"  # the games row status of a game that is over
+ENDED = Phase.ENDED.value  # the games row status of a game that is over
 
 
 @dataclass(frozen=True)
@@ -151,10 +155,6 @@ class Subscription:
 
 def frame(event: StoredEvent) -> bytes:
     """One event as a server-sent event: its version as the id, its type as the name."""
-    from flask import json
-
-    from service.api import event_json
-
     data = json.dumps(event_json(event))
     return f"id: {event.version}\nevent: {event.type}\ndata: {data}\n\n".encode()
 
@@ -183,8 +183,7 @@ class Feed:
         self._dirty: set[str] = set()
         self._wake = threading.Event()
         self._pid = 0
-        self._listener_factory = listener
-        self._listener: Any = None
+        self._listener = listener
         FEEDS.append(self)
 
     # --- subscribers ------------------------------------------------------------
@@ -303,8 +302,8 @@ class Feed:
                 return
             self._pid = os.getpid()
             threading.Thread(target=self._run, name="feed", daemon=True).start()
-            if self._listener_factory is not None:
-                self._listener = self._listener_factory(self)
+            if self._listener is not None:
+                self._listener(self)  # its thread keeps it
 
     def _run(self) -> None:
         last_poll = time.monotonic()
@@ -411,15 +410,16 @@ def listener_for(url: str) -> Callable[[Feed], PgListener]:
     return lambda feed: PgListener(feed, url)
 
 
-def ring_feed(feed: Feed, inner: Any) -> Any:
+class FeedDoorbell:
     """A doorbell that tells the feed first, then rings ``inner``."""
 
-    class FeedDoorbell:
-        def ring(self, game_id: str) -> None:
-            feed.changed(game_id)
-            inner.ring(game_id)
+    def __init__(self, feed: Feed, inner: Any) -> None:
+        self.feed = feed
+        self.inner = inner
 
-        def __getattr__(self, name: str) -> Any:  # flush() and friends of the inner bell
-            return getattr(inner, name)
+    def ring(self, game_id: str) -> None:
+        self.feed.changed(game_id)
+        self.inner.ring(game_id)
 
-    return FeedDoorbell()
+    def __getattr__(self, name: str) -> Any:  # flush() and friends of the inner bell
+        return getattr(self.inner, name)

@@ -356,6 +356,6 @@ def run_gunicorn(settings: Settings, host: str, port: int, workers: int) -> None
             self.cfg.set("logconfig_dict", gunicorn_logconfig(settings.log_format or "json"))
 
         def load(self):  # type: ignore[no-untyped-def]
-            return BodyDeadline(create_app(settings, streams=streams))
+            return BodyDeadline(create_app(settings, streams=GEVENT_STREAMS))
 
     Gunicorn().run()

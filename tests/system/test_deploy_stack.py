@@ -11,7 +11,7 @@ import subprocess
 import time
 
 from tests.servers import ROOT, Http, base_env
-from tests.system.test_disputes_served import play, started
+from tests.system.test_disputes_served import levelled, play, started
 
 
 def two_free_ports() -> int:
@@ -64,13 +64,8 @@ def test_the_stack_script_runs_two_web_processes_and_two_workers(tmp_path, pg_sc
         gid, tokens = started(one)
         head = play([one], gid, tokens, random.Random(2), 10)[-1]
         # the read model, built by the stack's workers, served by the other web process
-        while True:
-            board = two.call("GET", f"/games/{gid}/scoreboard?min_version={head}")
-            if board.status == 200:
-                break
-            assert time.monotonic() < deadline, board.json
-            time.sleep(0.2)
-        assert board.json["version"] >= head
+        board = levelled(two, f"/games/{gid}/scoreboard?min_version={head}")
+        assert board["version"] >= head
         output = (tmp_path / "stack.log").read_text()
         assert "worker.1 |" in output and "worker.2 |" in output and "web.2 |" in output
         # web.1's whole process group killed mid-game: web.2 plays on, web.1 comes back
