@@ -8,20 +8,39 @@ this shape, so a client can submit any of them unchanged.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from domain.frozen import quick_init
 from domain.hexgrid import Cell
 
+# written only when it differs from its default (as ``domain.events.OMITTED_AT_DEFAULT``):
+# games opened before a field existed keep the bytes they were recorded with
+_OMITTED = MappingProxyType({"omitted_at_default": True})
+
+# time controls (docs/clocks.md, C1): none; a deadline per decision; a Fischer clock per seat
+TIME_CONTROLS = ("none", "move", "fischer")
+# why the service's bot plays a seat's decision (C3, C5, C6)
+BOT_REASONS = ("timeout", "absent", "resigned")
+
 
 @dataclass(frozen=True, slots=True)
 class GameOptions:
-    """Options fixed at creation (R3, R5, R11 variants)."""
+    """Options fixed at creation (R3, R5, R11 variants; the time control, C1).
+
+    The engine reads the time control only to know whether timeouts exist and
+    after how many a seat is absent: deadlines are the service's (docs/clocks.md).
+    """
 
     max_players: int = 6
     two_colours_each: bool = False
     free_orientation_after_first: bool = False
     first_seat: int = 1
+    time_control: str = field(default="none", metadata=_OMITTED)
+    move_seconds: int = field(default=0, metadata=_OMITTED)  # "move": each decision's time
+    base_seconds: int = field(default=0, metadata=_OMITTED)  # "fischer": each seat's start
+    increment_seconds: int = field(default=0, metadata=_OMITTED)  # "fischer": per decision
+    absent_after: int = field(default=3, metadata=_OMITTED)  # consecutive timeouts (C4)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +148,31 @@ class PlaceColonist:
 
 
 @dataclass(frozen=True, slots=True)
+class ActForSeat:
+    """The service's bot plays the pending decision of ``colour`` (docs/clocks.md):
+    because its deadline passed (``"timeout"``, C3), or its seat is absent (C5) or
+    resigned (C6). ``move`` is the bot's play command as canonical JSON."""
+
+    colour: str
+    reason: str
+    move: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReclaimSeat:
+    """A player whose seat was marked absent takes it back from the bot (C5)."""
+
+    player_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Resign:
+    """A player gives up: the bot plays on for their colours, and the result says so (C6)."""
+
+    player_id: str
+
+
+@dataclass(frozen=True, slots=True)
 class RevealDeck:
     """Publish the seed after the game ended (service-issued; design.md Fair draws)."""
 
@@ -183,6 +227,9 @@ Command = (
     | FoundRoyalIsland
     | NewColonisation
     | PlaceColonist
+    | ActForSeat
+    | ReclaimSeat
+    | Resign
     | RevealDeck
     | PauseGame
     | ResumeGame
@@ -203,6 +250,9 @@ COMMAND_TYPES: tuple[type, ...] = (
     FoundRoyalIsland,
     NewColonisation,
     PlaceColonist,
+    ActForSeat,
+    ReclaimSeat,
+    Resign,
     RevealDeck,
     PauseGame,
     ResumeGame,
@@ -222,6 +272,9 @@ PLAY_COMMANDS: tuple[type, ...] = (
     NewColonisation,
     PlaceColonist,
 )
+
+# Commands a seated player sends whoever's turn it is (C5, C6).
+SEAT_COMMANDS: tuple[type, ...] = (ReclaimSeat, Resign)
 
 # Commands an auditor's ruling or pause sends (docs/disputes.md); never a player's.
 AUDITOR_COMMANDS: tuple[type, ...] = (PauseGame, ResumeGame, AmendResult, RewindGame)

@@ -280,6 +280,8 @@ class GameEnded:
     winners: tuple[str, ...]
     tie_break: str
     rule: str = "R21"
+    # players who resigned, ranked after every player who did not (C6)
+    resigned: tuple[str, ...] = field(default=(), metadata=OMITTED_AT_DEFAULT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,6 +292,68 @@ class DeckRevealed:
     # the seeds of the re-deals made by rewinds (D6), in order; absent when none
     redeals: tuple[str, ...] = field(default=(), metadata=OMITTED_AT_DEFAULT)
     rule: str = "R2"
+
+
+@dataclass(frozen=True, slots=True)
+class TurnTimedOut:
+    """The pending decision of ``colour`` passed its deadline (C3): the bot plays it.
+    ``streak``: the seat's consecutive timeouts, this one included (C4)."""
+
+    colour: str
+    seat: int
+    player_id: str
+    streak: int
+    rule: str = "C3"
+
+
+@dataclass(frozen=True, slots=True)
+class SeatMarkedAbsent:
+    """After ``streak`` consecutive timeouts the bot plays every decision of the seat
+    until its player reclaims it (C4)."""
+
+    seat: int
+    player_id: str
+    streak: int
+    rule: str = "C4"
+
+
+@dataclass(frozen=True, slots=True)
+class TimeoutStreakEnded:
+    """The player of a seat that had timed out played a decision themselves (C4)."""
+
+    seat: int
+    player_id: str
+    rule: str = "C4"
+
+
+@dataclass(frozen=True, slots=True)
+class SeatPlayedByBot:
+    """The bot plays a decision of an absent or resigned seat (C5, C6); its move's
+    events follow."""
+
+    colour: str
+    seat: int
+    reason: str
+    rule: str = "C5"
+
+
+@dataclass(frozen=True, slots=True)
+class SeatReclaimed:
+    """The player of an absent seat took it back from the bot (C5)."""
+
+    seat: int
+    player_id: str
+    rule: str = "C5"
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerResigned:
+    """The player gave up (C6): the bot plays on for their colours; they rank last."""
+
+    seat: int
+    player_id: str
+    colours: tuple[str, ...]
+    rule: str = "C6"
 
 
 @dataclass(frozen=True, slots=True)
@@ -361,6 +425,12 @@ Event = (
     | GameResumed
     | ResultAmended
     | GameRewound
+    | TurnTimedOut
+    | SeatMarkedAbsent
+    | TimeoutStreakEnded
+    | SeatPlayedByBot
+    | SeatReclaimed
+    | PlayerResigned
 )
 
 EVENT_TYPES: tuple[type, ...] = (
@@ -390,6 +460,12 @@ EVENT_TYPES: tuple[type, ...] = (
     GameResumed,
     ResultAmended,
     GameRewound,
+    TurnTimedOut,
+    SeatMarkedAbsent,
+    TimeoutStreakEnded,
+    SeatPlayedByBot,
+    SeatReclaimed,
+    PlayerResigned,
 )
 
 # built by the hundred per turn: construct them through their slots (domain.frozen)

@@ -70,6 +70,9 @@ class Changes(TypedDict, total=False):
     deals: tuple[str, ...]
     dealt: int
     redeal_hex: tuple[str, ...]
+    timeouts: dict[int, int]
+    absent: frozenset[int]
+    resigned: frozenset[int]
 
 
 Handler = Callable[[GameState, Any], Changes]
@@ -353,6 +356,33 @@ def _amended(s: GameState, e: ev.ResultAmended) -> Changes:
     return Changes(amendment=e)
 
 
+def _timed_out(s: GameState, e: ev.TurnTimedOut) -> Changes:
+    return Changes(timeouts={**s.timeouts, e.seat: e.streak})
+
+
+def _marked_absent(s: GameState, e: ev.SeatMarkedAbsent) -> Changes:
+    return Changes(absent=s.absent | {e.seat})
+
+
+def _streak_ended(s: GameState, e: ev.TimeoutStreakEnded) -> Changes:
+    return Changes(timeouts={k: v for k, v in s.timeouts.items() if k != e.seat})
+
+
+def _bot_played(s: GameState, e: ev.SeatPlayedByBot) -> Changes:
+    return Changes()
+
+
+def _reclaimed(s: GameState, e: ev.SeatReclaimed) -> Changes:
+    return Changes(
+        absent=s.absent - {e.seat},
+        timeouts={k: v for k, v in s.timeouts.items() if k != e.seat},
+    )
+
+
+def _resigned(s: GameState, e: ev.PlayerResigned) -> Changes:
+    return Changes(resigned=s.resigned | {e.seat})
+
+
 HANDLERS: dict[type, Handler] = {
     ev.GameCreated: _created,
     ev.PlayerJoined: _joined,
@@ -380,6 +410,12 @@ HANDLERS: dict[type, Handler] = {
     ev.GameResumed: _resumed,
     ev.ResultAmended: _amended,
     ev.GameRewound: _rewound,
+    ev.TurnTimedOut: _timed_out,
+    ev.SeatMarkedAbsent: _marked_absent,
+    ev.TimeoutStreakEnded: _streak_ended,
+    ev.SeatPlayedByBot: _bot_played,
+    ev.SeatReclaimed: _reclaimed,
+    ev.PlayerResigned: _resigned,
 }
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import binascii
 import hmac
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -23,7 +24,13 @@ from domain.events import (
     GamePaused,
     GameResumed,
     GameRewound,
+    PlayerResigned,
     ResultAmended,
+    SeatMarkedAbsent,
+    SeatPlayedByBot,
+    SeatReclaimed,
+    TimeoutStreakEnded,
+    TurnTimedOut,
 )
 from domain.revisions import CURRENT_RULES, RuleSet
 from domain.state import GameState, Phase
@@ -128,6 +135,105 @@ def _amend(ctx: Context, c: cmd.AmendResult) -> None:
     ctx.emit(ResultAmended(c.dispute_id, c.annulled, c.ranking))
 
 
+UNDER_WAY = (Phase.SETUP, Phase.PLAYING)
+
+
+def _act_for_seat(ctx: Context, c: cmd.ActForSeat) -> None:
+    """The service's bot plays the pending decision of ``c.colour`` (docs/clocks.md):
+    timed out (C3; the seat's streak grows, and reaching ``absent_after`` marks it
+    absent, C4), or the seat is absent (C5) or resigned (C6). The engine cannot see
+    the clock: the service acts only once the deadline has passed, and verification
+    checks that against the recorded times."""
+    from domain.serialization import decode_command  # serialization sits above the judge
+
+    s = ctx.state
+    if s.phase not in UNDER_WAY:
+        raise RuleViolation("game_not_running", "C3", "the bot plays only in a game under way")
+    if s.active_colour != c.colour:
+        raise RuleViolation("not_pending", "C3", f"no decision of {c.colour} is pending")
+    player = s.owner(c.colour)
+    seat, standing = player.seat, s.bot_reason(player.seat)
+    if c.reason == "timeout":
+        if s.options.time_control == "none":
+            raise RuleViolation("no_time_control", "C1", "this game has no time control")
+        if standing is not None:
+            raise RuleViolation(
+                "seat_played_by_bot", "C5", f"this seat is {standing}: the bot plays it at once"
+            )
+        streak = s.timeouts.get(seat, 0) + 1
+        ctx.emit(TurnTimedOut(c.colour, seat, player.player_id, streak))
+        if streak >= s.options.absent_after:
+            ctx.emit(SeatMarkedAbsent(seat, player.player_id, streak))
+    elif c.reason in ("absent", "resigned"):
+        if standing != c.reason:
+            raise RuleViolation(f"seat_not_{c.reason}", "C5", f"seat {seat} is not {c.reason}")
+        rule = "C6" if c.reason == "resigned" else "C5"
+        ctx.emit(SeatPlayedByBot(c.colour, seat, c.reason, rule))
+    else:
+        raise RuleViolation("bot_reason", "C3", f"the bot plays for: {', '.join(cmd.BOT_REASONS)}")
+    try:
+        move = decode_command(json.loads(c.move))
+    except (ValueError, MalformedPayload) as exc:
+        raise RuleViolation("bad_move", "C3", "the bot's move cannot be read") from exc
+    if not isinstance(move, cmd.PLAY_COMMANDS):
+        raise RuleViolation("bad_move", "C3", "the bot plays a player's move")
+    _HANDLERS[type(move)](ctx, move)
+
+
+def _seated(s: GameState, player_id: str) -> int:
+    for p in s.players:
+        if p.player_id == player_id:
+            return p.seat
+    raise RuleViolation("not_seated", "R1", "this player has no seat at the table")
+
+
+def _reclaim(ctx: Context, c: cmd.ReclaimSeat) -> None:
+    """C5: the player of an absent seat takes it back (a resignation is final, C6)."""
+    s = ctx.state
+    seat = _seated(s, c.player_id)
+    if s.phase not in UNDER_WAY:
+        raise RuleViolation("game_not_running", "C5", "seats are reclaimed in a game under way")
+    if seat in s.resigned:
+        raise RuleViolation("resigned", "C6", "a resignation is final")
+    if seat not in s.absent:
+        raise RuleViolation("seat_not_absent", "C5", "your seat is not absent")
+    ctx.emit(SeatReclaimed(seat, c.player_id))
+
+
+def _resign(ctx: Context, c: cmd.Resign) -> None:
+    """C6: a player gives up; the bot plays on for their colours."""
+    s = ctx.state
+    seat = _seated(s, c.player_id)
+    if s.phase not in UNDER_WAY:
+        raise RuleViolation("game_not_running", "C6", "only a game under way can be resigned")
+    if seat in s.resigned:
+        raise RuleViolation("already_resigned", "C6", "you have already resigned")
+    colours = next(p.colours for p in s.players if p.seat == seat)
+    ctx.emit(PlayerResigned(seat, c.player_id, colours))
+
+
+def own_move(state: GameState, command: cmd.Command) -> list[Event]:
+    """What a player's own move means for their seat (C4, C5, C6): refused while the
+    bot has the seat; it ends the seat's streak of timeouts (the event returned).
+    ``domain.play.play`` asks before judging the move itself; bots looking ahead
+    with ``apply`` do not."""
+    s = state
+    if s.pending is None or not isinstance(command, cmd.PLAY_COMMANDS):
+        return []
+    player = s.owner(s.pending.colour)
+    standing = s.bot_reason(player.seat)
+    if standing is not None:
+        raise RuleViolation(
+            "seat_played_by_bot",
+            "C6" if standing == "resigned" else "C5",
+            "the bot plays this seat: "
+            + ("a resignation is final" if standing == "resigned" else "reclaim it first"),
+        )
+    if s.timeouts.get(player.seat):
+        return [TimeoutStreakEnded(player.seat, player.player_id)]
+    return []
+
+
 _HANDLERS: dict[type, Callable[[Context, Any], None]] = {
     cmd.CreateGame: setup.create,
     cmd.JoinGame: setup.join,
@@ -146,6 +252,9 @@ _HANDLERS: dict[type, Callable[[Context, Any], None]] = {
     cmd.ResumeGame: _resume,
     cmd.AmendResult: _amend,
     cmd.RewindGame: _rewind,
+    cmd.ActForSeat: _act_for_seat,
+    cmd.ReclaimSeat: _reclaim,
+    cmd.Resign: _resign,
 }
 
 

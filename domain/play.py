@@ -21,8 +21,9 @@ from domain import commands as cmd
 from domain.deck import ALGORITHM, FIXED, REDEAL, Deck, commitment, complete_order, redeal_order
 from domain.errors import DeckUnavailable
 from domain.events import Event
+from domain.fold import replay
 from domain.forced import apply_forced
-from domain.judge import apply
+from domain.judge import apply, own_move
 from domain.revisions import CURRENT_RULES, RuleSet
 from domain.state import GameState, Phase
 
@@ -89,7 +90,11 @@ def play(
         return redeal(len(of.deals))
 
     deck = decks(state, seed(state)) if state.phase in UNDER_WAY else None
-    events, after = apply(state, command, deck, rules=rules)
+    own: list[Event] = []
+    if state.phase in UNDER_WAY and state.paused is None:
+        own = own_move(state, command)  # C4–C6: the seat's standing, before the move
+    events, after = apply(replay(own, state) if own else state, command, deck, rules=rules)
+    events = own + events
     if (deck is None or len(after.deals) != len(state.deals)) and after.phase in UNDER_WAY:
         # the command started the game (entropy is final) or rewound it (a re-deal)
         deck = decks(after, seed(after))

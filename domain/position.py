@@ -127,6 +127,14 @@ def dump(state: GameState) -> dict[str, Any]:
         **({"amendment": encode(state.amendment)} if state.amendment is not None else {}),
         **({"deals": list(state.deals), "dealt": state.dealt} if state.deals else {}),
         **({"redeal_hex": list(state.redeal_hex)} if state.redeal_hex else {}),
+        # seats' standing (docs/clocks.md), written only when set
+        **(
+            {"timeouts": {str(k): v for k, v in sorted(state.timeouts.items())}}
+            if state.timeouts
+            else {}
+        ),
+        **({"absent": sorted(state.absent)} if state.absent else {}),
+        **({"resigned": sorted(state.resigned)} if state.resigned else {}),
     }
 
 
@@ -234,6 +242,9 @@ def load(data: dict[str, Any]) -> GameState:
         deals=tuple(data.get("deals", ())),
         dealt=data.get("dealt", 0),
         redeal_hex=tuple(data.get("redeal_hex", ())),
+        timeouts={int(k): v for k, v in data.get("timeouts", {}).items()},
+        absent=frozenset(data.get("absent", ())),
+        resigned=frozenset(data.get("resigned", ())),
     )
 
 

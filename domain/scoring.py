@@ -53,12 +53,13 @@ def current_scores(
             points = sum(island(t).value for t in present)
         boats = sum(state.boats_on_board(c) for c in p.colours)
         rows.append((p, points, len(present), boats))
-    rows.sort(key=lambda r: (-r[1], -r[2], r[3], r[0].seat))
+    gave_up = state.resigned  # C6: who resigned ranks after everyone who did not
+    rows.sort(key=lambda r: (r[0].seat in gave_up, -r[1], -r[2], r[3], r[0].seat))
     scores = []
     rank = 0
-    previous: tuple[int, int, int] | None = None
+    previous: tuple[bool, int, int, int] | None = None
     for position, (p, points, islands, boats) in enumerate(rows, start=1):
-        key = (points, islands, boats)
+        key = (p.seat in gave_up, points, islands, boats)
         if key != previous:
             rank, previous = position, key
         scores.append(PlayerScore(p.player_id, p.colours, points, islands, boats, rank))
@@ -88,7 +89,8 @@ def final_result(state: GameState, colours_score_as_seats: bool = True) -> GameE
     assert state.end_reason is not None
     scores = current_scores(state, colours_score_as_seats)
     winners = tuple(s.player_id for s in scores if s.rank == 1)
-    return GameEnded(str(state.end_reason), scores, winners, tie_break(scores))
+    resigned = tuple(p.player_id for p in state.players if p.seat in state.resigned)
+    return GameEnded(str(state.end_reason), scores, winners, tie_break(scores), resigned=resigned)
 
 
 def outcome(state: GameState) -> Outcome | None:

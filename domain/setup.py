@@ -5,7 +5,14 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from domain.commands import CreateGame, GameOptions, JoinGame, PlaceStartingBoat, StartGame
+from domain.commands import (
+    TIME_CONTROLS,
+    CreateGame,
+    GameOptions,
+    JoinGame,
+    PlaceStartingBoat,
+    StartGame,
+)
 from domain.context import Context, not_expected
 from domain.deck import ALGORITHM, FIXED
 from domain.errors import RuleViolation
@@ -34,6 +41,48 @@ def validate_options(options: GameOptions) -> None:
         )
     if not 1 <= options.first_seat <= options.max_players:
         raise RuleViolation("first_seat_out_of_range", "R3", "first_seat must name a seat")
+    validate_time_control(options)
+
+
+DAY = 86_400
+MOVE_SECONDS = (5, 30 * DAY)  # a decision's time under "move" (C1)
+BASE_SECONDS = (10, 30 * DAY)  # a seat's time at the start under "fischer" (C1)
+INCREMENT_SECONDS = (0, DAY)  # added per decision under "fischer" (C1)
+ABSENT_AFTER = (1, 10)  # consecutive timeouts before a seat is absent (C4)
+
+
+def validate_time_control(options: GameOptions) -> None:
+    """C1: a time control the service can keep, with its settings in range."""
+    control = options.time_control
+    if control not in TIME_CONTROLS:
+        raise RuleViolation(
+            "time_control", "C1", f"time_control is one of {', '.join(TIME_CONTROLS)}"
+        )
+    settings = {
+        "move_seconds": (options.move_seconds, MOVE_SECONDS if control == "move" else None),
+        "base_seconds": (options.base_seconds, BASE_SECONDS if control == "fischer" else None),
+        "increment_seconds": (
+            options.increment_seconds,
+            INCREMENT_SECONDS if control == "fischer" else None,
+        ),
+    }
+    for name, (value, bounds) in settings.items():
+        if bounds is None and value != 0:
+            raise RuleViolation(
+                "time_control_settings",
+                "C1",
+                f"{name} is not a setting of time_control {control!r}",
+            )
+        if bounds is not None and not bounds[0] <= value <= bounds[1]:
+            raise RuleViolation(
+                "time_control_settings",
+                "C1",
+                f"{name} runs from {bounds[0]} to {bounds[1]} under time_control {control!r}",
+            )
+    if not ABSENT_AFTER[0] <= options.absent_after <= ABSENT_AFTER[1]:
+        raise RuleViolation(
+            "absent_after", "C4", f"absent_after runs from {ABSENT_AFTER[0]} to {ABSENT_AFTER[1]}"
+        )
 
 
 def create(ctx: Context, c: CreateGame) -> None:

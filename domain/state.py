@@ -278,6 +278,9 @@ class GameState:
     deals: tuple[str, ...] = ()  # commitments of the re-deals rewinds made (D6), in order
     dealt: int = 0  # tiles drawn when the last re-deal was made
     redeal_hex: tuple[str, ...] = ()  # the re-deals' seeds, once revealed
+    timeouts: dict[int, int] = field(default_factory=dict)  # seat → consecutive timeouts (C4)
+    absent: frozenset[int] = frozenset()  # seats the bot plays until reclaimed (C5)
+    resigned: frozenset[int] = frozenset()  # seats whose players resigned (C6)
 
     def memo(self) -> dict[str, Any]:
         """A per-state cache for derived facts (not a field: ``evolve`` drops it)."""
@@ -300,6 +303,14 @@ class GameState:
             if colour in p.colours:
                 return p
         raise KeyError(colour)
+
+    def bot_reason(self, seat: int) -> str | None:
+        """Why the bot plays every decision of ``seat`` now (C5, C6), or None."""
+        if seat in self.resigned:
+            return "resigned"
+        if seat in self.absent:
+            return "absent"
+        return None
 
     def colours_in_play(self) -> tuple[str, ...]:
         """Every colour at the table, in seat order."""

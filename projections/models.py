@@ -10,13 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from domain import events as ev
+from domain.commands import GameOptions
 from domain.scoring import current_scores
 from domain.state import GameState, Phase
 from domain.tiles import display_name, island
 from projections.describe import describe
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def status(state: GameState) -> str:
@@ -126,8 +130,48 @@ def scoreboard(state: GameState) -> dict[str, Any]:
     return {"status": status(state), "turn": state.turn, "seats": seats, "final": final}
 
 
-def lobby_entry(state: GameState, last_activity: str) -> dict[str, Any]:
-    """A game as the lobby lists it: status, seats, whose turn, last activity."""
+def time_control(options: GameOptions) -> dict[str, Any]:
+    """A game's time control as the lobby shows it (docs/clocks.md, C1)."""
+    control = options.time_control
+    shown: dict[str, Any] = {"control": control}
+    if control == "move":
+        shown["move_seconds"] = options.move_seconds
+    elif control == "fischer":
+        shown["base_seconds"] = options.base_seconds
+        shown["increment_seconds"] = options.increment_seconds
+    if control != "none":
+        shown["absent_after"] = options.absent_after
+    return shown
+
+
+def _epoch_ms(text: str) -> int:
+    moment = datetime.fromisoformat(text)
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return int((moment - EPOCH) / timedelta(milliseconds=1))
+
+
+def due_ms(state: GameState, clock: dict[str, Any] | None, last_activity: str) -> int | None:
+    """When the service must act on a game next, in epoch ms (docs/clocks.md): at
+    once (the last transaction's time) when the pending seat is the bot's (C5, C6),
+    at the recorded deadline otherwise (C3); None when nothing waits on time."""
+    if state.phase not in (Phase.SETUP, Phase.PLAYING) or state.pending is None:
+        return None
+    if state.paused is not None:
+        return None
+    seat = state.owner(state.pending.colour).seat
+    if state.bot_reason(seat) is not None:
+        return _epoch_ms(last_activity) if last_activity else 0
+    deadline = clock.get("deadline") if clock is not None else None
+    return _epoch_ms(deadline) if isinstance(deadline, str) else None
+
+
+def lobby_entry(
+    state: GameState, last_activity: str, clock: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """A game as the lobby lists it: status, seats, whose turn, last activity, and the
+    time control with the clock as the last transaction recorded it."""
+    running = clock if state.phase in (Phase.SETUP, Phase.PLAYING) else None
     return {
         "game_id": state.game_id,
         "status": status(state),
@@ -135,9 +179,16 @@ def lobby_entry(state: GameState, last_activity: str) -> dict[str, Any]:
         "two_colours_each": state.options.two_colours_each,
         "free_orientation_after_first": state.options.free_orientation_after_first,
         "seats": [
-            {"seat": p.seat, "player_id": p.player_id, "colours": list(p.colours)}
+            {
+                "seat": p.seat,
+                "player_id": p.player_id,
+                "colours": list(p.colours),
+                **({"bot": state.bot_reason(p.seat)} if state.bot_reason(p.seat) else {}),
+            }
             for p in state.players
         ],
+        "time_control": time_control(state.options),
+        "clock": running,
         "turn": state.turn,
         "active_colour": state.active_colour if _active_player(state) else None,
         "active_player": _active_player(state),

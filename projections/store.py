@@ -31,7 +31,7 @@ from domain.fold import evolve
 from domain.position import FOLD_VERSION
 from domain.serialization import decode_event
 from domain.state import GameState
-from projections.models import lobby_entry, results, scoreboard, status, step
+from projections.models import due_ms, lobby_entry, results, scoreboard, status, step
 from projections.ports import Database, History, Received, Recorded, Tx
 
 log = logging.getLogger("tongiaki.projections")
@@ -40,8 +40,9 @@ PROJECTIONS = ("scoreboard", "lobby", "leaderboard", "timeline", "audit")
 MAX_ATTEMPTS = 3
 KEYFRAME_EVERY = 10
 STATE_CACHE = 256  # games whose latest folds are kept in memory
-# the read-model tables' version (readmodel_schema); raise it with TABLES. 2: rm_rewinds
-READMODEL_SCHEMA = 2
+# the read-model tables' version (readmodel_schema); raise it with TABLES. 2: rm_rewinds;
+# 3: rm_clocks
+READMODEL_SCHEMA = 3
 MAX_VERSION = 2**31 - 1  # versions are 32-bit in the store
 
 TABLES = [
@@ -66,6 +67,11 @@ TABLES = [
         last_activity TEXT NOT NULL,
         data TEXT NOT NULL)""",
     "CREATE INDEX IF NOT EXISTS rm_lobby_by_status ON rm_lobby (status, last_activity)",
+    """CREATE TABLE IF NOT EXISTS rm_clocks (
+        game_id TEXT PRIMARY KEY,
+        version INTEGER NOT NULL,
+        due_ms BIGINT NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS rm_clocks_by_due ON rm_clocks (due_ms)",
     """CREATE TABLE IF NOT EXISTS rm_lobby_seats (
         game_id TEXT NOT NULL,
         account_id TEXT NOT NULL,
@@ -119,7 +125,7 @@ TABLES = [
 # rows each projection owns, per game (a rebuild deletes them first)
 OWNED = {
     "scoreboard": ["rm_scoreboard"],
-    "lobby": ["rm_lobby", "rm_lobby_seats"],
+    "lobby": ["rm_lobby", "rm_lobby_seats", "rm_clocks"],
     "leaderboard": ["rm_results"],
     "timeline": ["rm_steps", "rm_keyframes", "rm_rewinds"],
     "audit": ["rm_audit"],
@@ -548,6 +554,20 @@ class ReadModels:
             )
         )
 
+    def due(self, game_id: str) -> int | None:
+        """When the game's clock needs the service next (epoch ms; docs/clocks.md)."""
+        rows = self.query("SELECT due_ms FROM rm_clocks WHERE game_id = %s", (game_id,))
+        return int(rows[0][0]) if rows else None
+
+    def due_games(self, now_ms: int, limit: int = 1000) -> list[tuple[str, int]]:
+        """Games whose clock needed the service by ``now_ms`` (with when, epoch ms),
+        the most overdue first."""
+        rows = self.query(
+            "SELECT game_id, due_ms FROM rm_clocks WHERE due_ms <= %s ORDER BY due_ms LIMIT %s",
+            (now_ms, limit),
+        )
+        return [(str(r[0]), int(r[1])) for r in rows]
+
     def my_games(self, account_id: str, limit: int, offset: int) -> list[dict[str, Any]]:
         """An account's games, the ones waiting for its move first, each with ``my_move``."""
         games = _entries(
@@ -721,7 +741,14 @@ def _apply_scoreboard(rm: ReadModels, cur: Any, w: Writes, game_id: str, batch: 
 def _apply_lobby(rm: ReadModels, cur: Any, w: Writes, game_id: str, batch: Batch) -> None:
     state = batch.after
     version = batch.events[-1][0].version
-    entry = lobby_entry(state, _last_activity(batch))
+    meta = batch.events[-1][0].meta()  # the last transaction's: its clock (docs/clocks.md)
+    clock = meta.get("clock") if isinstance(meta.get("clock"), dict) else None
+    entry = lobby_entry(state, _last_activity(batch), clock)
+    due = due_ms(state, clock, _last_activity(batch))
+    if due is None:
+        w.execute("DELETE FROM rm_clocks WHERE game_id = %s", (game_id,))
+    else:
+        _upsert(w, "rm_clocks", ("game_id", "version", "due_ms"), (game_id, version, due))
     _upsert(
         w,
         "rm_lobby",

@@ -28,6 +28,7 @@ from service.metrics import bp as metrics_bp
 from service.metrics import track
 from service.settings import Settings
 from service.store.base import SqlStore
+from service.timekeeper import ClockBell, LocalScheduler, Timekeeper
 from service.web import bp as web_bp
 
 
@@ -133,7 +134,7 @@ def create_app(
     app.extensions["tongiaki.readmodels"] = readmodels
     app.extensions["tongiaki.limits"] = RateLimits(settings)
     app.extensions["tongiaki.feed"] = feed
-    app.extensions["tongiaki.games"] = GameService(
+    games = app.extensions["tongiaki.games"] = GameService(
         store,
         clock=clock or (lambda: datetime.now(UTC)),
         doorbell=FeedDoorbell(feed, doorbell),  # streams hear of a commit first
@@ -141,6 +142,12 @@ def create_app(
         snapshot_every=settings.snapshot_every,
         keyframes=readmodels.keyframe,
     )
+    if not settings.redis_url and sweep:  # the embedded default keeps its own deadlines
+        scheduler = LocalScheduler(
+            Timekeeper(games), readmodels, settings.sweep_every, lambda: store.closed
+        )
+        games.doorbell = FeedDoorbell(feed, ClockBell(doorbell, readmodels, scheduler))
+        app.extensions["tongiaki.clocks"] = scheduler.start()
     app.extensions["tongiaki.disputes"] = DisputeService(
         store,
         app.extensions["tongiaki.games"],

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 import secrets
 import uuid
 from collections.abc import Callable, Sequence
@@ -18,6 +19,7 @@ from typing import Any, Protocol
 
 from domain import ENGINE_VERSION, RULES_VERSION, position
 from domain import commands as cmd
+from domain.bots import GreedyBot
 from domain.deck import ALGORITHM, FIXED, Deck, commitment, complete_order
 from domain.errors import DeckUnavailable, MalformedPayload, RuleViolation
 from domain.events import Event
@@ -28,6 +30,7 @@ from domain.setup import validate_options
 from domain.state import GameState
 from service import metrics
 from service.cache import Bounded
+from service.clocks import Clock, advance, parse_time, pending_seat
 from service.errors import BadRequest, Conflict, Forbidden, NotFound, ServiceError
 from service.store.base import (
     GENESIS,
@@ -48,6 +51,8 @@ STATES = 512  # games whose latest fold a process keeps
 ACCOUNTS = 4096  # accounts a process keeps by token hash
 DECKS = 1024  # derived draw orders a process keeps
 SECRETS = 4096  # deck seeds a process keeps (rows that never change)
+CLOCKS = 1024  # clocks recorded at a game's version that a process keeps (never change)
+BOT = "greedy"  # the bot that plays timed-out, absent and resigned seats (docs/clocks.md)
 # the status a rejection was answered with, by the error class that answered it
 REJECTED_AS: dict[int, type[ServiceError]] = {403: Forbidden, 409: Conflict, 422: BadRequest}
 
@@ -125,6 +130,7 @@ class GameService:
         self._accounts: Bounded[str, Account] = Bounded(ACCOUNTS)
         self._decks: Bounded[tuple[Any, ...], Deck] = Bounded(DECKS)
         self._secrets: Bounded[str, bytes] = Bounded(SECRETS)
+        self._clocks: Bounded[tuple[str, int], tuple[Clock | None]] = Bounded(CLOCKS)
         # replay keyframes (the timeline projection), denser than snapshots
         self.keyframes = keyframes
 
@@ -206,6 +212,21 @@ class GameService:
             self._states.put(game_id, (version, head_hash, state))
         if version // self.snapshot_every > since // self.snapshot_every:
             self.store.put_snapshot(Snapshot(game_id, version, FOLD_VERSION, position.text(state)))
+
+    def clock_at(self, game_id: str, version: int, state: GameState) -> Clock | None:
+        """The clock recorded with ``version`` of a timed game (the last event of a
+        transaction, as every head is; docs/clocks.md). Events never change, so it is
+        cached by game and version."""
+        if state.options.time_control == "none" or version < 1:
+            return None
+        known = self._clocks.get((game_id, version))
+        if known is not None:
+            return known[0]
+        events = self.store.read(game_id, after=version - 1, limit=1)
+        data = events[0].meta().get("clock") if events else None
+        clock = Clock.from_data(data) if isinstance(data, dict) else None
+        self._clocks.put((game_id, version), (clock,))
+        return clock
 
     def secret(self, game_id: str) -> bytes:
         """The game's deck seed (kept server-side until ``DeckRevealed``)."""
@@ -323,7 +344,12 @@ class GameService:
             command = decode_command(payload)
         except MalformedPayload as exc:
             return self._refused(record, state[0], BadRequest("malformed_command", str(exc)))
-        if type(command) not in (*cmd.PLAY_COMMANDS, cmd.JoinGame, cmd.StartGame):
+        if type(command) not in (
+            *cmd.PLAY_COMMANDS,
+            *cmd.SEAT_COMMANDS,
+            cmd.JoinGame,
+            cmd.StartGame,
+        ):
             raise BadRequest(
                 "not_a_player_command", f"{type(command).__name__} is not sent by players"
             )
@@ -402,19 +428,46 @@ class GameService:
             )
         if isinstance(command, cmd.CreateGame | cmd.StartGame):
             return
-        if isinstance(command, cmd.JoinGame):
+        if isinstance(command, cmd.JoinGame | cmd.ReclaimSeat | cmd.Resign):
             if command.player_id != account.account_id:
-                raise Forbidden("not_your_seat", "you can only take a seat for yourself")
+                raise Forbidden("not_your_seat", "you can only act for your own seat")
             return
         colour = state.active_colour
         if colour is None or state.owner(colour).player_id != account.account_id:
             waiting = f"it is {colour}'s turn" if colour else "no move is awaited"
             raise Forbidden("not_your_turn", f"not your turn: {waiting}")
 
+    def act_for_seat(self, game_id: str) -> CommandResult | None:
+        """The bot plays the pending decision if it is due now (docs/clocks.md): the
+        seat is absent (C5) or resigned (C6), or the deadline has passed (C3: at the
+        deadline exactly, never a microsecond before). None when nothing is due.
+
+        The move is appended on the version judged, so when the player's own move
+        lands first this one is refused (409 ``stale_version``) and nothing is written:
+        exactly one of them wins."""
+        now = self.clock()
+        version, state = self.load(game_id)
+        seat = pending_seat(state)
+        if seat is None or state.paused is not None or state.active_colour is None:
+            return None
+        reason = state.bot_reason(seat)
+        if reason is None:
+            clock = self.clock_at(game_id, version, state)
+            deadline = clock.deadline if clock is not None else None
+            if deadline is None or now < deadline:
+                return None
+            reason = "timeout"
+        player = next(p for p in state.players if p.seat == seat)
+        move = GreedyBot(random.Random(f"{game_id}:{version}")).choose(state)
+        command = cmd.ActForSeat(state.active_colour, reason, canonical(encode(move)))
+        actor = {"bot": BOT, "seat": seat, "acting_for": player.player_id, "reason": reason}
+        record = CommandRecord(game_id, uuid.uuid4().hex, actor, iso(now), encode(command), version)
+        return self._run(game_id, None, command, version, record, (version, state), authorised=True)
+
     def _run(
         self,
         game_id: str,
-        account: Account,
+        account: Account | None,
         command: cmd.Command,
         expected_version: int | None,
         record: CommandRecord,
@@ -437,6 +490,7 @@ class GameService:
                         version=version,
                     )
                 if not authorised:
+                    assert account is not None
                     self._authorise(account, command, current)
                 events, after = play(
                     current,
@@ -451,10 +505,16 @@ class GameService:
                     continue
                 if isinstance(exc, RuleViolation):
                     exc = Conflict(exc.code, exc.message, rule=exc.rule)
-                return self._refused(record, version, exc)
+                return self._refused(record, version, timed_out(account, current, version, exc))
             except DeckUnavailable as exc:  # the record and the secret disagree: not the client's
                 raise RuntimeError(f"game {game_id}: {exc}") from exc
             new = self._new_events(record, events)
+            clock = None
+            if after.options.time_control != "none":
+                before = self.clock_at(game_id, version, current)
+                clock = advance(before, current, command, after, parse_time(record.received_at))
+                if clock is not None:
+                    new[-1].metadata["clock"] = clock.to_data()
             cached = self._states.get(game_id)
             prev_hash = GENESIS if version == 0 else None
             if cached is not None and cached[0] == version:
@@ -481,6 +541,8 @@ class GameService:
             assert appended.entry is not None
             return self._replayed(appended.entry, record.fingerprint)
         metrics.command("accepted")
+        if clock is not None:
+            self._clocks.put((game_id, appended.version), (clock,))
         self._remember(game_id, appended.version, appended.hash, after, version)
         self.doorbell.ring(game_id)
         return CommandResult(game_id, appended.version, appended.hash, appended.events, state=after)
@@ -573,6 +635,28 @@ class GameService:
         )
         last = events[-1]
         return CommandResult(entry.game_id, last.version, last.hash, tuple(events), True)
+
+
+def timed_out(
+    account: Account | None, state: GameState, version: int, error: ServiceError
+) -> ServiceError:
+    """The answer to a player whose move came after the bot had played their timed-out
+    decision (C3): the seat has timed out and its player has not moved since."""
+    judged = error.code in ("stale_version", "not_your_turn") or str(
+        error.extra.get("rule") or ""
+    ).startswith("R")
+    if account is None or not judged:
+        return error
+    seat = next((p.seat for p in state.players if p.player_id == account.account_id), None)
+    if seat is None or not state.timeouts.get(seat) or state.bot_reason(seat) is not None:
+        return error
+    return Conflict(
+        "turn_timed_out",
+        f"your decision timed out and the bot played it for you; the game is at version"
+        f" {version}: see what is pending now and play on",
+        rule="C3",
+        version=version,
+    )
 
 
 def game_id_for(account: Account, idempotency_key: str) -> str:

@@ -14,6 +14,7 @@ import os
 import signal
 import sys
 import threading
+from datetime import UTC, datetime
 from functools import cache
 
 from redis import Redis
@@ -21,9 +22,11 @@ from redis.exceptions import RedisError
 from rq import Queue, get_current_job
 
 from projections.store import ReadModels
-from service.doorbells import dirty_key, enqueue_game, pending_key, sweep
+from service.doorbells import RqDoorbell, dirty_key, enqueue_game, pending_key, sweep
+from service.games import GameService
 from service.settings import Settings
-from service.store.base import StoreUnavailable
+from service.store.base import SqlStore, StoreUnavailable
+from service.timekeeper import CLOCK_TICK, Timekeeper, from_ms, to_ms
 
 log = logging.getLogger("tongiaki.workers")
 
@@ -31,19 +34,74 @@ PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 @cache
-def readmodels() -> ReadModels:
-    """This worker process's read models, on the configured database."""
+def store() -> SqlStore:
+    """This worker process's event store (one pool for every job)."""
     from service.app import open_store
 
-    store = open_store(Settings.from_env())
-    rm = ReadModels(store, store)
+    return open_store(Settings.from_env())
+
+
+@cache
+def readmodels() -> ReadModels:
+    """This worker process's read models, on the configured database."""
+    rm = ReadModels(store(), store())
     rm.upgrade()
     return rm
 
 
+@cache
+def timekeeper() -> Timekeeper:
+    """This worker process's timekeeper: the bot's moves for due decisions, on the
+    configured store, its commits rung like any command's (docs/clocks.md)."""
+    settings = Settings.from_env()
+    games = GameService(
+        store(),
+        doorbell=RqDoorbell(settings.redis_url, settings.queue),
+        snapshot_every=settings.snapshot_every,
+    )
+    return Timekeeper(games)
+
+
+def forget() -> None:
+    """Drop this process's store, read models and timekeeper (tests switch databases)."""
+    for cached in (timekeeper, readmodels, store):
+        cached.cache_clear()
+
+
+def schedule_clock(queue: Queue, game_id: str, due_ms: int | None) -> None:
+    """Tick ``game_id`` at ``due_ms`` (rq's scheduler; at once when it is past). The
+    job id names the game and the time, so noting the same deadline twice queues one."""
+    if due_ms is None:
+        return
+    when = from_ms(due_ms)
+    job_id = f"clock-{game_id}-{due_ms}"
+    if when <= datetime.now(UTC):
+        queue.enqueue(CLOCK_TICK, game_id, job_id=job_id, result_ttl=0)
+    else:
+        queue.enqueue_at(when, CLOCK_TICK, game_id, job_id=job_id, result_ttl=0)
+
+
+def clock_tick(game_id: str) -> str | None:
+    """The job at a game's deadline: play what is due, then schedule the next tick."""
+    job = get_current_job()
+    settings = Settings.from_env()
+    redis = job.connection if job is not None else Redis.from_url(settings.redis_url)
+    queue = Queue(job.origin if job is not None else settings.queue, connection=redis)
+    following = timekeeper().tick(game_id)
+    if following is not None:
+        schedule_clock(queue, game_id, to_ms(following))
+    return following.isoformat() if following is not None else None
+
+
 def catch_up(game_id: str) -> dict[str, int]:
-    """The job for one game (sweeper, retries): bring its projections level."""
-    return readmodels().catch_up_game(game_id)
+    """The job for one game (sweeper, retries): bring its projections level, then
+    schedule its clock."""
+    rm = readmodels()
+    applied = rm.catch_up_game(game_id)
+    job = get_current_job()
+    if job is not None:
+        schedule_clock(Queue(job.origin, connection=job.connection), game_id, rm.due(game_id))
+    return applied
 
 
 def catch_up_dirty(queue: str) -> dict[str, int]:
@@ -71,7 +129,20 @@ def catch_up_dirty(queue: str) -> dict[str, int]:
         except Exception:  # counted by the read models; retried on its own
             log.exception("catch-up of %s failed; retrying it as its own job", game_id)
             enqueue_game(Queue(queue, connection=redis), game_id)
+            continue
+        try:  # the game's clock, now that its read model is level (docs/clocks.md)
+            schedule_clock(Queue(queue, connection=redis), game_id, rm.due(game_id))
+        except (RedisError, StoreUnavailable) as exc:  # the sweeper notes it later
+            log.warning("the clock of %s was not scheduled: %s", game_id, exc)
     return applied
+
+
+def sweep_clocks(rm: ReadModels, queue: Queue) -> list[str]:
+    """Queue a tick for every game whose clock is overdue (a lost job, an outage)."""
+    overdue = rm.due_games(to_ms(datetime.now(UTC)))
+    for game_id, due_ms in overdue:
+        schedule_clock(queue, game_id, due_ms)
+    return [game_id for game_id, _ in overdue]
 
 
 def die_with_parent() -> None:
@@ -107,12 +178,14 @@ def run_worker(settings: Settings, *, burst: bool = False) -> None:
     queue = Queue(settings.queue, connection=redis)
     rm = readmodels()
     sweep(rm, queue)
+    sweep_clocks(rm, queue)
     stop = threading.Event()
 
     def sweeper() -> None:
         while not stop.wait(settings.sweep_every):
             try:
                 sweep(rm, queue)
+                sweep_clocks(rm, queue)
             except (StoreUnavailable, RedisError) as exc:  # away: the next sweep tries again
                 log.warning("sweep skipped: %s", exc)
             except Exception:

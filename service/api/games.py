@@ -15,6 +15,7 @@ from domain import position
 from domain.legal import legal_commands
 from domain.serialization import encode
 from domain.state import GameState
+from projections.models import time_control
 from service.api import (
     MAX_INT,
     STATUSES,
@@ -45,6 +46,7 @@ from service.api.schemas import (
     StreamEvent,
     VerificationSchema,
 )
+from service.clocks import UNDER_WAY, clock_view
 from service.errors import BadRequest, ServiceError
 from service.feed import Feed
 from service.games import CommandResult
@@ -211,8 +213,13 @@ def index() -> ResponseReturnValue:
 
 
 def _view(game_id: str, at: int | None) -> ResponseReturnValue:
-    version, state = game_service().load(game_id, at)
-    names = game_service().store.account_names(p.player_id for p in state.players)
+    games = game_service()
+    version, state = games.load(game_id, at)
+    names = games.store.account_names(p.player_id for p in state.players)
+    clock = None
+    if at is None and state.phase in UNDER_WAY:  # docs/clocks.md: the clock now
+        recorded = games.clock_at(game_id, version, state)
+        clock = clock_view(recorded.to_data() if recorded else None, games.clock())
     response = jsonify(
         game_id=game_id,
         version=version,
@@ -224,9 +231,13 @@ def _view(game_id: str, at: int | None) -> ResponseReturnValue:
                 "name": names.get(p.player_id),
                 "seat": p.seat,
                 "colours": list(p.colours),
+                "bot": state.bot_reason(p.seat),
+                "timeouts": state.timeouts.get(p.seat, 0),
             }
             for p in state.players
         ],
+        time_control=time_control(state.options),
+        clock=clock,
     )
     response.headers["ETag"] = f'"{version}"'
     return response

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
+from domain.commands import TIME_CONTROLS
 from domain.state import COLOURS
 from service.text import text_problem
 
@@ -66,11 +67,43 @@ class NoFields(Strict):
     """A body with nothing in it (``{}``), or no body at all."""
 
 
+SECONDS = validate.Range(0, 30 * 86_400)
+
+
 class GameCreate(Strict):
     max_players = fields.Integer(load_default=6, validate=validate.Range(2, 6), strict=True)
     two_colours_each = strict_boolean(load_default=False)
     free_orientation_after_first = strict_boolean(load_default=False)
     first_seat = fields.Integer(load_default=1, validate=validate.Range(1, 6), strict=True)
+    time_control = fields.String(
+        load_default="none",
+        validate=validate.OneOf(TIME_CONTROLS),
+        metadata={"description": "docs/clocks.md C1: none, move (per decision) or fischer"},
+    )
+    move_seconds = fields.Integer(
+        load_default=0,
+        validate=SECONDS,
+        strict=True,
+        metadata={"description": "move: each decision's time, 5 s to 30 days (C1)"},
+    )
+    base_seconds = fields.Integer(
+        load_default=0,
+        validate=SECONDS,
+        strict=True,
+        metadata={"description": "fischer: each seat's time at the start, 10 s to 30 days"},
+    )
+    increment_seconds = fields.Integer(
+        load_default=0,
+        validate=SECONDS,
+        strict=True,
+        metadata={"description": "fischer: added per decision, 0 to 1 day"},
+    )
+    absent_after = fields.Integer(
+        load_default=3,
+        validate=validate.Range(1, 10),
+        strict=True,
+        metadata={"description": "consecutive timeouts before the bot takes the seat (C4)"},
+    )
     tile_order = fields.List(
         fields.String(),
         load_default=None,
@@ -175,6 +208,20 @@ class PlayerName(Strict):
     name = fields.String(allow_none=True, required=True)
     seat = fields.Integer(required=True)
     colours = fields.List(fields.String(), required=True)
+    bot = fields.String(
+        allow_none=True,
+        metadata={"description": "absent or resigned: the bot plays the seat (C5, C6)"},
+    )
+    timeouts = fields.Integer(
+        metadata={"description": "the seat's consecutive timeouts (C4)"},
+    )
+
+
+CLOCK = (
+    "docs/clocks.md C2: control, seat (whose decision runs), since, deadline, left_ms"
+    " (fischer), paused_at, used_ms (the last decision's), and, as of `now`, time_left_ms"
+    " per seat; null for a game without a clock or not under way"
+)
 
 
 class GameView(Strict):
@@ -187,6 +234,8 @@ class GameView(Strict):
         required=True,
         metadata={"description": "the seats with their players' names"},
     )
+    time_control = fields.Dict(metadata={"description": "docs/clocks.md C1"})
+    clock = fields.Dict(allow_none=True, metadata={"description": CLOCK})
 
 
 class LegalCommands(Strict):
@@ -369,6 +418,8 @@ class LobbyGame(Strict):
     )
     rulings = fields.Integer(metadata={"description": "disputes on the game an auditor ruled"})
     my_move = fields.Boolean(metadata={"description": "my games only: waiting for my move"})
+    time_control = fields.Dict(metadata={"description": "docs/clocks.md C1"})
+    clock = fields.Dict(allow_none=True, metadata={"description": CLOCK})
 
 
 class Lobby(Strict):

@@ -27,6 +27,7 @@ from service.api import (
 )
 from service.api.openapi import MAX_OFFSET, OFFSET, Operation, documented, query
 from service.api.schemas import Audit, Leaderboard, Lobby, ProjectionStatus, Scoreboard, Timeline
+from service.clocks import clock_view
 from service.errors import BadRequest, NotFound, Unavailable
 
 bp = Blueprint("views", __name__)
@@ -147,6 +148,15 @@ def disputed(games: Sequence[dict[str, Any]]) -> None:
         game["rulings"] = mine.get("ruled", 0)
 
 
+def timed(games: list[dict[str, Any]]) -> None:
+    """Each running clock as of now: time left per seat (docs/clocks.md)."""
+    now = game_service().clock()
+    for game in games:
+        clock = game.get("clock")
+        if isinstance(clock, dict):
+            game["clock"] = clock_view(clock, now)
+
+
 @bp.get("/lobby")
 @documented(
     Operation(
@@ -169,6 +179,7 @@ def lobby() -> ResponseReturnValue:
     games, more = paged(readmodels().lobby(status, limit + 1, offset), limit)
     named(seat for g in games for seat in g["seats"])
     disputed(games)
+    timed(games)
     return jsonify(games=games, has_more=more)
 
 
@@ -191,6 +202,7 @@ def my_games() -> ResponseReturnValue:
     games, more = paged(readmodels().my_games(me, limit + 1, offset), limit)
     disputed(games)
     named(seat for g in games for seat in g["seats"])
+    timed(games)
     return jsonify(games=games, has_more=more)
 
 

@@ -30,6 +30,9 @@ SAMPLE_COMMANDS = [
     cmd.AmendResult("d1", True),
     cmd.RewindGame("d1", 4, "{}", "ab" * 32),
     cmd.RevealDeck("00ff", ("11", "22")),
+    cmd.ActForSeat("blue", "timeout", '{"type":"NewColonisation"}'),
+    cmd.ReclaimSeat("p1"),
+    cmd.Resign("p2"),
 ]
 
 SAMPLE_EVENTS = [
@@ -65,6 +68,25 @@ SAMPLE_EVENTS = [
     ev.ResultAmended("d1", True),
     ev.GameRewound("d1", 4, "ab" * 32, "{}"),
     ev.DeckRevealed("ab" * 32, ("cd" * 32,)),
+    ev.GameCreated(
+        "g2",
+        cmd.GameOptions(time_control="fischer", base_seconds=300, increment_seconds=5),
+        "a" * 64,
+        "fixed",
+    ),
+    ev.TurnTimedOut("blue", 1, "p1", 2),
+    ev.SeatMarkedAbsent(1, "p1", 3),
+    ev.TimeoutStreakEnded(1, "p1"),
+    ev.SeatPlayedByBot("blue", 1, "absent"),
+    ev.SeatReclaimed(1, "p1"),
+    ev.PlayerResigned(2, "p2", ("red",)),
+    ev.GameEnded(
+        "last_ocean_drawn",
+        (ev.PlayerScore("p1", ("blue",), 7, 2, 3, 1), ev.PlayerScore("p2", ("red",), 9, 2, 3, 2)),
+        ("p1",),
+        "none",
+        resigned=("p2",),
+    ),
 ]
 
 

@@ -47,9 +47,9 @@ def env(pg, redis_url, monkeypatch):
     monkeypatch.setenv("DATABASE_URL", url)
     monkeypatch.setenv("REDIS_URL", redis_url)
     monkeypatch.setenv("TONGIAKI_QUEUE", queue)
-    jobs.readmodels.cache_clear()
+    jobs.forget()
     yield queue
-    jobs.readmodels.cache_clear()
+    jobs.forget()
     Queue(queue, connection=Redis.from_url(redis_url)).empty()
 
 
