@@ -52,6 +52,7 @@ ACCOUNTS = 4096  # accounts a process keeps by token hash
 DECKS = 1024  # derived draw orders a process keeps
 SECRETS = 4096  # deck seeds a process keeps (rows that never change)
 CLOCKS = 1024  # clocks recorded at a game's version that a process keeps (never change)
+RACES = 5  # appends a command may lose to other commands before it is answered 409
 BOT = "greedy"  # the bot that plays timed-out, absent and resigned seats (docs/clocks.md)
 # the status a rejection was answered with, by the error class that answered it
 REJECTED_AS: dict[int, type[ServiceError]] = {403: Forbidden, 409: Conflict, 422: BadRequest}
@@ -477,8 +478,12 @@ class GameService:
         dispute: DisputeAppend | None = None,
     ) -> CommandResult:
         """Judge, append, cache, ring. ``verified=False``: ``state`` came from the
-        cache unchecked, so a refusal or a lost race is judged once more, on a fresh
-        load, before anything is recorded."""
+        cache unchecked, so a refusal is judged once more, on a fresh load, before
+        anything is recorded. A command whose append loses the race to another is
+        judged again on what landed first: with an ``If-Match`` it is then refused
+        (and journalled) as stale; the bot's timeout that lost to the player's move
+        finds its decision taken (docs/clocks.md, C3)."""
+        races = 0
         while True:
             version, current = state if state is not None else (0, GameState())
             try:
@@ -528,7 +533,8 @@ class GameService:
                     raise Conflict(
                         "dispute_moved", "the dispute changed meanwhile", rule="D8"
                     ) from exc
-                if not verified:
+                races += 1
+                if races < RACES:  # judged anew on what landed first (and journalled so)
                     state, verified = self.load(game_id), True
                     continue
                 raise Conflict(
