@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from domain import RULES_VERSION, position, revisions
+from domain import commands as cmd
 from domain.deck import verify_draws
 from domain.errors import DeckUnavailable, DomainError, MalformedPayload
 from domain.events import Event, GameRewound, TileDrawn
@@ -15,6 +16,7 @@ from domain.fold import evolve, replay
 from domain.play import deck_of, play
 from domain.serialization import decode_command, decode_event, encode
 from domain.state import GameState
+from service.clocks import Clock, advance, parse_time
 from service.errors import NotFound
 from service.games import redeal_key
 from service.store.base import EventStore, JournalEntry, StoredEvent, check_chain
@@ -373,13 +375,14 @@ def check_record(
         recorded = [e.body() for e in stored[first - 1 : last]]
         try:
             command = decode_command(entry.payload)
-            produced, _ = play(state, command, secret, deck_of, rules, redeal)
+            produced, after = play(state, command, secret, deck_of, rules, redeal)
         except DomainError as exc:
             problems.append(
                 f"command {entry.command_id}: the engine refuses it under {rules.version} ({exc})"
             )
             continue
         report.count += 1
+        problems.extend(clock_problems(stored, first, last, state, command, after))
         diff = revisions.first_difference(recorded, [encode(e) for e in produced])
         if diff is not None:
             change = _difference(entry, first, rules.version, diff)
@@ -406,6 +409,39 @@ def check_record(
                 {**change, "explained_by": explained or f"a change made in {RULES_VERSION}"}
             )
     return report
+
+
+def clock_problems(
+    stored: Sequence[StoredEvent],
+    first: int,
+    last: int,
+    state: GameState,
+    command: Any,
+    after: GameState,
+) -> list[str]:
+    """The clock recorded with a transaction (docs/clocks.md C2), recomputed from the
+    one before it and the recorded time; and a timeout (C3) never before its deadline."""
+    if after.options.time_control == "none":
+        return []
+    before_data = stored[first - 2].meta().get("clock") if first >= 2 else None
+    before = Clock.from_data(before_data) if isinstance(before_data, dict) else None
+    at = parse_time(str(stored[first - 1].meta().get("recorded_at")))
+    expected = advance(before, state, command, after, at)
+    recorded = stored[last - 1].meta().get("clock")
+    problems = []
+    if (expected.to_data() if expected is not None else None) != recorded:
+        problems.append(
+            f"event {last}: the clock recorded ({recorded}) is not the one its time and the"
+            f" clock before it give ({expected.to_data() if expected else None}) (C2)"
+        )
+    if isinstance(command, cmd.ActForSeat) and command.reason == "timeout":
+        deadline = before.deadline if before is not None else None
+        if deadline is None or at < deadline:
+            problems.append(
+                f"event {first}: a timeout recorded at {at.isoformat()}, before its deadline"
+                f" ({deadline.isoformat() if deadline else 'none was running'}) (C3)"
+            )
+    return problems
 
 
 def _refused(entry: JournalEntry, first: int, rules: str) -> dict[str, Any]:

@@ -262,3 +262,32 @@ def test_c1_time_controls_out_of_range_are_refused(tmp_path):
         with pytest.raises(Conflict) as caught:
             service.create_game(ann, cmd.GameOptions(**options))
         assert caught.value.extra["rule"] in ("C1", "C4")
+
+
+def test_verification_recomputes_every_clock_and_catches_an_early_timeout(tmp_path):
+    from service.store.base import CommandRecord, canonical
+    from service.verify import verify_game
+
+    with freeze_time(T0) as frozen:
+        service, store, game_id, accounts = timed_game(
+            tmp_path, time_control="fischer", base_seconds=120, increment_seconds=3
+        )
+        for _ in range(6):
+            frozen.tick(timedelta(seconds=7))
+            move(service, game_id, accounts)
+        frozen.tick(timedelta(seconds=500))
+        assert service.act_for_seat(game_id) is not None
+        report = verify_game(store, game_id)
+        assert report.ok, report.rerun_problems
+        # forged: a timeout recorded 1 s into a decision (every seat has 3 s or more)
+        move(service, game_id, accounts)
+        frozen.tick(timedelta(seconds=1))
+        version, state = service.load(game_id)
+        bot = random.Random(1).choice(legal_commands(state))
+        forged = cmd.ActForSeat(state.active_colour, "timeout", canonical(encode(bot)))
+        record = CommandRecord(
+            game_id, "forged", {"bot": "greedy"}, utcnow().isoformat(), encode(forged), version
+        )
+        service._run(game_id, None, forged, version, record, (version, state), authorised=True)
+        problems = verify_game(store, game_id).rerun_problems
+        assert any("before its deadline" in p and "(C3)" in p for p in problems), problems
