@@ -8,13 +8,15 @@ stores them with their checkpoint. Nothing here does input or output.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import hashlib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from domain import events as ev
 from domain.commands import GameOptions
+from domain.fold import evolve
 from domain.scoring import current_scores
 from domain.state import GameState, Phase
 from domain.tiles import display_name, island
@@ -265,3 +267,90 @@ def step(
         automatic=bool(getattr(event, "automatic", False)),
         description=describe(event, before),
     )
+
+
+# what players are told (the notification outbox, docs/clocks.md "Reminders")
+NOTICE_KINDS = ("your_move", "deadline_soon", "replaced_by_bot", "game_over", "dispute_ruled")
+
+
+def notice_id(account_id: str, game_id: str, version: int, kind: str) -> str:
+    """A notification's id: the same facts give the same id (exactly once)."""
+    raw = f"{account_id}\x00{game_id}\x00{version}\x00{kind}".encode()
+    return hashlib.sha256(raw).hexdigest()[:24]
+
+
+def _seat_to_move(state: GameState) -> int | None:
+    """The seat a person must move for now (not the bot's, not while paused)."""
+    if state.phase not in (Phase.SETUP, Phase.PLAYING) or state.pending is None:
+        return None
+    if state.paused is not None:
+        return None
+    seat = state.owner(state.pending.colour).seat
+    return None if state.bot_reason(seat) else seat
+
+
+def _player(state: GameState, seat: int) -> str:
+    return next(p.player_id for p in state.players if p.seat == seat)
+
+
+def notices(
+    before: GameState, events: Sequence[tuple[int, Mapping[str, Any], ev.Event]]
+) -> list[dict[str, Any]]:
+    """The notifications a game's events give, transaction by transaction: whose move it
+    is now (when it passes to another seat), a timeout and an absent seat, the game's
+    end, and a ruling's effect on the game (``NOTICE_KINDS``)."""
+    found: list[dict[str, Any]] = []
+    state = before
+    i = 0
+    while i < len(events):
+        command = events[i][1].get("command_id")
+        j = i
+        while j < len(events) and events[j][1].get("command_id") == command:
+            j += 1
+        group = [e for _, _, e in events[i:j]]
+        version, meta, _ = events[j - 1]
+        at = str(meta.get("recorded_at", ""))
+        was = _seat_to_move(state)
+        for e in group:
+            state = evolve(state, e)
+
+        def tell(account: str, kind: str, text: str, v: int = version, when: str = at) -> None:
+            found.append(
+                {"account_id": account, "version": v, "kind": kind, "text": text, "at": when}
+            )
+
+        for e in group:
+            if isinstance(e, ev.TurnTimedOut):
+                absent = any(isinstance(x, ev.SeatMarkedAbsent) for x in group)
+                tell(
+                    e.player_id,
+                    "replaced_by_bot",
+                    "Your decision timed out and the bot played it for you"
+                    + (
+                        "; you are now absent: the bot plays your seat until you reclaim it"
+                        if absent
+                        else ""
+                    )
+                    + ".",
+                )
+            elif isinstance(e, ev.GameEnded):
+                won = ", ".join(e.winners)
+                for p in state.players:
+                    tell(p.player_id, "game_over", f"The game is over (won by {won}).")
+            elif isinstance(e, ev.GameRewound | ev.ResultAmended | ev.GameResumed):
+                what = {
+                    ev.GameRewound: "rewound the game",
+                    ev.ResultAmended: "amended the result",
+                    ev.GameResumed: "resumed the game",
+                }[type(e)]
+                for p in state.players:
+                    tell(
+                        p.player_id,
+                        "dispute_ruled",
+                        f"An auditor {what} (dispute {e.dispute_id}).",
+                    )
+        now = _seat_to_move(state)
+        if now is not None and now != was:
+            tell(_player(state, now), "your_move", "It is your move.")
+        i = j
+    return found

@@ -31,18 +31,28 @@ from domain.fold import evolve
 from domain.position import FOLD_VERSION
 from domain.serialization import decode_event
 from domain.state import GameState
-from projections.models import due_ms, lobby_entry, results, scoreboard, status, step
+from projections.models import (
+    due_ms,
+    lobby_entry,
+    notice_id,
+    notices,
+    results,
+    scoreboard,
+    status,
+    step,
+)
 from projections.ports import Database, History, Received, Recorded, Tx
 
 log = logging.getLogger("tongiaki.projections")
 
-PROJECTIONS = ("scoreboard", "lobby", "leaderboard", "timeline", "audit")
+PROJECTIONS = ("scoreboard", "lobby", "leaderboard", "timeline", "audit", "notifications")
 MAX_ATTEMPTS = 3
 KEYFRAME_EVERY = 10
 STATE_CACHE = 256  # games whose latest folds are kept in memory
 # the read-model tables' version (readmodel_schema); raise it with TABLES. 2: rm_rewinds;
 # 3: rm_clocks
-READMODEL_SCHEMA = 3
+# 4: rm_notifications
+READMODEL_SCHEMA = 4
 MAX_VERSION = 2**31 - 1  # versions are 32-bit in the store
 
 TABLES = [
@@ -72,6 +82,18 @@ TABLES = [
         version INTEGER NOT NULL,
         due_ms BIGINT NOT NULL)""",
     "CREATE INDEX IF NOT EXISTS rm_clocks_by_due ON rm_clocks (due_ms)",
+    """CREATE TABLE IF NOT EXISTS rm_notifications (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL,
+        game_id TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        text TEXT NOT NULL,
+        planned INTEGER NOT NULL DEFAULT 0)""",
+    "CREATE INDEX IF NOT EXISTS rm_notifications_by_account ON rm_notifications"
+    " (account_id, created_at)",
+    "CREATE INDEX IF NOT EXISTS rm_notifications_to_plan ON rm_notifications (planned)",
     """CREATE TABLE IF NOT EXISTS rm_lobby_seats (
         game_id TEXT NOT NULL,
         account_id TEXT NOT NULL,
@@ -129,6 +151,9 @@ OWNED = {
     "leaderboard": ["rm_results"],
     "timeline": ["rm_steps", "rm_keyframes", "rm_rewinds"],
     "audit": ["rm_audit"],
+    # never deleted: a rebuild finds every notification already there (same ids) and
+    # sends nothing twice
+    "notifications": [],
 }
 
 
@@ -568,6 +593,18 @@ class ReadModels:
         )
         return [(str(r[0]), int(r[1])) for r in rows]
 
+    def notifications(self, account_id: str, limit: int, before: str | None) -> list[Any]:
+        """An account's notifications, newest first (rows: id, game, version, kind, when,
+        text), older than ``before`` (a ``created_at``) when given."""
+        where, params = "account_id = %s", [account_id]
+        if before is not None:
+            where, params = where + " AND created_at < %s", [*params, before]
+        return self.query(
+            "SELECT id, game_id, version, kind, created_at, text FROM rm_notifications"
+            f" WHERE {where} ORDER BY created_at DESC, id LIMIT %s",
+            (*params, limit),
+        )
+
     def my_games(self, account_id: str, limit: int, offset: int) -> list[dict[str, Any]]:
         """An account's games, the ones waiting for its move first, each with ``my_move``."""
         games = _entries(
@@ -862,10 +899,29 @@ def _apply_audit(rm: ReadModels, cur: Any, w: Writes, game_id: str, batch: Batch
     w.many("rm_audit", AUDIT_COLUMNS, rows)
 
 
+def _apply_notifications(rm: ReadModels, cur: Any, w: Writes, game_id: str, batch: Batch) -> None:
+    found = notices(batch.before, [(s.version, s.meta(), e) for s, e in batch.events])
+    for n in found:
+        w.execute(
+            "INSERT INTO rm_notifications (id, account_id, game_id, version, kind, created_at,"
+            " text) VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (id) DO NOTHING",
+            (
+                notice_id(n["account_id"], game_id, n["version"], n["kind"]),
+                n["account_id"],
+                game_id,
+                n["version"],
+                n["kind"],
+                n["at"],
+                n["text"],
+            ),
+        )
+
+
 APPLY: dict[str, Callable[[ReadModels, Any, Writes, str, Batch], None]] = {
     "scoreboard": _apply_scoreboard,
     "lobby": _apply_lobby,
     "leaderboard": _apply_leaderboard,
     "timeline": _apply_timeline,
     "audit": _apply_audit,
+    "notifications": _apply_notifications,
 }

@@ -26,6 +26,7 @@ from service.limits import RateLimits
 from service.logs import install as install_logs
 from service.metrics import bp as metrics_bp
 from service.metrics import track
+from service.notify import NOTIFY_EVERY, Notifier, run_deliveries
 from service.settings import Settings
 from service.store.base import SqlStore
 from service.timekeeper import ClockBell, LocalScheduler, Timekeeper
@@ -142,6 +143,10 @@ def create_app(
         snapshot_every=settings.snapshot_every,
         keyframes=readmodels.keyframe,
     )
+    notifier = app.extensions["tongiaki.notify"] = Notifier(store, settings, games.clock)
+    notifier.upgrade()
+    if not settings.redis_url and sweep:  # the embedded default delivers its own reminders
+        run_deliveries(notifier, NOTIFY_EVERY, lambda: store.closed)
     if not settings.redis_url and sweep:  # the embedded default keeps its own deadlines
         scheduler = LocalScheduler(
             Timekeeper(games), readmodels, settings.sweep_every, lambda: store.closed

@@ -207,6 +207,53 @@ def parse_rate_limits(raw: str) -> dict[str, str]:
     return chosen
 
 
+def _smtp_url(raw: str) -> str:
+    url = raw.strip()
+    if not url:
+        return ""
+    parts = urlsplit(url)
+    try:
+        parts.port  # noqa: B018 - raises on a bad port
+    except ValueError:
+        parts = urlsplit("bad://")
+    if parts.scheme not in ("smtp", "smtps") or not parts.hostname:
+        raise ConfigError(
+            f"SMTP_URL must be smtp://[user:password@]host[:port] or smtps://…,"
+            f" not {_redacted(url)!r}"
+        )
+    return url
+
+
+def _mail_from(raw: str) -> str:
+    value = raw.strip() or "tongiaki@localhost"
+    if not re.fullmatch(r"[^@\s<>]{1,64}@[A-Za-z0-9.-]{1,190}", value):
+        raise ConfigError(f"TONGIAKI_MAIL_FROM must be an address like a@b.c, not {raw!r}")
+    return value
+
+
+def _flag(env: Mapping[str, str], name: str) -> bool:
+    raw = env.get(name, "").strip()
+    if raw not in ("", "0", "1"):
+        raise ConfigError(f"{name} must be 1 (on) or 0 (off), not {raw!r}")
+    return raw == "1"
+
+
+def _backoff(raw: str) -> tuple[float, ...]:
+    text = raw.strip()
+    if not text:
+        return (5.0, 30.0, 120.0, 600.0, 3600.0)
+    try:
+        delays = tuple(float(p) for p in text.split(","))
+    except ValueError:
+        delays = ()
+    if not 1 <= len(delays) <= 20 or not all(0 < d <= 86_400 for d in delays):
+        raise ConfigError(
+            "TONGIAKI_NOTIFY_BACKOFF must be 1 to 20 delays in seconds between retries,"
+            f" comma-separated (e.g. 5,30,120), not {raw!r}"
+        )
+    return delays
+
+
 @dataclass(frozen=True)
 class Settings:
     """How the service runs. Everything else receives this object."""
@@ -225,6 +272,12 @@ class Settings:
     feed_poll: float = 2.0  # seconds between the change feed's safety polls (service.feed)
     proxies: int = 0  # reverse proxies in front whose X-Forwarded-For is trusted
     log_format: str = ""  # json or text; empty: json under gunicorn and workers, else text
+    # smtp://[user:password@]host[:port] or smtps://…; "": no mail (kept out of reprs)
+    smtp_url: str = field(default="", repr=False)
+    mail_from: str = "tongiaki@localhost"  # the From of notification mails
+    webhooks_private: bool = False  # let webhooks reach loopback and private addresses
+    notify_backoff: tuple[float, ...] = (5.0, 30.0, 120.0, 600.0, 3600.0)  # retry delays
+    remind_before: int = 3600  # seconds before a deadline that "deadline_soon" is sent
     host: str = "127.0.0.1"
     port: int = 8000
     # kind → limits; empty: no rate limits (TONGIAKI_RATE_LIMITS=off)
@@ -262,6 +315,11 @@ class Settings:
             log_format=_log_format(e.get("TONGIAKI_LOG_FORMAT", "")),
             proxies=_integer(e, "TONGIAKI_PROXIES", 0, 0, 5),
             dispute_window=_integer(e, "TONGIAKI_DISPUTE_WINDOW", 7 * 86_400, 0, 366 * 86_400),
+            smtp_url=_smtp_url(e.get("SMTP_URL", "")),
+            mail_from=_mail_from(e.get("TONGIAKI_MAIL_FROM", "")),
+            webhooks_private=_flag(e, "TONGIAKI_WEBHOOKS_PRIVATE"),
+            notify_backoff=_backoff(e.get("TONGIAKI_NOTIFY_BACKOFF", "")),
+            remind_before=_integer(e, "TONGIAKI_REMIND_BEFORE", 3600, 60, 7 * 86_400),
             host=host,
             port=_integer(e, "TONGIAKI_PORT", 8000, 1, 65_535),
             rate_limits=parse_rate_limits(e.get("TONGIAKI_RATE_LIMITS", "")),

@@ -24,6 +24,7 @@ from rq import Queue, get_current_job
 from projections.store import ReadModels
 from service.doorbells import RqDoorbell, dirty_key, enqueue_game, pending_key, sweep
 from service.games import GameService
+from service.notify import NOTIFY_EVERY, Notifier, run_deliveries
 from service.settings import Settings
 from service.store.base import SqlStore, StoreUnavailable
 from service.timekeeper import CLOCK_TICK, Timekeeper, from_ms, to_ms
@@ -193,7 +194,13 @@ def run_worker(settings: Settings, *, burst: bool = False) -> None:
 
     if not burst:
         threading.Thread(target=sweeper, name="sweeper", daemon=True).start()
+        # reminders: the outbox the projections fill, delivered by webhook and mail
+        notifier = Notifier(store(), settings)
+        notifier.upgrade()
+        delivering = run_deliveries(notifier, NOTIFY_EVERY, stop.is_set)
     try:
         SimpleWorker([queue], connection=redis).work(burst=burst, with_scheduler=True)
     finally:
         stop.set()
+        if not burst:
+            delivering.set()

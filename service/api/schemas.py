@@ -6,6 +6,7 @@ from marshmallow import RAISE, Schema, ValidationError, fields, validate, valida
 
 from domain.commands import TIME_CONTROLS
 from domain.state import COLOURS
+from projections.models import NOTICE_KINDS
 from service.text import text_problem
 
 
@@ -657,3 +658,68 @@ class Evidence(Schema):
     rerun = fields.Dict(required=True)
     versions = fields.Dict(required=True)
     draws = fields.Dict(required=True)
+
+
+class NotifySettingsIn(Strict):
+    webhook_url = fields.String(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Length(1, 2000),
+        metadata={"description": "http(s) URL that receives signed JSON POSTs; null: none"},
+    )
+    email = fields.String(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Length(3, 254),
+        metadata={"description": "where mails go (when the server has SMTP_URL); null: none"},
+    )
+    kinds = fields.List(
+        fields.String(validate=validate.OneOf(NOTICE_KINDS)),
+        load_default=list(NOTICE_KINDS),
+        validate=validate.Length(0, len(NOTICE_KINDS)),
+        metadata={"description": "the kinds wanted (all by default)"},
+    )
+    rotate_secret = strict_boolean(
+        load_default=False, metadata={"description": "make a new webhook signing secret"}
+    )
+
+
+class NotifySettingsView(Strict):
+    webhook_url = fields.String(allow_none=True, required=True)
+    webhook_secret = fields.String(
+        allow_none=True,
+        required=True,
+        metadata={
+            "description": "signs each webhook: X-Tongiaki-Signature = sha256=HMAC-SHA256"
+            "(secret, X-Tongiaki-Timestamp + '.' + body), hex"
+        },
+    )
+    email = fields.String(allow_none=True, required=True)
+    kinds = fields.List(fields.String(), required=True)
+    email_available = fields.Boolean(
+        required=True, metadata={"description": "whether this server sends mail (SMTP_URL)"}
+    )
+
+
+class Notification(Strict):
+    id = fields.String(required=True)
+    game_id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    kind = fields.String(required=True, metadata={"description": ", ".join(NOTICE_KINDS)})
+    created_at = fields.String(required=True)
+    text = fields.String(required=True)
+    deliveries = fields.List(
+        fields.Dict(),
+        required=True,
+        metadata={
+            "description": "per channel: status (pending, delivered, failed), attempts,"
+            " last_error, delivered_at, next_attempt_at, log (every attempt)"
+        },
+    )
+
+
+class Notifications(Strict):
+    notifications = fields.List(fields.Nested(Notification), required=True)
+    next_before = fields.String(
+        allow_none=True, required=True, metadata={"description": "?before= for older ones"}
+    )

@@ -6,6 +6,7 @@ exactly one winner, the loser told so."""
 
 from __future__ import annotations
 
+import json
 import random
 import subprocess
 import sys
@@ -13,6 +14,7 @@ import threading
 import time
 
 from tests.servers import ROOT, Http, embedded, production
+from tests.service.test_notify import Receiver
 
 MOVE_SECONDS = 5
 
@@ -91,17 +93,41 @@ def test_an_absent_seat_is_played_to_the_end_on_the_embedded_default(tmp_path):
         lobby = http.call("GET", "/lobby").json["games"]
         seats = next(g for g in lobby if g["game_id"] == gid)["seats"]
         assert [s.get("bot") for s in seats] == [None, "absent"]
+        # bob's outbox: his move, the timeout that made him absent, the end
+        told = http.call("GET", "/me/notifications", None, tokens["bob"]).json["notifications"]
+        kinds = [n["kind"] for n in told]
+        assert {"your_move", "replaced_by_bot", "game_over"} <= set(kinds), kinds
+        replaced = next(n for n in told if n["kind"] == "replaced_by_bot")
+        assert "you are now absent" in replaced["text"]
 
 
 def test_an_absent_seat_is_played_to_the_end_by_the_rq_scheduler(tmp_path, pg_schema, redis_url):
     _, url = pg_schema
-    with production(tmp_path, url, redis_url, queue=f"c-{tmp_path.name[-8:]}") as servers:
-        web = [s.http() for s in servers[:2]]
-        gid, tokens, ids = timed_game(web[0], absent_after=1)
-        ann_plays_bob_never(web, gid, tokens, ids, seconds=180)
-        check_finished_by_the_bot(web[1], gid, tokens)
-        # the timeout came from the worker: the web processes keep no clocks
-        assert "clock_tick" in (tmp_path / "worker.log").read_text()
+    receiver = Receiver(fail=1)
+    extra = {"TONGIAKI_WEBHOOKS_PRIVATE": "1", "TONGIAKI_NOTIFY_BACKOFF": "0.5"}
+    try:
+        with production(
+            tmp_path, url, redis_url, queue=f"c-{tmp_path.name[-8:]}", **extra
+        ) as servers:
+            web = [s.http() for s in servers[:2]]
+            gid, tokens, ids = timed_game(web[0], absent_after=1)
+            hook = {"webhook_url": receiver.url, "kinds": ["replaced_by_bot"]}
+            reply = web[1].call("PUT", "/me/notifications/settings", hook, tokens["bob"])
+            assert reply.status == 200, reply.json
+            ann_plays_bob_never(web, gid, tokens, ids, seconds=180)
+            check_finished_by_the_bot(web[1], gid, tokens)
+            # the timeout came from the worker: the web processes keep no clocks
+            assert "clock_tick" in (tmp_path / "worker.log").read_text()
+            # the worker told bob by webhook: refused once (500), then delivered
+            deadline = time.monotonic() + 30
+            while len(receiver.received) < 2:
+                assert time.monotonic() < deadline, receiver.received
+                time.sleep(0.1)
+            bodies = [json.loads(body) for _, body in receiver.received]
+            assert [b["kind"] for b in bodies] == ["replaced_by_bot"] * 2
+            assert bodies[0] == bodies[1] and bodies[0]["account_id"] == ids["bob"]
+    finally:
+        receiver.close()
 
 
 TICKER = """

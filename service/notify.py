@@ -1,0 +1,546 @@
+"""Reminders (docs/clocks.md): the notification outbox delivered by webhook and e-mail.
+
+The outbox is a read model (``rm_notifications``, built by the ``notifications``
+projection from the games' events, plus "deadline soon" reminders the deliverer
+adds from the clocks read model). Each account chooses, in ``notify_settings``,
+a webhook URL, an e-mail address and which kinds it wants. The deliverer:
+
+1. ``remind``: a reminder for every decision whose deadline is within
+   ``TONGIAKI_REMIND_BEFORE`` seconds (once per decision: the id names it);
+2. ``plan``: one delivery row per notification and channel the account wants
+   (only notifications made after the settings were first saved);
+3. ``send_due``: claims due deliveries (``FOR UPDATE SKIP LOCKED`` on PostgreSQL,
+   so several workers never send one twice), sends them — a signed JSON POST, or
+   a mail through ``SMTP_URL`` — and records each attempt in the delivery log;
+   a failure is retried after ``TONGIAKI_NOTIFY_BACKOFF`` delays, then given up.
+
+Webhooks are signed: ``X-Tongiaki-Signature: sha256=<hex>``, the HMAC-SHA256 of
+``<X-Tongiaki-Timestamp>.<body>`` with the account's secret.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import ipaddress
+import json
+import logging
+import re
+import secrets
+import smtplib
+import socket
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from email.message import EmailMessage
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from projections.models import NOTICE_KINDS, notice_id
+from service.clocks import parse_time, stamp
+from service.errors import BadRequest
+from service.settings import Settings
+from service.store.base import SqlStore, StoreUnavailable
+
+log = logging.getLogger("tongiaki.notify")
+
+NOTIFY_SCHEMA = 1
+TABLES = [
+    """CREATE TABLE IF NOT EXISTS notify_settings (
+        account_id TEXT PRIMARY KEY,
+        webhook_url TEXT,
+        secret TEXT NOT NULL,
+        email TEXT,
+        kinds TEXT NOT NULL,
+        since TEXT NOT NULL,
+        updated_at TEXT NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS notify_deliveries (
+        notification_id TEXT NOT NULL,
+        channel TEXT NOT NULL,
+        account_id TEXT NOT NULL,
+        status TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_ms BIGINT NOT NULL,
+        last_error TEXT,
+        delivered_at TEXT,
+        PRIMARY KEY (notification_id, channel))""",
+    "CREATE INDEX IF NOT EXISTS notify_deliveries_due ON notify_deliveries (status, next_ms)",
+    """CREATE TABLE IF NOT EXISTS notify_attempts (
+        notification_id TEXT NOT NULL,
+        channel TEXT NOT NULL,
+        attempt INTEGER NOT NULL,
+        at TEXT NOT NULL,
+        ok INTEGER NOT NULL,
+        detail TEXT NOT NULL,
+        PRIMARY KEY (notification_id, channel, attempt))""",
+]
+
+CHANNELS = ("webhook", "email")
+MAX_URL = 2000
+MAX_EMAIL = 254
+EMAIL = re.compile(r"[^@\s<>,;:\"]{1,64}@[A-Za-z0-9-]{1,63}(\.[A-Za-z0-9-]{1,63})+")
+TIMEOUT = 5.0  # seconds a webhook or the mail server may take
+LEASE_MS = 60_000  # a claimed delivery is not claimed again for this long
+BATCH = 20  # deliveries one round sends at most
+NOTIFY_EVERY = 1.0  # seconds between the deliverer's rounds
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def to_ms(moment: datetime) -> int:
+    return int((moment - EPOCH) / timedelta(milliseconds=1))
+
+
+@dataclass(frozen=True)
+class NotifySettings:
+    """What one account wants to be told, and how."""
+
+    account_id: str
+    webhook_url: str | None
+    secret: str
+    email: str | None
+    kinds: tuple[str, ...]
+    since: str
+
+    def view(self, mail: bool) -> dict[str, Any]:
+        """As the API shows it to its owner (the secret included: it signs their hooks)."""
+        return {
+            "webhook_url": self.webhook_url,
+            "webhook_secret": self.secret if self.webhook_url else None,
+            "email": self.email,
+            "kinds": list(self.kinds),
+            "email_available": mail,
+        }
+
+
+def private_address(host: str) -> str | None:
+    """Why ``host`` may not receive webhooks (loopback, private, link-local…), or None.
+    A name is resolved: every address it has must be public."""
+    try:
+        infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
+    except (socket.gaierror, UnicodeError):
+        return f"{host} does not resolve"
+    for info in infos:
+        address = ipaddress.ip_address(info[4][0])
+        if not address.is_global or address.is_multicast:
+            return f"{host} is a private, loopback or reserved address ({address})"
+    return None
+
+
+def check_webhook(url: str, allow_private: bool) -> str:
+    """A webhook URL the service will POST to (422 ``bad_webhook`` otherwise)."""
+    if len(url) > MAX_URL:
+        raise BadRequest("bad_webhook", f"a webhook URL has at most {MAX_URL} characters")
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises on a bad port
+    except ValueError as exc:
+        raise BadRequest("bad_webhook", f"not a URL: {exc}") from exc
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise BadRequest("bad_webhook", "a webhook URL is http:// or https:// with a host")
+    if parts.username or parts.password:
+        raise BadRequest("bad_webhook", "a webhook URL holds no user name or password")
+    if any(ord(c) < 33 or ord(c) == 127 for c in url):
+        raise BadRequest("bad_webhook", "a webhook URL has no spaces or control characters")
+    if not allow_private:
+        why = private_address(parts.hostname)
+        if why is not None:
+            raise BadRequest("bad_webhook", f"webhooks go to public addresses only: {why}")
+    return url
+
+
+def check_email(address: str) -> str:
+    if len(address) > MAX_EMAIL or not EMAIL.fullmatch(address):
+        raise BadRequest("bad_email", "an e-mail address looks like name@example.org")
+    return address
+
+
+class NoRedirects(urllib.request.HTTPRedirectHandler):
+    """A webhook answers; it does not send the service elsewhere."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+OPENER = urllib.request.build_opener(NoRedirects)
+
+
+def signature(secret: str, timestamp: str, body: bytes) -> str:
+    """The ``X-Tongiaki-Signature`` of a webhook body."""
+    mac = hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256)
+    return "sha256=" + mac.hexdigest()
+
+
+class Notifier:
+    """Settings, the outbox as an account sees it, and delivery."""
+
+    def __init__(
+        self,
+        store: SqlStore,
+        settings: Settings,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self.store = store
+        self.settings = settings
+        self.clock = clock
+        self._pool = ThreadPoolExecutor(4, thread_name_prefix="notify")
+
+    def upgrade(self) -> None:
+        """Create the tables (idempotent)."""
+        self.store.ensure_tables(TABLES, "notify_schema", NOTIFY_SCHEMA)
+
+    @property
+    def mail(self) -> bool:
+        """Whether e-mail can be sent (``SMTP_URL``)."""
+        return bool(self.settings.smtp_url)
+
+    # --- settings ---------------------------------------------------------------
+
+    def get(self, account_id: str) -> NotifySettings | None:
+        with self.store.reading() as cur:
+            row = cur.execute(
+                "SELECT account_id, webhook_url, secret, email, kinds, since"
+                " FROM notify_settings WHERE account_id = %s",
+                (account_id,),
+            ).fetchone()
+        return _settings(row) if row else None
+
+    def put(
+        self,
+        account_id: str,
+        webhook_url: str | None,
+        email: str | None,
+        kinds: Sequence[str],
+        rotate_secret: bool = False,
+    ) -> NotifySettings:
+        """Save an account's choices (checked; 422 otherwise)."""
+        if webhook_url is not None:
+            check_webhook(webhook_url, self.settings.webhooks_private)
+        if email is not None:
+            check_email(email)
+        if not set(kinds) <= set(NOTICE_KINDS):
+            raise BadRequest("bad_kinds", f"kinds are among {', '.join(NOTICE_KINDS)}")
+        now = stamp(self.clock())
+        known = self.get(account_id)
+        secret = known.secret if known is not None and not rotate_secret else secrets.token_hex(32)
+        since = known.since if known is not None else now
+        chosen = ",".join(k for k in NOTICE_KINDS if k in kinds)
+        with self.store.transaction() as cur:
+            cur.execute(
+                "INSERT INTO notify_settings (account_id, webhook_url, secret, email, kinds,"
+                " since, updated_at) VALUES (%s, %s, %s, %s, %s, %s, %s)"
+                " ON CONFLICT (account_id) DO UPDATE SET webhook_url = excluded.webhook_url,"
+                " secret = excluded.secret, email = excluded.email, kinds = excluded.kinds,"
+                " updated_at = excluded.updated_at",
+                (account_id, webhook_url, secret, email, chosen, since, now),
+            )
+        saved = self.get(account_id)
+        assert saved is not None
+        return saved
+
+    # --- the outbox as its owner sees it -----------------------------------------
+
+    def deliveries(self, ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+        """Each notification's deliveries, with every attempt (the delivery log)."""
+        if not ids:
+            return {}
+        marks = ", ".join(["%s"] * len(ids))
+        with self.store.reading() as cur:
+            rows = cur.execute(
+                "SELECT notification_id, channel, status, attempts, last_error, delivered_at,"
+                f" next_ms FROM notify_deliveries WHERE notification_id IN ({marks})"
+                " ORDER BY channel",
+                tuple(ids),
+            ).fetchall()
+            tries = cur.execute(
+                "SELECT notification_id, channel, attempt, at, ok, detail FROM notify_attempts"
+                f" WHERE notification_id IN ({marks}) ORDER BY attempt",
+                tuple(ids),
+            ).fetchall()
+        log_of: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for n, channel, attempt, at, ok, detail in tries:
+            log_of.setdefault((n, channel), []).append(
+                {"attempt": attempt, "at": at, "ok": bool(ok), "detail": detail}
+            )
+        found: dict[str, list[dict[str, Any]]] = {}
+        for n, channel, status, attempts, error, delivered, next_ms in rows:
+            found.setdefault(n, []).append(
+                {
+                    "channel": channel,
+                    "status": status,
+                    "attempts": attempts,
+                    "last_error": error,
+                    "delivered_at": delivered,
+                    "next_attempt_at": stamp(EPOCH + timedelta(milliseconds=next_ms))
+                    if status == "pending"
+                    else None,
+                    "log": log_of.get((n, channel), []),
+                }
+            )
+        return found
+
+    # --- the deliverer -----------------------------------------------------------
+
+    def round(self) -> int:
+        """One round: reminders, planning, sending. Deliveries attempted."""
+        now = self.clock()
+        self.remind(now)
+        self.plan(now)
+        return self.send_due(now)
+
+    def remind(self, now: datetime) -> int:
+        """A "deadline soon" notification for each decision whose deadline is within
+        ``remind_before`` (only when the decision was given more than twice as long)."""
+        before = self.settings.remind_before
+        now_ms = to_ms(now)
+        with self.store.reading() as cur:
+            rows = cur.execute(
+                "SELECT c.game_id, c.version, c.due_ms, l.active_player, l.data"
+                " FROM rm_clocks c JOIN rm_lobby l ON l.game_id = c.game_id"
+                " WHERE c.due_ms > %s AND c.due_ms <= %s",
+                (now_ms, now_ms + before * 1000),
+            ).fetchall()
+        made = 0
+        for game_id, version, due, player, data in rows:
+            entry = json.loads(data)
+            clock = entry.get("clock") or {}
+            if not player or not clock.get("since") or not clock.get("deadline"):
+                continue
+            seat = clock.get("seat")
+            if any(s.get("bot") for s in entry.get("seats", []) if s.get("seat") == seat):
+                continue
+            span = parse_time(clock["deadline"]) - parse_time(clock["since"])
+            if span.total_seconds() <= 2 * before:
+                continue
+            minutes = max(1, (int(due) - now_ms) // 60_000)
+            text = f"Your move: the deadline is in {minutes} minutes ({clock['deadline']})."
+            with self.store.transaction() as cur:
+                cur.execute(
+                    "INSERT INTO rm_notifications (id, account_id, game_id, version, kind,"
+                    " created_at, text) VALUES (%s, %s, %s, %s, %s, %s, %s)"
+                    " ON CONFLICT (id) DO NOTHING",
+                    (
+                        notice_id(player, game_id, int(version), "deadline_soon"),
+                        player,
+                        game_id,
+                        int(version),
+                        "deadline_soon",
+                        stamp(now),
+                        text,
+                    ),
+                )
+            made += 1
+        return made
+
+    def plan(self, now: datetime, limit: int = 500) -> int:
+        """A delivery row per notification and channel its account wants."""
+        now_ms = to_ms(now)
+        with self.store.transaction() as cur:
+            rows = cur.execute(
+                "SELECT id, account_id, kind, created_at FROM rm_notifications"
+                " WHERE planned = 0 LIMIT %s",
+                (limit,),
+            ).fetchall()
+            if not rows:
+                return 0
+            accounts = sorted({r[1] for r in rows})
+            marks = ", ".join(["%s"] * len(accounts))
+            chosen = {
+                s.account_id: s
+                for s in map(
+                    _settings,
+                    cur.execute(
+                        "SELECT account_id, webhook_url, secret, email, kinds, since"
+                        f" FROM notify_settings WHERE account_id IN ({marks})",
+                        tuple(accounts),
+                    ).fetchall(),
+                )
+            }
+            planned = []
+            for n, account_id, kind, created in rows:
+                s = chosen.get(account_id)
+                if s is None or kind not in s.kinds:
+                    continue
+                if parse_time(created) < parse_time(s.since):
+                    continue
+                if s.webhook_url:
+                    planned.append((n, "webhook", account_id, "pending", 0, now_ms))
+                if s.email and self.mail:
+                    planned.append((n, "email", account_id, "pending", 0, now_ms))
+            for row in planned:
+                cur.execute(
+                    "INSERT INTO notify_deliveries (notification_id, channel, account_id,"
+                    " status, attempts, next_ms) VALUES (%s, %s, %s, %s, %s, %s)"
+                    " ON CONFLICT (notification_id, channel) DO NOTHING",
+                    row,
+                )
+            ids = [r[0] for r in rows]
+            cur.execute(
+                "UPDATE rm_notifications SET planned = 1 WHERE id IN"
+                f" ({', '.join(['%s'] * len(ids))})",
+                tuple(ids),
+            )
+        return len(planned)
+
+    def send_due(self, now: datetime) -> int:
+        """Claim the due deliveries, send them side by side, record each attempt."""
+        now_ms = to_ms(now)
+        lock = " FOR UPDATE OF d SKIP LOCKED" if self.store.postgres else ""
+        with self.store.transaction() as cur:
+            rows = cur.execute(
+                "SELECT d.notification_id, d.channel, d.attempts, n.account_id, n.game_id,"
+                " n.version, n.kind, n.created_at, n.text, s.webhook_url, s.secret, s.email"
+                " FROM notify_deliveries d"
+                " JOIN rm_notifications n ON n.id = d.notification_id"
+                " JOIN notify_settings s ON s.account_id = d.account_id"
+                " WHERE d.status = 'pending' AND d.next_ms <= %s"
+                f" ORDER BY d.next_ms LIMIT %s{lock}",
+                (now_ms, BATCH),
+            ).fetchall()
+            for row in rows:
+                cur.execute(
+                    "UPDATE notify_deliveries SET next_ms = %s"
+                    " WHERE notification_id = %s AND channel = %s",
+                    (now_ms + LEASE_MS, row[0], row[1]),
+                )
+        results = list(self._pool.map(self._send, rows))
+        for row, (ok, detail) in zip(rows, results, strict=True):
+            self._record(row[0], row[1], int(row[2]) + 1, ok, detail)
+        return len(rows)
+
+    def _send(self, row: Sequence[Any]) -> tuple[bool, str]:
+        n, channel, _, account_id, game_id, version, kind, created, text, url, secret, email = row
+        notice = {
+            "id": n,
+            "account_id": account_id,
+            "game_id": game_id,
+            "version": version,
+            "kind": kind,
+            "created_at": created,
+            "text": text,
+        }
+        try:
+            if channel == "webhook":
+                return self._post(url, secret, notice)
+            return self._mail(email, notice)
+        except Exception as exc:  # a delivery never takes the deliverer down
+            log.exception("delivery of %s by %s failed", n, channel)
+            return False, f"{type(exc).__name__}: {exc}"[:500]
+
+    def _post(self, url: str | None, secret: str, notice: dict[str, Any]) -> tuple[bool, str]:
+        if not url:
+            return False, "no webhook URL any more"
+        host = urlsplit(url).hostname or ""
+        if not self.settings.webhooks_private:
+            why = private_address(host)
+            if why is not None:
+                return False, f"refused: {why}"
+        body = json.dumps(notice, sort_keys=True, separators=(",", ":")).encode()
+        timestamp = str(int(self.clock().timestamp()))
+        request = urllib.request.Request(
+            url,
+            data=body,
+            method="POST",
+            headers={
+                "Content-Type": "application/json",
+                "User-Agent": "tongiaki-webhooks/1",
+                "X-Tongiaki-Delivery": notice["id"],
+                "X-Tongiaki-Event": notice["kind"],
+                "X-Tongiaki-Timestamp": timestamp,
+                "X-Tongiaki-Signature": signature(secret, timestamp, body),
+            },
+        )
+        try:
+            with OPENER.open(request, timeout=TIMEOUT) as answer:
+                return True, f"HTTP {answer.status}"
+        except urllib.error.HTTPError as exc:
+            return False, f"HTTP {exc.code}"
+        except (urllib.error.URLError, OSError, ValueError) as exc:
+            reason = getattr(exc, "reason", exc)
+            return False, f"{type(exc).__name__}: {reason}"[:500]
+
+    def _mail(self, address: str | None, notice: dict[str, Any]) -> tuple[bool, str]:
+        if not address:
+            return False, "no e-mail address any more"
+        if not self.mail:
+            return False, "SMTP_URL is not set"
+        parts = urlsplit(self.settings.smtp_url)
+        message = EmailMessage()
+        message["From"] = self.settings.mail_from
+        message["To"] = address
+        message["Subject"] = f"Tongiaki: {notice['text']}"[:200]
+        message["Message-ID"] = f"<{notice['id']}@tongiaki>"
+        message.set_content(
+            f"{notice['text']}\n\nGame {notice['game_id']}, version {notice['version']}"
+            f" ({notice['created_at']}).\n"
+        )
+        secure = parts.scheme == "smtps"
+        port = parts.port or (465 if secure else 25)
+        klass = smtplib.SMTP_SSL if secure else smtplib.SMTP
+        try:
+            with klass(parts.hostname or "", port, timeout=TIMEOUT) as smtp:
+                if not secure and "starttls=1" in (parts.query or ""):
+                    smtp.starttls()
+                if parts.username:
+                    smtp.login(unquote(parts.username), unquote(parts.password or ""))
+                refused = smtp.send_message(message)
+        except (smtplib.SMTPException, OSError) as exc:
+            return False, f"{type(exc).__name__}: {exc}"[:500]
+        if refused:
+            return False, f"refused: {sorted(refused)}"
+        return True, "sent"
+
+    def _record(self, n: str, channel: str, attempt: int, ok: bool, detail: str) -> None:
+        now = self.clock()
+        backoff = self.settings.notify_backoff
+        if ok:
+            status, next_ms, error, delivered = "delivered", to_ms(now), None, stamp(now)
+        elif attempt > len(backoff):
+            status, next_ms, error, delivered = "failed", to_ms(now), detail, None
+        else:
+            delay = timedelta(seconds=backoff[attempt - 1])
+            status, next_ms, error, delivered = "pending", to_ms(now + delay), detail, None
+        with self.store.transaction() as cur:
+            cur.execute(
+                "UPDATE notify_deliveries SET status = %s, attempts = %s, next_ms = %s,"
+                " last_error = %s, delivered_at = %s WHERE notification_id = %s AND channel = %s",
+                (status, attempt, next_ms, error, delivered, n, channel),
+            )
+            cur.execute(
+                "INSERT INTO notify_attempts (notification_id, channel, attempt, at, ok, detail)"
+                " VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                (n, channel, attempt, stamp(now), 1 if ok else 0, detail),
+            )
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _settings(row: Sequence[Any]) -> NotifySettings:
+    account_id, url, secret, email, kinds, since = row
+    return NotifySettings(
+        account_id, url, secret, email, tuple(k for k in kinds.split(",") if k), since
+    )
+
+
+def run_deliveries(notifier: Notifier, every: float, closed: Callable[[], bool]) -> threading.Event:
+    """A thread that runs ``Notifier.round`` every ``every`` seconds until ``closed()``
+    or the returned event is set (the embedded default and the worker)."""
+    stop = threading.Event()
+
+    def loop() -> None:
+        while not closed() and not stop.is_set():
+            try:
+                notifier.round()
+            except StoreUnavailable as exc:  # away: the next round tries again
+                log.warning("notifications skipped: %s", exc)
+            except Exception:
+                log.exception("notifications failed")
+            if stop.wait(every):
+                return
+
+    threading.Thread(target=loop, name="notify", daemon=True).start()
+    return stop

@@ -1,0 +1,256 @@
+"""Reminders (docs/clocks.md): the outbox, webhooks (signed, retried, logged) and mail
+through a local SMTP sink, on both stores, with the embedded deliverer's own thread."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import threading
+import time
+from datetime import timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from aiosmtpd.controller import Controller
+
+from service.app import create_app
+from service.clocks import parse_time
+from service.settings import Settings
+from service.store.postgres import PostgresEventStore
+from service.store.sqlite import SQLiteEventStore
+from tests.servers import free_port
+from tests.service.api import Player, open_game
+
+
+class Receiver:
+    """A webhook receiver on 127.0.0.1 that fails the first ``fail`` requests (500)."""
+
+    def __init__(self, fail: int = 0) -> None:
+        self.fail = fail
+        self.received: list[tuple[dict[str, str], bytes]] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                outer.received.append((dict(self.headers), body))
+                status = 500 if len(outer.received) <= outer.fail else 204
+                self.send_response(status)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_port}/hook"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class Sink:
+    """An SMTP server that keeps what it is sent (aiosmtpd)."""
+
+    def __init__(self) -> None:
+        self.messages: list[tuple[str, list[str], bytes]] = []
+        self.port = free_port()
+        sink = self
+
+        class Handler:
+            async def handle_DATA(self, server, session, envelope):
+                sink.messages.append((envelope.mail_from, envelope.rcpt_tos, envelope.content))
+                return "250 OK"
+
+        self.controller = Controller(Handler(), hostname="127.0.0.1", port=self.port)
+        self.controller.start()
+
+    def close(self) -> None:
+        self.controller.stop()
+
+
+@pytest.fixture
+def sink():
+    s = Sink()
+    yield s
+    s.close()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def notifying(request, tmp_path, sink):
+    """An embedded app that may reach 127.0.0.1 and retries after 0.3 s."""
+    settings = Settings(
+        data_dir=tmp_path,
+        testing=True,
+        rate_limits={},
+        webhooks_private=True,
+        notify_backoff=(0.3, 0.3),
+        smtp_url=f"smtp://127.0.0.1:{sink.port}",
+        mail_from="tables@tongiaki.test",
+    )
+    if request.param == "sqlite":
+        store = SQLiteEventStore(tmp_path / "n.db")
+    else:
+        _, url = request.getfixturevalue("pg_schema")
+        store = PostgresEventStore(url, max_size=4)
+    app = create_app(settings, store=store)
+    yield app.test_client()
+    store.close()
+
+
+def until(check, seconds: float = 20.0):  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + seconds
+    while True:
+        found = check()
+        if found:
+            return found
+        assert time.monotonic() < deadline, "not within the bound"
+        time.sleep(0.05)
+
+
+def test_a_webhook_that_fails_once_is_retried_signed_and_logged(notifying):
+    receiver = Receiver(fail=1)
+    try:
+        ann = Player(notifying, "ann")
+        r = ann.client.put(
+            "/api/v1/me/notifications/settings",
+            json={"webhook_url": receiver.url, "kinds": ["your_move"]},
+            headers=ann.headers,
+        )
+        assert r.status_code == 200, r.json
+        secret = r.json["webhook_secret"]
+        assert len(secret) == 64 and r.json["email_available"] is True
+        game_id = _game_ann_first(notifying, ann)
+        until(lambda: len(receiver.received) >= 2)
+        (first, body1), (second, body2) = receiver.received[:2]
+        assert body1 == body2 and first["X-Tongiaki-Delivery"] == second["X-Tongiaki-Delivery"]
+        stamp = second["X-Tongiaki-Timestamp"]
+        mac = hmac.new(secret.encode(), stamp.encode() + b"." + body2, hashlib.sha256)
+        assert second["X-Tongiaki-Signature"] == "sha256=" + mac.hexdigest()
+        notice = json.loads(body2)
+        assert notice["kind"] == "your_move" and notice["game_id"] == game_id
+        assert notice["account_id"] == ann.id
+
+        def delivered():
+            found = ann.get("/me/notifications").json["notifications"]
+            return found if found and found[0]["deliveries"][0]["status"] == "delivered" else None
+
+        shown = until(delivered)[0]
+        delivery = shown["deliveries"][0]
+        assert delivery["channel"] == "webhook" and delivery["attempts"] == 2
+        assert [(a["ok"], a["detail"]) for a in delivery["log"]] == [
+            (False, "HTTP 500"),
+            (True, "HTTP 204"),
+        ]
+        time.sleep(1.2)  # a delivered notification is not sent again
+        assert len(receiver.received) == 2
+    finally:
+        receiver.close()
+
+
+def _game_ann_first(client, ann: Player) -> str:
+    """A started two-player game in which ann (blue, seat 1) moves first."""
+    bob = Player(client, "bob")
+    game_id = ann.post("/games", {"max_players": 2}).json["game_id"]
+    assert ann.post(f"/games/{game_id}/seats", {"colour": "blue"}).status_code == 201
+    assert bob.post(f"/games/{game_id}/seats", {"colour": "red"}).status_code == 201
+    assert bob.post(f"/games/{game_id}/start").status_code == 200
+    return game_id
+
+
+def test_a_mail_goes_to_the_smtp_sink(notifying, sink):
+    ann = Player(notifying, "ann")
+    r = ann.client.put(
+        "/api/v1/me/notifications/settings",
+        json={"email": "ann@example.org", "kinds": ["your_move", "game_over"]},
+        headers=ann.headers,
+    )
+    assert r.status_code == 200 and r.json["webhook_secret"] is None
+    _game_ann_first(notifying, ann)
+    until(lambda: sink.messages)
+    mail_from, to, content = sink.messages[0]
+    assert mail_from == "tables@tongiaki.test" and to == ["ann@example.org"]
+    assert b"Subject: Tongiaki: It is your move." in content
+    shown = until(
+        lambda: [
+            n
+            for n in ann.get("/me/notifications").json["notifications"]
+            if n["deliveries"] and n["deliveries"][0]["status"] == "delivered"
+        ]
+    )
+    assert shown[0]["deliveries"][0]["channel"] == "email"
+
+
+def test_only_the_kinds_chosen_are_delivered(notifying):
+    receiver = Receiver()
+    try:
+        ann = Player(notifying, "ann")
+        ann.client.put(
+            "/api/v1/me/notifications/settings",
+            json={"webhook_url": receiver.url, "kinds": ["game_over"]},
+            headers=ann.headers,
+        )
+        _game_ann_first(notifying, ann)
+        until(lambda: ann.get("/me/notifications").json["notifications"])
+        time.sleep(1.5)  # a round or more of the deliverer
+        assert receiver.received == []
+        shown = ann.get("/me/notifications").json["notifications"]
+        assert shown[0]["kind"] == "your_move" and shown[0]["deliveries"] == []
+    finally:
+        receiver.close()
+
+
+def test_bad_settings_are_refused_and_change_nothing(client):
+    ann = Player(client, "ann")
+    for body, code in (
+        ({"webhook_url": "ftp://example.org/x"}, "bad_webhook"),
+        ({"webhook_url": "http://127.0.0.1:9/x"}, "bad_webhook"),  # private: refused here
+        ({"webhook_url": "http://10.1.2.3/x"}, "bad_webhook"),
+        ({"webhook_url": "http://user:pw@example.org/x"}, "bad_webhook"),
+        ({"webhook_url": "https://example.org/" + "x" * 2000}, None),
+        ({"email": "not an address"}, "bad_email"),
+        ({"kinds": ["everything"]}, None),
+        ({"kinds": "your_move"}, None),
+        ({"rotate_secret": "yes"}, None),
+    ):
+        r = client.put("/api/v1/me/notifications/settings", json=body, headers=ann.headers)
+        assert r.status_code == 422, (body, r.json)
+        assert r.content_type == "application/problem+json"
+        if code:
+            assert r.json["code"] == code
+    shown = ann.get("/me/notifications/settings").json
+    assert shown["webhook_url"] is None and shown["email"] is None and shown["kinds"] == []
+    assert client.get("/api/v1/me/notifications/settings").status_code == 401
+    assert ann.get("/me/notifications?limit=0").status_code == 422
+
+
+def test_the_outbox_tells_whose_move_it_is_who_timed_out_and_that_the_game_ended(client):
+    game_id, players = open_game(client, ["blue", "red"])
+    quitter = players[1]
+    quitter.post(f"/games/{game_id}/commands", {"type": "Resign", "player_id": quitter.id})
+    ann = players[0]
+    mine = ann.get("/me/notifications").json["notifications"]
+    assert [n["kind"] for n in mine] == ["your_move"]
+    assert all(n["game_id"] == game_id for n in mine)
+
+
+def test_a_deadline_soon_reminder_is_made_once_per_decision(notifying):
+    ann = Player(notifying, "ann")
+    bob = Player(notifying, "bob")
+    game_id = ann.post(
+        "/games", {"max_players": 2, "time_control": "move", "move_seconds": 3 * 3600}
+    ).json["game_id"]
+    ann.post(f"/games/{game_id}/seats", {"colour": "blue"})
+    bob.post(f"/games/{game_id}/seats", {"colour": "red"})
+    bob.post(f"/games/{game_id}/start")
+    notifier = notifying.application.extensions["tongiaki.notify"]
+    clock = notifying.get(f"/api/v1/games/{game_id}").json["clock"]
+    since = parse_time(clock["since"])
+    assert notifier.remind(since + timedelta(minutes=90)) == 0  # 90 min left: not yet
+    assert notifier.remind(since + timedelta(minutes=150)) == 1
+    notifier.remind(since + timedelta(minutes=170))  # the same decision: no second one
+    kinds = [n["kind"] for n in ann.get("/me/notifications").json["notifications"]]
+    assert kinds.count("deadline_soon") == 1
