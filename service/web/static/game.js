@@ -8,6 +8,7 @@ import { mountDisputes } from "./disputing.js";
 import { follow } from "./live.js";
 import { groupMoves, lastSeen, loadHistory, markSeen, moveList, sinceLastVisit } from "./moves.js";
 import { awaited, colourList, people, result, who } from "./words.js";
+import { controlText, startTicking, timeLeft } from "./clocks.js";
 
 const gameId = document.body.dataset.game;
 const MAX_ANIMATED = 12; // more missed steps than this are shown at once, not one by one
@@ -178,6 +179,48 @@ function identity() {
   if (mine.length) return el("p", { id: "identity", class: "identity" }, "You are ", ...mine.map((c) => colourChip(c)), ` (${account.name})`);
   if (account) return el("p", { id: "identity", class: "identity muted" }, `You are watching this game (signed in as ${account.name}).`);
   return el("p", { id: "identity", class: "identity muted" }, "You are watching this game. ", el("a", { href: "/" }, "Sign in"), " to play.");
+}
+
+/** The seats with their clocks (docs/clocks.md): time left, counting down for the seat
+ * whose decision runs; the bot's seats; resign, or reclaim a seat the bot took. */
+function clockPanel() {
+  const players = view.players || [];
+  const control = controlText(view.timeControl);
+  const running = view.position.phase === "setup" || view.position.phase === "playing";
+  const mine = players.find((p) => p.player_id === me()?.account_id);
+  if (!control && !players.some((p) => p.bot) && !(mine && running)) return null;
+  const act = async (type, question) => {
+    if (question && !window.confirm(question)) return;
+    const r = await api("POST", `/games/${gameId}/commands`, { type, player_id: mine.player_id }, { "Idempotency-Key": newId() });
+    if (!r.ok) view.notice = { text: problemWords(r.data), rule: r.data?.rule };
+    refresh(true);
+  };
+  return el(
+    "section",
+    { class: "clocks", id: "clocks", "aria-label": "Clocks" },
+    control ? el("p", { class: "muted" }, `⏱ ${control}`, view.clock?.paused_at ? " · stopped while the game is paused" : "") : null,
+    el(
+      "ul",
+      { class: "seat-clocks" },
+      players.map((p) =>
+        el(
+          "li",
+          { "data-seat": p.seat },
+          ...p.colours.map((c) => colourChip(c, "")),
+          ` ${p.name || `Seat ${p.seat}`} `,
+          running && view.clock ? timeLeft(view.clock, p.seat, view.clockAt) : null,
+          p.bot ? el("span", { class: "tag bot" }, p.bot === "absent" ? " absent: the bot plays" : " resigned: the bot plays") : null,
+          p.timeouts && !p.bot ? el("span", { class: "muted" }, ` · ${p.timeouts} timeout${p.timeouts === 1 ? "" : "s"} in a row`) : null,
+        ),
+      ),
+    ),
+    mine && running && mine.bot === "absent"
+      ? el("button", { type: "button", id: "reclaim", class: "primary", onclick: () => act("ReclaimSeat") }, "Take my seat back")
+      : null,
+    mine && running && mine.bot !== "resigned"
+      ? el("button", { type: "button", id: "resign", onclick: () => act("Resign", "Resign this game? The bot plays on for you, and you rank last. This is final.") }, "Resign")
+      : null,
+  );
 }
 
 function scoreboardPanel() {
@@ -480,6 +523,7 @@ function render() {
       ? el("p", { id: "notice", class: "notice error", role: "alert" }, view.notice.text, view.notice.rule ? " (" : "", view.notice.rule ? ruleLink(view.notice.rule) : null, view.notice.rule ? ")" : "")
       : null,
     resultPanel(),
+    clockPanel(),
     view.position.paused ? el("p", { id: "paused", role: "status" }, "The game is paused while an auditor looks at a dispute (", ruleLink("D7"), "): no move can be made until it resumes.") : null,
     el("p", { class: "facts" }, `Turn ${view.position.turn} · pile: ${plural(view.position.pile.islands, "island")} and ${plural(view.position.pile.oceans, "ocean")} left`),
     el("div", { id: "scoreboard" }, scoreboardPanel()),
@@ -633,6 +677,10 @@ async function refresh(jump = false) {
     return;
   }
   view.names = people(state.data.players);
+  view.players = state.data.players;
+  view.clock = state.data.clock;
+  view.clockAt = Date.now();
+  view.timeControl = state.data.time_control;
   if (view.loadedAt === null) view.loadedAt = state.data.version;
   if (state.data.version < view.version) return;
   if (!jump && state.data.version > view.version) {
@@ -782,6 +830,7 @@ function skeleton() {
 
 async function main() {
   nav(gameId);
+  startTicking();
   const tiles = await api("GET", "/tiles");
   view.tiles = tiles.data;
   skeleton();

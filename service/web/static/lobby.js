@@ -3,6 +3,7 @@
 // my games, the ones waiting for my move first.
 
 import { api, cap, colourChip, COLOURS, el, me, nav, problemText, signIn, signInWithToken, signOut, toast } from "./api.js";
+import { agoText, controlText, PRESETS, startTicking, timeLeft } from "./clocks.js";
 
 function signUpForm() {
   const name = el("input", { id: "name", name: "name", required: true, maxlength: 64, autocomplete: "nickname", placeholder: "Your name" });
@@ -78,6 +79,7 @@ function createForm() {
   const rody = el("input", { type: "checkbox", id: "free-orientation" });
   const order = el("input", { id: "tile-order", placeholder: "ocean7, tahiti, …", "aria-label": "Tiles drawn first" });
   const first = el("select", { id: "first-seat", "aria-label": "First seat" }, ...[1, 2, 3, 4, 5, 6].map((n) => el("option", { value: n }, `seat ${n} starts`)));
+  const clock = el("select", { id: "time-control", "aria-label": "Clock" }, ...PRESETS.map(([value, text]) => el("option", { value }, text)));
   const mine = el("span", { class: "row", id: "my-colours" });
   const pickers = () => {
     const count = two.checked ? 2 : 1;
@@ -105,6 +107,7 @@ function createForm() {
           two_colours_each: two.checked,
           free_orientation_after_first: rody.checked,
           first_seat: Number(first.value),
+          ...PRESETS.find(([value]) => value === clock.value)[2],
         };
         const tiles = order.value.split(",").map((t) => t.trim()).filter(Boolean);
         if (tiles.length) body.tile_order = tiles;
@@ -123,6 +126,7 @@ function createForm() {
     el("label", {}, two, " two colours each", twoHint),
     el("label", {}, rody, " free orientation after the first tile"),
     el("label", {}, first),
+    el("label", {}, clock),
     mine,
     el("details", {}, el("summary", {}, "Testing servers only"), el("label", {}, "Tiles drawn first: ", order)),
     el("button", { type: "submit", class: "primary" }, "Create and sit down"),
@@ -184,7 +188,7 @@ function openRow(game) {
     "li",
     { "data-game": game.game_id },
     el("a", { href: `/games/${game.game_id}`, class: "game-name" }, gameName(game)),
-    ` · ${game.seats.length} of ${game.max_players} seats${game.two_colours_each ? " · two colours each" : ""}${game.free_orientation_after_first ? " · free orientation" : ""} · `,
+    ` · ${game.seats.length} of ${game.max_players} seats${game.two_colours_each ? " · two colours each" : ""}${game.free_orientation_after_first ? " · free orientation" : ""}${controlText(game.time_control) ? ` · ⏱ ${controlText(game.time_control)}` : ""} · `,
     seatsList(game),
     " ",
     full ? el("span", { class: "muted" }, "(full) ") : null,
@@ -201,6 +205,11 @@ function gameRow(game, mine) {
   const active = game.active_colour ? game.seats.find((s) => s.colours.includes(game.active_colour)) : null;
   const turn = game.active_colour ? ` · ${active?.name || cap(game.active_colour)} (${cap(game.active_colour)}) to play` : "";
   const flag = mine && game.my_move ? el("strong", { class: "your-move" }, " · your move") : null;
+  const running = game.clock && game.clock.seat ? timeLeft(game.clock, game.clock.seat) : null;
+  const clock = controlText(game.time_control)
+    ? el("span", { class: "clock" }, ` · ⏱ ${controlText(game.time_control)}`, running ? [" · ", running, " left"] : null)
+    : null;
+  const bots = game.seats.filter((s) => s.bot).map((s) => `${s.name || `Seat ${s.seat}`} ${s.bot === "absent" ? "is absent" : "resigned"} (the bot plays)`);
   return el(
     "li",
     { "data-game": game.game_id },
@@ -208,6 +217,9 @@ function gameRow(game, mine) {
     ` · ${STATUS[game.status] || game.status}${game.status === "setup" ? "" : ` · turn ${game.turn}`} · `,
     seatsList(game),
     turn,
+    clock,
+    bots.length ? el("span", { class: "tag bot" }, ` · ${bots.join(" · ")}`) : null,
+    game.status === "ended" ? null : el("span", { class: "muted last-move" }, ` · last move ${agoText(game.last_activity)}`),
     game.annulled ? " · annulled by a ruling" : winnerText(game),
     game.paused ? el("span", { class: "tag paused" }, " · paused by an auditor") : null,
     game.open_disputes ? el("span", { class: "tag disputed" }, ` · ${game.open_disputes} open dispute${game.open_disputes === 1 ? "" : "s"}`) : null,
@@ -239,7 +251,8 @@ async function load() {
   }
   // the same answers as on screen: leave the page alone (a choice half made, a button
   // about to be tapped)
-  const signature = JSON.stringify([account?.account_id, open.data, setup.data, playing.data, ended.data, mine.data]);
+  // (a clock's reading changes every call: not a change worth redrawing for)
+  const signature = JSON.stringify([account?.account_id, open.data, setup.data, playing.data, ended.data, mine.data], (k, v) => (k === "now" || k === "time_left_ms" ? undefined : v));
   if (signature === load.shown && document.getElementById("main").querySelector(".lobby")) return;
   load.shown = signature;
   const key = (s) => s.id || s.getAttribute("aria-label");
@@ -281,6 +294,7 @@ async function load() {
 }
 
 load();
+startTicking();
 setInterval(() => {
   if (!document.querySelector("form:focus-within, select:focus, #my-token:not([hidden])")) load();
 }, 5000);

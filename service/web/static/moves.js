@@ -4,6 +4,7 @@
 // replay timeline (one line per event).
 
 import { api, cap, el } from "./api.js";
+import { usedText } from "./clocks.js";
 import { who } from "./words.js";
 
 /** Every event and timeline step after ``after`` (all pages), into ``history``; with
@@ -48,6 +49,9 @@ export function groupMoves(history, names) {
       turns.at(-1).moves.push(move);
     }
     move.last = version;
+    const used = event.metadata?.clock?.used_ms;
+    if (used !== undefined) move.used = used; // the transaction's last event holds it
+    if (event.metadata?.actor?.bot) move.bot = event.metadata.actor.reason;
     if (!SILENT.has(event.type)) {
       const text = step ? step.description : event.type;
       move.lines.push({ version, type: event.type, text, rule: step?.rule, automatic: step?.automatic });
@@ -91,6 +95,8 @@ export function moveList(turns, names, { current, onSelect } = {}) {
               },
             },
             el("span", { class: `who colour-text-${m.colour || "none"}` }, moveTitle(m, names)),
+            m.bot ? el("span", { class: "tag bot" }, ` · the bot (${m.bot === "timeout" ? "timed out" : m.bot})`) : null,
+            m.used !== undefined ? el("span", { class: "muted used", title: "time this move took" }, ` · ⏱ ${usedText(m.used)}`) : null,
             m.superseded ? el("span", { class: "superseded-tag" }, " superseded") : null,
             el(
               "ul",
