@@ -147,18 +147,20 @@ def create_app(
     notifier.upgrade()
     if not settings.redis_url and sweep:  # the embedded default delivers its own reminders
         run_deliveries(notifier, NOTIFY_EVERY, lambda: store.closed)
+    app.extensions["tongiaki.disputes"] = DisputeService(
+        store,
+        games,
+        clock=clock or (lambda: datetime.now(UTC)),
+        window=timedelta(seconds=settings.dispute_window),
+        announce=notifier.announce,
+    )
     if not settings.redis_url and sweep:  # the embedded default keeps its own deadlines
         scheduler = LocalScheduler(
             Timekeeper(games), readmodels, settings.sweep_every, lambda: store.closed
         )
         games.doorbell = FeedDoorbell(feed, ClockBell(doorbell, readmodels, scheduler))
         app.extensions["tongiaki.clocks"] = scheduler.start()
-    app.extensions["tongiaki.disputes"] = DisputeService(
-        store,
-        app.extensions["tongiaki.games"],
-        clock=clock or (lambda: datetime.now(UTC)),
-        window=timedelta(seconds=settings.dispute_window),
-    )
+
     register_errors(app)
     if settings.proxies:  # the client's address from the proxies' X-Forwarded-For (limits)
         from werkzeug.middleware.proxy_fix import ProxyFix

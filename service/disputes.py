@@ -16,6 +16,7 @@ the others are judged again (and refused: the dispute is closed).
 
 from __future__ import annotations
 
+import logging
 import secrets
 import uuid
 from collections.abc import Callable, Sequence
@@ -53,6 +54,8 @@ WINDOW = timedelta(days=7)  # how long after its end a game can still be dispute
 ATTEMPTS = 5  # appends tried when another write to the same dispute wins the race
 REJECTED_AROUND = 20  # refused commands listed in the evidence, at most
 
+log = logging.getLogger("tongiaki.disputes")
+
 
 @dataclass(frozen=True)
 class Loaded:
@@ -80,11 +83,14 @@ class DisputeService:
         *,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         window: timedelta = WINDOW,
+        announce: Callable[[str, int, Sequence[str], str], None] | None = None,
     ) -> None:
         self.store = store
         self.games = games
         self.clock = clock
         self.window = window
+        # told of every ruling: game, its version after it, its players, in words
+        self.announce = announce
 
     # --- facts -----------------------------------------------------------------
 
@@ -263,6 +269,15 @@ class DisputeService:
             else:
                 if isinstance(command, d.IssueRuling | d.Withdraw):
                     self._resume_if_paused(who, game_id, dispute_id)
+                if isinstance(command, d.IssueRuling) and self.announce is not None:
+                    version, state = self.games.load(game_id)
+                    players = [p.player_id for p in state.players]
+                    words = command.decision.replace("_", " ")
+                    text = f"An auditor ruled on dispute {dispute_id}: {words}."
+                    try:
+                        self.announce(game_id, version, players, text)
+                    except Exception:  # the ruling stands; the reminder is not worth a 500
+                        log.exception("the ruling on %s was not announced", dispute_id)
                 return self.load(dispute_id)
             if attempt == ATTEMPTS - 1:
                 raise Conflict(

@@ -335,6 +335,28 @@ class Notifier:
             made += 1
         return made
 
+    def announce(self, game_id: str, version: int, players: Sequence[str], text: str) -> None:
+        """A "dispute_ruled" notification to every player of the game (its id names the
+        game's version: the projection's own for a ruling that moved the game is the
+        same notification, made once)."""
+        at = stamp(self.clock())
+        with self.store.transaction() as cur:
+            for player in players:
+                cur.execute(
+                    "INSERT INTO rm_notifications (id, account_id, game_id, version, kind,"
+                    " created_at, text) VALUES (%s, %s, %s, %s, %s, %s, %s)"
+                    " ON CONFLICT (id) DO NOTHING",
+                    (
+                        notice_id(player, game_id, version, "dispute_ruled"),
+                        player,
+                        game_id,
+                        version,
+                        "dispute_ruled",
+                        at,
+                        text,
+                    ),
+                )
+
     def plan(self, now: datetime, limit: int = 500) -> int:
         """A delivery row per notification and channel its account wants."""
         now_ms = to_ms(now)

@@ -254,3 +254,24 @@ def test_a_deadline_soon_reminder_is_made_once_per_decision(notifying):
     notifier.remind(since + timedelta(minutes=170))  # the same decision: no second one
     kinds = [n["kind"] for n in ann.get("/me/notifications").json["notifications"]]
     assert kinds.count("deadline_soon") == 1
+
+
+def test_a_ruling_that_stands_tells_every_player_once(client, app):
+    from tests.service.test_disputes import Auditor, dispute, first_move
+
+    game_id, players = open_game(client, ["blue", "red"])
+    moved = first_move(client, game_id, players)
+    d = dispute(players[1], game_id, moved["version"]).json["dispute_id"]
+    auditor = Auditor(client, app)
+    assert auditor.post(f"/disputes/{d}/assign", {}).status_code == 200
+    r = auditor.post(
+        f"/disputes/{d}/ruling", {"decision": "stands", "reasoning": "fine", "rules": ["R7"]}
+    )
+    assert r.status_code == 200, r.json
+    for p in players:
+        ruled = [
+            n
+            for n in p.get("/me/notifications").json["notifications"]
+            if n["kind"] == "dispute_ruled"
+        ]
+        assert len(ruled) == 1 and d in ruled[0]["text"] and "stands" in ruled[0]["text"]
