@@ -164,11 +164,14 @@ def _act_for_seat(ctx: Context, c: cmd.ActForSeat) -> None:
         ctx.emit(TurnTimedOut(c.colour, seat, player.player_id, streak))
         if streak >= s.options.absent_after:
             ctx.emit(SeatMarkedAbsent(seat, player.player_id, streak))
-    elif c.reason in ("absent", "resigned"):
-        if standing != c.reason:
-            raise RuleViolation(f"seat_not_{c.reason}", "C5", f"seat {seat} is not {c.reason}")
-        rule = "C6" if c.reason == "resigned" else "C5"
-        ctx.emit(SeatPlayedByBot(c.colour, seat, c.reason, rule))
+    elif c.reason == "absent":
+        if standing != "absent":
+            raise RuleViolation("seat_not_absent", "C5", f"seat {seat} is not absent")
+        ctx.emit(SeatPlayedByBot(c.colour, seat, "absent", "C5"))
+    elif c.reason == "resigned":
+        if standing != "resigned":
+            raise RuleViolation("seat_not_resigned", "C6", f"seat {seat} has not resigned")
+        ctx.emit(SeatPlayedByBot(c.colour, seat, "resigned", "C6"))
     else:
         raise RuleViolation("bot_reason", "C3", f"the bot plays for: {', '.join(cmd.BOT_REASONS)}")
     try:

@@ -104,6 +104,10 @@ def catalogue() -> dict[str, ProblemType]:
             item.statuses.add(cls.status)
             if len(call.args) >= 2:
                 item.add_message(_text(call.args[1]))
+            for keyword in call.keywords:  # rule="C3": the rule the answer cites
+                rule = _literal(keyword.value) if keyword.arg == "rule" else None
+                if rule is not None:
+                    item.rules.add(rule)
     for status, exc in default_exceptions.items():
         instance = exc()
         item = entry(code_for(instance.name), "http")

@@ -17,7 +17,9 @@ from markdown_it import MarkdownIt
 from service.problems import ProblemType, catalogue
 
 DOCS = Path(__file__).parent / "docs"  # links to the repository's docs/
-PAGES = {"rules": "The rules", "tiles": "The tiles", "disputes": "Disputes"}
+PAGES = {"rules": "The rules", "tiles": "The tiles", "disputes": "Disputes", "clocks": "Clocks"}
+# where a rule id is written: R… the rules, D… the dispute procedure, C… the clocks
+RULE_DOCS = {"R": "rules", "D": "disputes", "C": "clocks"}
 RULE = re.compile(r"R([1-9]|1[0-9]|2[0-5])")
 SOURCES = {
     "engine": (
@@ -42,7 +44,8 @@ def shell(title: str, body: str) -> str:
         '  <link rel="stylesheet" href="/static/style.css">\n</head>\n<body>\n'
         '  <header class="top"><a class="brand" href="/">Tongiaki</a>\n'
         '  <nav><a href="/docs/rules">Rules</a> <a href="/docs/tiles">Tiles</a>'
-        ' <a href="/docs/disputes">Disputes</a> <a href="/problems">Errors</a>'
+        ' <a href="/docs/disputes">Disputes</a> <a href="/docs/clocks">Clocks</a>'
+        ' <a href="/problems">Errors</a>'
         ' <a href="/api/v1/docs">API</a></nav></header>\n'
         f'  <main class="reference">\n{body}\n  </main>\n</body>\n</html>\n'
     )
@@ -57,8 +60,8 @@ def document(name: str) -> str:
 
 
 def _rule_order(rule: str) -> tuple[str, int]:
-    """R1…R25 (rules.md), then D1…D8 (disputes.md)."""
-    return ("0" if rule[0] == "R" else "1", int(rule[1:]))
+    """R1…R25 (rules.md), then C1…C6 (clocks.md), then D1…D8 (disputes.md)."""
+    return ({"R": "0", "C": "1"}.get(rule[0], "2"), int(rule[1:]))
 
 
 def problem_page(item: ProblemType) -> str:
@@ -70,7 +73,7 @@ def problem_page(item: ProblemType) -> str:
     ]
     if item.rules:
         links = ", ".join(
-            f'<a href="/docs/{"disputes" if r[0] == "D" else "rules"}#{escape(r)}">{escape(r)}</a>'
+            f'<a href="/docs/{RULE_DOCS.get(r[0], "rules")}#{escape(r)}">{escape(r)}</a>'
             for r in sorted(item.rules, key=_rule_order)
         )
         parts.append(

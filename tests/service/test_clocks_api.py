@@ -111,3 +111,13 @@ def test_the_bot_moves_are_not_for_players_to_send(client):
         {"type": "ActForSeat", "colour": "blue", "reason": "timeout", "move": "{}"},
     )
     assert r.status_code == 422 and r.json["code"] == "not_a_player_command"
+
+
+def test_the_clock_rules_are_a_page_and_their_refusals_link_it(client):
+    page = client.get("/docs/clocks")
+    assert page.status_code == 200
+    text = page.get_data(as_text=True)
+    for rule in ("C1", "C2", "C3", "C4", "C5", "C6"):
+        assert f'id="{rule}"' in text
+    problem = client.get("/problems/turn_timed_out").get_data(as_text=True)
+    assert 'href="/docs/clocks#C3"' in problem

@@ -111,7 +111,7 @@ export function problemWords(data) {
 
 /** A link to the rule a problem cites (docs/rules.md served at /docs/rules). */
 export function ruleLink(rule) {
-  const doc = rule.startsWith("D") ? "disputes" : "rules";
+  const doc = { D: "disputes", C: "clocks" }[rule[0]] || "rules";
   return el("a", { href: `/docs/${doc}#${rule}`, target: "_blank", rel: "noopener" }, `rule ${rule}`);
 }
 
