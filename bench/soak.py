@@ -1,7 +1,7 @@
 """Soak benchmark: minutes of mixed traffic on the production setting (figures, not a test).
 
     python bench/soak.py --minutes N [--url postgresql://postgres@127.0.0.1:5432/test]
-        [--redis redis://127.0.0.1:6379/13] [--web 2] [--bots 8]
+        [--redis redis://127.0.0.1:6379/13] [--web 2] [--bots 8] [--sleepers 2]
         [--spectators 16] [--streams 16] [--fuzzers 2] [--disputers 1] [--seed 1]
 
 The stack is the production one, as ``tests/servers.py`` ``production()`` runs it:
@@ -15,6 +15,9 @@ each request going to a web process chosen at random:
   previous answer (``?include=legal``) or from ``GET /legal``, with ``If-Match``
   (sometimes ``expected_version``), and now and then an ``Idempotency-Key`` that
   they send twice (the second answer must be a replay with the same receipt);
+- sleepers play timed games (5 s a decision) of which the other seat never plays:
+  it times out once, is marked absent, and the service's bot (rq's scheduler and
+  the worker) plays it to the end; a game that stalls is a finding;
 - spectators read games, events (JSON and NDJSON), states, scoreboards,
   timelines, journals, the lobby, the leaderboard and hold
   ``/games/{id}/stream?timeout=`` server-sent-event connections (at most
@@ -124,6 +127,7 @@ class Stats:
         self.commands = 0  # accepted game commands (POST /commands, not replays)
         self.game_commands = 0  # also creates, seats and starts
         self.replays = 0
+        self.timed_finished = 0  # sleepers' games the bot finished for the absent seat
         self.latencies: list[float] = []  # ms, accepted commands
         self.lagging = 0  # 503 projection_lagging (documented)
         self.server_errors: list[str] = []
@@ -436,10 +440,12 @@ class Bot(Client):
         if rec is not None:
             self.play(rec, legal)
 
-    def open_game(self) -> tuple[GameRec | None, dict[str, Any]]:
+    def open_game(
+        self, players: int | None = None, extra: dict[str, Any] | None = None
+    ) -> tuple[GameRec | None, dict[str, Any]]:
         """Create, seat everyone, start: the game and its first legal commands."""
         rng = self.rng
-        players = rng.choice((2, 2, 3, 3, 4))
+        players = players or rng.choice((2, 2, 3, 3, 4))
         two = players == 2 and rng.random() < 0.3
         seated = rng.sample(self.accounts, players)
         options = {
@@ -447,11 +453,12 @@ class Bot(Client):
             "two_colours_each": two,
             "free_orientation_after_first": rng.random() < 0.3,
             "first_seat": rng.randint(1, players),
+            **(extra or {}),
         }
         reply = self.api.call("POST", "/games", options, token=seated[0][1])
         if not self.expect("create a game", reply, {201}):
             return None, {}
-        rec = GameRec(reply.json["game_id"], "bot", dict(seated))
+        rec = GameRec(reply.json["game_id"], self.kind, dict(seated))
         rec.record(reply.json)
         self.ctx.registry.add(rec)
         colours = rng.sample(COLOURS, players * (2 if two else 1))
@@ -550,6 +557,47 @@ class Bot(Client):
         rec.keys.append(
             KeyUse(rec.game_id, token, headers["Idempotency-Key"], body, headers, receipt)
         )
+
+
+class Sleeper(Bot):
+    """Timed games (5 s a decision, absent after one timeout) of two seats of which only
+    one plays: the other times out, and the service's bot plays it to the end, kept by
+    rq's scheduler and the worker (docs/clocks.md). The worker's SIGKILL at 40 % of the
+    run must not leave a game stalled: the sweeper and a new worker pick it up."""
+
+    kind = "sleeper"
+    STALLED = 60.0  # seconds without the bot's move before it is a finding
+
+    def step(self) -> None:
+        while len(self.accounts) < 2:
+            self.accounts.append(self.account(f"sleeper {len(self.accounts) + 1}"))
+        clock = {"time_control": "move", "move_seconds": 5, "absent_after": 1}
+        rec, _ = self.open_game(players=2, extra=clock)
+        if rec is not None:
+            self.play_awake(rec, self.accounts[1][0])
+
+    def play_awake(self, rec: GameRec, sleeping: str) -> None:
+        moved = time.monotonic()
+        while not self.ctx.stop.is_set():
+            reply = self.api.call("GET", f"/games/{rec.game_id}/legal")
+            if not self.expect("GET /legal", reply, {200}):
+                return
+            legal = reply.json
+            if legal["decision"] is None:
+                rec.finished = True
+                with self.ctx.stats.lock:
+                    self.ctx.stats.timed_finished += 1
+                return
+            if legal["player_id"] == sleeping:
+                if time.monotonic() - moved > self.STALLED:
+                    self.ctx.stats.finding(
+                        "sleeper: the bot did not play the absent seat", rec.game_id
+                    )
+                    return
+                time.sleep(0.25)
+                continue
+            moved = time.monotonic()
+            self.move(rec, legal)
 
 
 class Spectator(Client):
@@ -1556,6 +1604,7 @@ def run_traffic(
     worker killed at ``KILL_AT``. The seconds of traffic and what happened when."""
     clients: list[Client] = [
         *(Bot(ctx, args.seed * 1000 + i) for i in range(args.bots)),
+        *(Sleeper(ctx, args.seed * 1000 + 400 + i) for i in range(args.sleepers)),
         *(Spectator(ctx, args.seed * 1000 + 100 + i) for i in range(args.spectators)),
         *(Fuzzer(ctx, args.seed * 1000 + 200 + i) for i in range(args.fuzzers)),
     ]
@@ -1683,7 +1732,8 @@ def report(
     )
     print(
         f"  games             {len(games)} created, {sum(g.finished for g in games)} finished;"
-        f" {sum(c.events for c in checks):,} events"
+        f" {sum(c.events for c in checks):,} events; {stats.timed_finished} timed games"
+        " finished by the bot for an absent seat"
     )
     print(f"  by status         {counts(stats.statuses)}")
     for client, by in sorted(stats.by_client.items()):
@@ -1795,6 +1845,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/13")
     parser.add_argument("--web", type=int, default=2, help="gunicorn processes")
     parser.add_argument("--bots", type=int, default=8)
+    parser.add_argument(
+        "--sleepers", type=int, default=2, help="players of timed games whose partner never plays"
+    )
     parser.add_argument("--spectators", type=int, default=16)
     parser.add_argument("--streams", type=int, default=16, help="SSE streams held at once")
     parser.add_argument("--fuzzers", type=int, default=2)
