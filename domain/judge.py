@@ -21,6 +21,7 @@ from domain.errors import MalformedPayload, RuleViolation
 from domain.events import (
     DeckRevealed,
     Event,
+    GameEnded,
     GamePaused,
     GameResumed,
     GameRewound,
@@ -33,7 +34,8 @@ from domain.events import (
     TurnTimedOut,
 )
 from domain.revisions import CURRENT_RULES, RuleSet
-from domain.state import GameState, Phase
+from domain.scoring import current_scores, tie_break
+from domain.state import EndReason, GameState, Phase
 
 
 def _reveal(ctx: Context, c: cmd.RevealDeck) -> None:
@@ -164,6 +166,8 @@ def _act_for_seat(ctx: Context, c: cmd.ActForSeat) -> None:
         ctx.emit(TurnTimedOut(c.colour, seat, player.player_id, streak))
         if streak >= s.options.absent_after:
             ctx.emit(SeatMarkedAbsent(seat, player.player_id, streak))
+            if abandon_if_nobody_plays(ctx):
+                return
     elif c.reason == "absent":
         if standing != "absent":
             raise RuleViolation("seat_not_absent", "C5", f"seat {seat} is not absent")
@@ -213,6 +217,29 @@ def _resign(ctx: Context, c: cmd.Resign) -> None:
         raise RuleViolation("already_resigned", "C6", "you have already resigned")
     colours = next(p.colours for p in s.players if p.seat == seat)
     ctx.emit(PlayerResigned(seat, c.player_id, colours))
+    abandon_if_nobody_plays(ctx)
+
+
+def abandon_if_nobody_plays(ctx: Context) -> bool:
+    """C7: once the bot plays every seat (absent or resigned), the game ends as it
+    stands (bots alone may circle for ever: nobody is left to play for)."""
+    s = ctx.state
+    if any(s.bot_reason(p.seat) is None for p in s.players):
+        return False
+    scores = current_scores(s, ctx.rules.colours_score_as_seats)
+    winners = tuple(x.player_id for x in scores if x.rank == 1)
+    resigned = tuple(p.player_id for p in s.players if p.seat in s.resigned)
+    ctx.emit(
+        GameEnded(
+            EndReason.ABANDONED.value,
+            scores,
+            winners,
+            tie_break(scores),
+            "C7",
+            resigned=resigned,
+        )
+    )
+    return True
 
 
 def own_move(state: GameState, command: cmd.Command) -> list[Event]:

@@ -79,6 +79,10 @@ def validate_time_control(options: GameOptions) -> None:
                 "C1",
                 f"{name} runs from {bounds[0]} to {bounds[1]} under time_control {control!r}",
             )
+    if control == "none" and options.absent_after != GameOptions().absent_after:
+        raise RuleViolation(
+            "time_control_settings", "C1", "absent_after is a setting of a game with a clock"
+        )
     if not ABSENT_AFTER[0] <= options.absent_after <= ABSENT_AFTER[1]:
         raise RuleViolation(
             "absent_after", "C4", f"absent_after runs from {ABSENT_AFTER[0]} to {ABSENT_AFTER[1]}"

@@ -62,6 +62,10 @@ def setup_game(
     return events, state, deck
 
 
+class GameDidNotEnd(RuntimeError):
+    """Bots that keep playing the same moves: a game past ``MAX_COMMANDS``."""
+
+
 def play(
     seed: int,
     players: int,
@@ -89,7 +93,7 @@ def play(
         events += new
         commands += 1
         if commands > MAX_COMMANDS:
-            raise RuntimeError(f"game {seed} did not end after {MAX_COMMANDS} commands")
+            raise GameDidNotEnd(f"game {seed} did not end after {MAX_COMMANDS} commands")
     result = outcome(state)
     assert result is not None
     return SimulatedGame(seed, tuple(events), state, result, commands)

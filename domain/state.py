@@ -42,6 +42,7 @@ class EndReason(StrEnum):
 
     LAST_ISLAND_DRAWN = "last_island_drawn"
     LAST_OCEAN_DRAWN = "last_ocean_drawn"
+    ABANDONED = "abandoned"  # every seat played by the bot (docs/clocks.md, C7)
 
 
 @quick_init

@@ -22,6 +22,7 @@ COMPASS = ("east", "south-east", "south", "south-west", "west", "north-west", "n
 ENDINGS = {
     "last_island_drawn": "the last island tile was drawn",
     "last_ocean_drawn": "the last ocean tile was drawn",
+    "abandoned": "the bot played every seat: nobody was left to play (C7)",
 }
 TIE_BREAKS = {
     "islands": "equal points: more islands decide",

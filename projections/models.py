@@ -146,7 +146,8 @@ def time_control(options: GameOptions) -> dict[str, Any]:
     return shown
 
 
-def _epoch_ms(text: str) -> int:
+def epoch_ms(text: str) -> int:
+    """A recorded ISO 8601 time in epoch milliseconds."""
     moment = datetime.fromisoformat(text)
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
@@ -163,9 +164,9 @@ def due_ms(state: GameState, clock: dict[str, Any] | None, last_activity: str) -
         return None
     seat = state.owner(state.pending.colour).seat
     if state.bot_reason(seat) is not None:
-        return _epoch_ms(last_activity) if last_activity else 0
+        return epoch_ms(last_activity) if last_activity else 0
     deadline = clock.get("deadline") if clock is not None else None
-    return _epoch_ms(deadline) if isinstance(deadline, str) else None
+    return epoch_ms(deadline) if isinstance(deadline, str) else None
 
 
 def lobby_entry(
@@ -334,9 +335,13 @@ def notices(
                     + ".",
                 )
             elif isinstance(e, ev.GameEnded):
-                won = ", ".join(e.winners)
-                for p in state.players:
-                    tell(p.player_id, "game_over", f"The game is over (won by {won}).")
+                shared = len(e.winners) > 1
+                for score in e.scores:
+                    if score.rank == 1:
+                        words = "you share the win" if shared else "you won"
+                    else:
+                        words = f"you ranked {score.rank} of {len(e.scores)}"
+                    tell(score.player_id, "game_over", f"The game is over: {words}.")
             elif isinstance(e, ev.GameRewound | ev.ResultAmended | ev.GameResumed):
                 what = {
                     ev.GameRewound: "rewound the game",

@@ -33,6 +33,7 @@ from domain.serialization import decode_event
 from domain.state import GameState
 from projections.models import (
     due_ms,
+    epoch_ms,
     lobby_entry,
     notice_id,
     notices,
@@ -89,10 +90,11 @@ TABLES = [
         version INTEGER NOT NULL,
         kind TEXT NOT NULL,
         created_at TEXT NOT NULL,
+        created_ms BIGINT NOT NULL,
         text TEXT NOT NULL,
         planned INTEGER NOT NULL DEFAULT 0)""",
     "CREATE INDEX IF NOT EXISTS rm_notifications_by_account ON rm_notifications"
-    " (account_id, created_at)",
+    " (account_id, created_ms)",
     "CREATE INDEX IF NOT EXISTS rm_notifications_to_plan ON rm_notifications (planned)",
     """CREATE TABLE IF NOT EXISTS rm_lobby_seats (
         game_id TEXT NOT NULL,
@@ -593,15 +595,18 @@ class ReadModels:
         )
         return [(str(r[0]), int(r[1])) for r in rows]
 
-    def notifications(self, account_id: str, limit: int, before: str | None) -> list[Any]:
+    def notifications(
+        self, account_id: str, limit: int, before: tuple[int, str] | None
+    ) -> list[Any]:
         """An account's notifications, newest first (rows: id, game, version, kind, when,
-        text), older than ``before`` (a ``created_at``) when given."""
-        where, params = "account_id = %s", [account_id]
+        text, when in epoch ms), after the cursor ``before`` (epoch ms, id) when given."""
+        where, params = "account_id = %s", list[Any]([account_id])
         if before is not None:
-            where, params = where + " AND created_at < %s", [*params, before]
+            where += " AND (created_ms < %s OR (created_ms = %s AND id > %s))"
+            params += [before[0], before[0], before[1]]
         return self.query(
-            "SELECT id, game_id, version, kind, created_at, text FROM rm_notifications"
-            f" WHERE {where} ORDER BY created_at DESC, id LIMIT %s",
+            "SELECT id, game_id, version, kind, created_at, text, created_ms"
+            f" FROM rm_notifications WHERE {where} ORDER BY created_ms DESC, id LIMIT %s",
             (*params, limit),
         )
 
@@ -904,7 +909,8 @@ def _apply_notifications(rm: ReadModels, cur: Any, w: Writes, game_id: str, batc
     for n in found:
         w.execute(
             "INSERT INTO rm_notifications (id, account_id, game_id, version, kind, created_at,"
-            " text) VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (id) DO NOTHING",
+            " created_ms, text) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
+            " ON CONFLICT (id) DO NOTHING",
             (
                 notice_id(n["account_id"], game_id, n["version"], n["kind"]),
                 n["account_id"],
@@ -912,6 +918,7 @@ def _apply_notifications(rm: ReadModels, cur: Any, w: Writes, game_id: str, batc
                 n["version"],
                 n["kind"],
                 n["at"],
+                epoch_ms(n["at"]) if n["at"] else 0,
                 n["text"],
             ),
         )

@@ -11,7 +11,7 @@ from collections import Counter
 import click
 
 from domain.disputes import REASONS as REASON_CHOICES
-from domain.simulation import play
+from domain.simulation import GameDidNotEnd, play
 
 
 class Cli(click.Group):
@@ -112,15 +112,22 @@ def simulate(
         show_eta=True,
     ) as seeds:
         for s in seeds:
-            results.append(
-                play(
-                    s,
-                    players,
-                    bots=bots,
-                    two_colours_each=two_colours_each,
-                    free_orientation_after_first=free_orientation,
+            try:
+                results.append(
+                    play(
+                        s,
+                        players,
+                        bots=bots,
+                        two_colours_each=two_colours_each,
+                        free_orientation_after_first=free_orientation,
+                    )
                 )
-            )
+            except GameDidNotEnd as exc:
+                raise click.ClickException(
+                    f"{exc}: the bots keep playing the same moves (greedy bots can send"
+                    " fleets that royal islands turn back for ever, R15); try --bots random"
+                    " or other seeds"
+                ) from exc
     elapsed = time.perf_counter() - started
     turns = [g.state.turn for g in results]
     events = [len(g.events) for g in results]

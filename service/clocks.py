@@ -157,7 +157,9 @@ def advance(
     if isinstance(command, DECISIONS) and clock.seat is not None and clock.since is not None:
         used = max(0, ms(now - clock.since))
         left = dict(clock.left_ms)
-        if clock.control == "fischer":
+        # the bot's moves for an absent or resigned seat cost and earn nothing (C5, C6)
+        charged = not (isinstance(command, cmd.ActForSeat) and command.reason != "timeout")
+        if clock.control == "fischer" and charged:
             left[clock.seat] = max(0, left.get(clock.seat, 0) - used) + clock.increment_ms
         clock = replace(clock, left_ms=left, used_ms=used)
         restart = True

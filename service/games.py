@@ -465,6 +465,29 @@ class GameService:
         record = CommandRecord(game_id, uuid.uuid4().hex, actor, iso(now), encode(command), version)
         return self._run(game_id, None, command, version, record, (version, state), authorised=True)
 
+    def _in_time(
+        self,
+        game_id: str,
+        version: int,
+        state: GameState,
+        command: cmd.Command,
+        record: CommandRecord,
+    ) -> None:
+        """C3: a player's move is taken before its decision's deadline, or not at all
+        (the timekeeper's bot plays it; whichever of the two is appended first wins)."""
+        if state.options.time_control == "none" or not isinstance(command, cmd.PLAY_COMMANDS):
+            return
+        clock = self.clock_at(game_id, version, state)
+        deadline = clock.deadline if clock is not None else None
+        if deadline is not None and parse_time(record.received_at) >= deadline:
+            raise Conflict(
+                "turn_timed_out",
+                f"your time for this decision ran out at {iso(deadline)}: the bot plays it"
+                " for you (C3)",
+                rule="C3",
+                version=version,
+            )
+
     def _run(
         self,
         game_id: str,
@@ -497,6 +520,7 @@ class GameService:
                 if not authorised:
                     assert account is not None
                     self._authorise(account, command, current)
+                    self._in_time(game_id, version, current, command, record)
                 events, after = play(
                     current,
                     command,
@@ -648,14 +672,22 @@ def timed_out(
 ) -> ServiceError:
     """The answer to a player whose move came after the bot had played their timed-out
     decision (C3): the seat has timed out and its player has not moved since."""
-    judged = error.code in ("stale_version", "not_your_turn") or str(
+    judged = error.code in ("stale_version", "not_your_turn", "seat_played_by_bot") or str(
         error.extra.get("rule") or ""
     ).startswith("R")
     if account is None or not judged:
         return error
     seat = next((p.seat for p in state.players if p.player_id == account.account_id), None)
-    if seat is None or not state.timeouts.get(seat) or state.bot_reason(seat) is not None:
+    if seat is None or not state.timeouts.get(seat) or seat in state.resigned:
         return error
+    if seat in state.absent:
+        return Conflict(
+            "turn_timed_out",
+            f"your decision timed out and your seat is now absent: the bot plays it until you"
+            f" take it back (ReclaimSeat, C5); the game is at version {version}",
+            rule="C3",
+            version=version,
+        )
     return Conflict(
         "turn_timed_out",
         f"your decision timed out and the bot played it for you; the game is at version"

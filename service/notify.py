@@ -141,6 +141,8 @@ def check_webhook(url: str, allow_private: bool) -> str:
         raise BadRequest("bad_webhook", f"not a URL: {exc}") from exc
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise BadRequest("bad_webhook", "a webhook URL is http:// or https:// with a host")
+    if parts.port == 0:
+        raise BadRequest("bad_webhook", "a webhook URL's port is 1 to 65535")
     if parts.username or parts.password:
         raise BadRequest("bad_webhook", "a webhook URL holds no user name or password")
     if any(ord(c) < 33 or ord(c) == 127 for c in url):
@@ -211,20 +213,23 @@ class Notifier:
     def put(
         self,
         account_id: str,
-        webhook_url: str | None,
-        email: str | None,
-        kinds: Sequence[str],
+        changes: dict[str, Any],
         rotate_secret: bool = False,
     ) -> NotifySettings:
-        """Save an account's choices (checked; 422 otherwise)."""
-        if webhook_url is not None:
+        """Change an account's choices (checked; 422 otherwise): ``webhook_url``,
+        ``email``, ``kinds`` as given (None clears an address); what is not given
+        stays as it was (all kinds, for an account's first save)."""
+        known = self.get(account_id)
+        webhook_url = changes.get("webhook_url", known.webhook_url if known else None)
+        email = changes.get("email", known.email if known else None)
+        kinds = changes.get("kinds", known.kinds if known else NOTICE_KINDS)
+        if "webhook_url" in changes and webhook_url is not None:
             check_webhook(webhook_url, self.settings.webhooks_private)
-        if email is not None:
+        if "email" in changes and email is not None:
             check_email(email)
         if not set(kinds) <= set(NOTICE_KINDS):
             raise BadRequest("bad_kinds", f"kinds are among {', '.join(NOTICE_KINDS)}")
         now = stamp(self.clock())
-        known = self.get(account_id)
         secret = known.secret if known is not None and not rotate_secret else secrets.token_hex(32)
         since = known.since if known is not None else now
         chosen = ",".join(k for k in NOTICE_KINDS if k in kinds)
@@ -316,22 +321,10 @@ class Notifier:
             if span.total_seconds() <= 2 * before:
                 continue
             minutes = max(1, (int(due) - now_ms) // 60_000)
-            text = f"Your move: the deadline is in {minutes} minutes ({clock['deadline']})."
+            unit = "minute" if minutes == 1 else "minutes"
+            text = f"Your move: the deadline is in {minutes} {unit} ({clock['deadline']})."
             with self.store.transaction() as cur:
-                cur.execute(
-                    "INSERT INTO rm_notifications (id, account_id, game_id, version, kind,"
-                    " created_at, text) VALUES (%s, %s, %s, %s, %s, %s, %s)"
-                    " ON CONFLICT (id) DO NOTHING",
-                    (
-                        notice_id(player, game_id, int(version), "deadline_soon"),
-                        player,
-                        game_id,
-                        int(version),
-                        "deadline_soon",
-                        stamp(now),
-                        text,
-                    ),
-                )
+                _insert(cur, player, game_id, int(version), "deadline_soon", now, text)
             made += 1
         return made
 
@@ -339,23 +332,10 @@ class Notifier:
         """A "dispute_ruled" notification to every player of the game (its id names the
         game's version: the projection's own for a ruling that moved the game is the
         same notification, made once)."""
-        at = stamp(self.clock())
+        now = self.clock()
         with self.store.transaction() as cur:
             for player in players:
-                cur.execute(
-                    "INSERT INTO rm_notifications (id, account_id, game_id, version, kind,"
-                    " created_at, text) VALUES (%s, %s, %s, %s, %s, %s, %s)"
-                    " ON CONFLICT (id) DO NOTHING",
-                    (
-                        notice_id(player, game_id, version, "dispute_ruled"),
-                        player,
-                        game_id,
-                        version,
-                        "dispute_ruled",
-                        at,
-                        text,
-                    ),
-                )
+                _insert(cur, player, game_id, version, "dispute_ruled", now, text)
 
     def plan(self, now: datetime, limit: int = 500) -> int:
         """A delivery row per notification and channel its account wants."""
@@ -539,6 +519,26 @@ class Notifier:
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _insert(
+    cur: Any, account_id: str, game_id: str, version: int, kind: str, at: datetime, text: str
+) -> None:
+    """One notification into the outbox (once: its id names what it is about)."""
+    cur.execute(
+        "INSERT INTO rm_notifications (id, account_id, game_id, version, kind, created_at,"
+        " created_ms, text) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (id) DO NOTHING",
+        (
+            notice_id(account_id, game_id, version, kind),
+            account_id,
+            game_id,
+            version,
+            kind,
+            stamp(at),
+            to_ms(at),
+            text,
+        ),
+    )
 
 
 def _settings(row: Sequence[Any]) -> NotifySettings:

@@ -216,6 +216,10 @@ def _smtp_url(raw: str) -> str:
         parts.port  # noqa: B018 - raises on a bad port
     except ValueError:
         parts = urlsplit("bad://")
+    if parts.query not in ("", "starttls=0", "starttls=1") or parts.fragment:
+        raise ConfigError(
+            f"SMTP_URL takes no arguments but ?starttls=1 (or 0), not {parts.query!r}"
+        )
     if parts.scheme not in ("smtp", "smtps") or not parts.hostname:
         raise ConfigError(
             f"SMTP_URL must be smtp://[user:password@]host[:port] or smtps://…,"

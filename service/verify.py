@@ -434,6 +434,13 @@ def clock_problems(
             f"event {last}: the clock recorded ({recorded}) is not the one its time and the"
             f" clock before it give ({expected.to_data() if expected else None}) (C2)"
         )
+    if isinstance(command, cmd.PLAY_COMMANDS) and before is not None:
+        late = before.deadline
+        if late is not None and at >= late:
+            problems.append(
+                f"event {first}: a player's move recorded at {at.isoformat()}, at or after its"
+                f" deadline ({late.isoformat()}) (C3)"
+            )
     if isinstance(command, cmd.ActForSeat) and command.reason == "timeout":
         deadline = before.deadline if before is not None else None
         if deadline is None or at < deadline:

@@ -202,13 +202,12 @@ def production(
     """``web`` gunicorn processes on one PostgreSQL database, rq projections, ``workers``
     rq workers (the web processes first in the list, then the workers)."""
     tmp.mkdir(parents=True, exist_ok=True)
+    defaults = {"TONGIAKI_SWEEP_EVERY": "2", "TONGIAKI_DATA_DIR": str(tmp)}
     env = base_env(
         DATABASE_URL=database_url,
         REDIS_URL=redis_url,
         TONGIAKI_QUEUE=queue,
-        TONGIAKI_SWEEP_EVERY="2",
-        TONGIAKI_DATA_DIR=str(tmp),
-        **extra,
+        **{**defaults, **extra},
     )
     servers: list[Server] = []
     try:

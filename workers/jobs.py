@@ -69,13 +69,18 @@ def forget() -> None:
         cached.cache_clear()
 
 
-def schedule_clock(queue: Queue, game_id: str, due_ms: int | None) -> None:
-    """Tick ``game_id`` at ``due_ms`` (rq's scheduler; at once when it is past). The
-    job id names the game and the time, so noting the same deadline twice queues one."""
+def schedule_clock(queue: Queue, game_id: str, due_ms: int | None, *, again: bool = False) -> None:
+    """Tick ``game_id`` at ``due_ms`` (rq's scheduler; at once when it is past).
+
+    rq schedules to the whole second, rounded down: the tick is asked for at the next
+    whole second, never before the deadline. The job id names the game and the time,
+    so noting the same deadline twice queues one tick; ``again`` (a tick scheduling
+    its successor) takes a fresh id, as the running tick's own would be dropped
+    with it when it finishes."""
     if due_ms is None:
         return
-    when = from_ms(due_ms)
-    job_id = f"clock-{game_id}-{due_ms}"
+    when = from_ms(-(-due_ms // 1000) * 1000)  # up to the whole second
+    job_id = None if again else f"clock-{game_id}-{due_ms}"
     if when <= datetime.now(UTC):
         queue.enqueue(CLOCK_TICK, game_id, job_id=job_id, result_ttl=0)
     else:
@@ -90,7 +95,7 @@ def clock_tick(game_id: str) -> str | None:
     queue = Queue(job.origin if job is not None else settings.queue, connection=redis)
     following = timekeeper().tick(game_id)
     if following is not None:
-        schedule_clock(queue, game_id, to_ms(following))
+        schedule_clock(queue, game_id, to_ms(following), again=True)
     return following.isoformat() if following is not None else None
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from flask import Blueprint, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
 
@@ -21,6 +23,7 @@ from service.errors import BadRequest, Forbidden
 from service.notify import Notifier
 
 bp = Blueprint("accounts", __name__)
+CURSOR = re.compile(r"(\d{1,15})-([0-9a-f]{24})")  # /me/notifications?before=
 
 
 @bp.post("/accounts")
@@ -106,14 +109,15 @@ def get_settings() -> ResponseReturnValue:
         request=NotifySettingsIn,
         auth=True,
         errors=(401, 403, 413, 422),
+        limited=True,
     )
 )
 def put_settings() -> ResponseReturnValue:
     me = player()
+    limit("commands", me)  # each save may resolve a webhook's host name
     data = body(NotifySettingsIn)
-    saved = notifier().put(
-        me, data["webhook_url"], data["email"], data["kinds"], data["rotate_secret"]
-    )
+    rotate = data.pop("rotate_secret")
+    saved = notifier().put(me, data, rotate)
     return jsonify(saved.view(notifier().mail))
 
 
@@ -135,9 +139,13 @@ def put_settings() -> ResponseReturnValue:
 def notifications() -> ResponseReturnValue:
     me = player()
     limit = int_arg("limit", 50, 1, 200) or 50
-    before = request.args.get("before")
-    if before is not None and (len(before) > 64 or not before.isprintable()):
-        raise BadRequest("bad_before", "before is a time as given in next_before")
+    cursor = request.args.get("before")
+    before = None
+    if cursor is not None:
+        match = CURSOR.fullmatch(cursor)
+        if match is None:
+            raise BadRequest("bad_before", "before is a cursor as given in next_before")
+        before = (int(match[1]), match[2])
     rows = readmodels().notifications(me, limit, before)
     sent = notifier().deliveries([r[0] for r in rows])
     found = [
@@ -150,9 +158,10 @@ def notifications() -> ResponseReturnValue:
             "text": text,
             "deliveries": sent.get(n, []),
         }
-        for n, game_id, version, kind, created, text in rows
+        for n, game_id, version, kind, created, text, _ in rows
     ]
+    last = rows[-1] if len(rows) == limit else None
     return jsonify(
         notifications=found,
-        next_before=found[-1]["created_at"] if len(found) == limit else None,
+        next_before=f"{last[6]}-{last[0]}" if last is not None else None,
     )

@@ -661,23 +661,22 @@ class Evidence(Schema):
 
 
 class NotifySettingsIn(Strict):
+    """A change: fields left out keep their value; null clears an address."""
+
     webhook_url = fields.String(
-        load_default=None,
         allow_none=True,
         validate=validate.Length(1, 2000),
         metadata={"description": "http(s) URL that receives signed JSON POSTs; null: none"},
     )
     email = fields.String(
-        load_default=None,
         allow_none=True,
         validate=validate.Length(3, 254),
         metadata={"description": "where mails go (when the server has SMTP_URL); null: none"},
     )
     kinds = fields.List(
         fields.String(validate=validate.OneOf(NOTICE_KINDS)),
-        load_default=list(NOTICE_KINDS),
         validate=validate.Length(0, len(NOTICE_KINDS)),
-        metadata={"description": "the kinds wanted (all by default)"},
+        metadata={"description": "the kinds wanted (all, at an account's first save)"},
     )
     rotate_secret = strict_boolean(
         load_default=False, metadata={"description": "make a new webhook signing secret"}
@@ -721,5 +720,7 @@ class Notification(Strict):
 class Notifications(Strict):
     notifications = fields.List(fields.Nested(Notification), required=True)
     next_before = fields.String(
-        allow_none=True, required=True, metadata={"description": "?before= for older ones"}
+        allow_none=True,
+        required=True,
+        metadata={"description": "pass as ?before= for the older ones (null: no more)"},
     )

@@ -9,6 +9,7 @@ import time
 import pytest
 from click.testing import CliRunner
 
+from projections.store import PROJECTIONS
 from service.app import create_app
 from service.cli import main
 from service.settings import Settings
@@ -110,7 +111,7 @@ def test_projections_rebuild_replaces_every_read_model_and_status_shows_no_lag(t
     status = run(tmp_path, "projections", "status")
     assert status.exit_code == 0
     rows = [line.split() for line in status.output.splitlines()[1:]]
-    assert {r[0] for r in rows} == {"scoreboard", "lobby", "leaderboard", "timeline", "audit"}
+    assert {r[0] for r in rows} == set(PROJECTIONS)
     assert all(r[1:] == ["1", "0", "0", "0"] for r in rows)
     assert run(tmp_path, "projections", "rebuild", "nope").exit_code == 2
     assert game_id

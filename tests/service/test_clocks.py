@@ -291,3 +291,84 @@ def test_verification_recomputes_every_clock_and_catches_an_early_timeout(tmp_pa
         service._run(game_id, None, forged, version, record, (version, state), authorised=True)
         problems = verify_game(store, game_id).rerun_problems
         assert any("before its deadline" in p and "(C3)" in p for p in problems), problems
+
+
+def test_c3_a_players_move_at_the_deadline_is_refused_a_microsecond_before_accepted(tmp_path):
+    with freeze_time(T0) as frozen:
+        service, store, game_id, accounts = timed_game(
+            tmp_path, time_control="move", move_seconds=60
+        )
+        version, state, ann = mover(service, game_id, accounts)
+        command = encode(legal_commands(state)[0])
+        frozen.tick(timedelta(seconds=60))
+        with pytest.raises(Conflict) as caught:
+            service.execute(game_id, ann, command, version)
+        assert caught.value.code == "turn_timed_out" and caught.value.extra["rule"] == "C3"
+        assert store.head(game_id).version == version
+        assert store.journal(game_id, 0, 100)[-1].outcome == "rejected"
+
+    with freeze_time(T0) as frozen:
+        service, store, game_id, accounts = timed_game(
+            tmp_path / "b", time_control="move", move_seconds=60
+        )
+        version, state, ann = mover(service, game_id, accounts)
+        frozen.tick(timedelta(seconds=60) - timedelta(microseconds=1))
+        assert service.execute(game_id, ann, encode(legal_commands(state)[0]), version)
+
+
+def test_c3_c5_the_move_after_the_timeout_that_made_the_seat_absent_is_told_so(tmp_path):
+    with freeze_time(T0) as frozen:
+        service, _store, game_id, accounts = timed_game(
+            tmp_path, time_control="move", move_seconds=60, absent_after=1
+        )
+        version, state, ann = mover(service, game_id, accounts)
+        frozen.tick(timedelta(seconds=61))
+        assert service.act_for_seat(game_id) is not None
+        for expected in (version, None):
+            with pytest.raises(Conflict) as caught:
+                service.execute(game_id, ann, encode(legal_commands(state)[0]), expected)
+            assert caught.value.code == "turn_timed_out"
+            assert "ReclaimSeat" in caught.value.detail
+
+
+def test_c7_a_game_whose_every_seat_the_bot_plays_ends_abandoned(tmp_path):
+    with freeze_time(T0) as frozen:
+        service, store, game_id, _accounts = timed_game(
+            tmp_path, time_control="move", move_seconds=60, absent_after=1
+        )
+        for _ in range(2):
+            frozen.tick(timedelta(seconds=61))
+            result = service.act_for_seat(game_id)
+            assert result is not None and result.events[0].type == "TurnTimedOut"
+        _, state = service.load(game_id)
+        assert state.phase is Phase.ENDED
+        assert state.result.reason == "abandoned" and state.result.rule == "C7"
+        assert state.seed_hex is not None  # the deck is revealed as at any end
+        from service.verify import verify_game
+
+        assert verify_game(store, game_id).ok
+
+
+def test_c5_the_bots_moves_for_an_absent_seat_earn_no_fischer_increment(tmp_path):
+    with freeze_time(T0) as frozen:
+        service, store, game_id, accounts = timed_game(
+            tmp_path,
+            players=3,
+            time_control="fischer",
+            base_seconds=60,
+            increment_seconds=30,
+            absent_after=1,
+        )
+        frozen.tick(timedelta(seconds=61))
+        service.act_for_seat(game_id)  # seat 1 times out: absent
+        left = head_clock(store, game_id).left_ms[1]
+        for _ in range(200):
+            _, state = service.load(game_id)
+            if state.phase is Phase.ENDED:
+                break
+            if state.owner(state.active_colour).seat == 1:
+                assert service.act_for_seat(game_id) is not None
+            else:
+                frozen.tick(timedelta(seconds=1))
+                move(service, game_id, accounts)
+        assert head_clock(store, game_id).left_ms[1] == left

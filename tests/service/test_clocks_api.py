@@ -117,7 +117,7 @@ def test_the_clock_rules_are_a_page_and_their_refusals_link_it(client):
     page = client.get("/docs/clocks")
     assert page.status_code == 200
     text = page.get_data(as_text=True)
-    for rule in ("C1", "C2", "C3", "C4", "C5", "C6"):
+    for rule in ("C1", "C2", "C3", "C4", "C5", "C6", "C7"):
         assert f'id="{rule}"' in text
     problem = client.get("/problems/turn_timed_out").get_data(as_text=True)
     assert 'href="/docs/clocks#C3"' in problem

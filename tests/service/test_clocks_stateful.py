@@ -87,12 +87,19 @@ class Clocks(RuleBasedStateMachine):
             a for a in self.accounts if a.account_id == state.owner(state.active_colour).player_id
         )
         move = random.Random(seed).choice(legal_commands(state))
+        clock = self.games.clock_at(self.game_id, version, state)
+        late = clock is not None and clock.deadline is not None and self.now >= clock.deadline
         try:
             self.games.execute(self.game_id, player, encode(move), version)
         except Conflict as exc:
+            if late:  # C3: a move at or after the deadline is the bot's to make
+                assert exc.code == "turn_timed_out", exc
+                assert self.state()[0] == version
+                return
             assert seat in self.absent | self.resigned, exc  # C5, C6: the bot has it
-            assert exc.code == "seat_played_by_bot"
+            assert exc.code in ("seat_played_by_bot", "turn_timed_out")
             return
+        assert not late
         assert seat not in self.absent | self.resigned
         self.streak.pop(seat, None)  # C4: a move of one's own ends the streak
 

@@ -14,6 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from aiosmtpd.controller import Controller
 
+from projections.models import NOTICE_KINDS
 from service.app import create_app
 from service.clocks import parse_time
 from service.settings import Settings
@@ -275,3 +276,45 @@ def test_a_ruling_that_stands_tells_every_player_once(client, app):
             if n["kind"] == "dispute_ruled"
         ]
         assert len(ruled) == 1 and d in ruled[0]["text"] and "stands" in ruled[0]["text"]
+
+
+def test_settings_change_only_what_is_sent(notifying):
+    ann = Player(notifying, "ann")
+
+    def put(body):
+        r = notifying.put("/api/v1/me/notifications/settings", json=body, headers=ann.headers)
+        assert r.status_code == 200, r.json
+        return r.json
+
+    first = put({"webhook_url": "http://127.0.0.1:9/hook", "email": "ann@example.org"})
+    assert first["kinds"] == list(NOTICE_KINDS)  # all, at the first save
+    rotated = put({"rotate_secret": True})
+    assert rotated["webhook_url"] == first["webhook_url"] and rotated["email"] == first["email"]
+    assert rotated["webhook_secret"] != first["webhook_secret"]
+    assert put({"kinds": ["game_over"]})["webhook_url"] == first["webhook_url"]
+    cleared = put({"email": None})
+    assert cleared["email"] is None and cleared["webhook_url"] == first["webhook_url"]
+    assert cleared["kinds"] == ["game_over"]
+    assert put({})["webhook_secret"] == rotated["webhook_secret"]
+
+
+def test_the_outbox_pages_with_a_cursor_and_refuses_anything_else(client):
+    game_id, players = open_game(client, ["blue", "red"])
+    ann = players[0]
+    for _ in range(6):  # each move passes the turn: a your_move each time
+        legal = client.get(f"/api/v1/games/{game_id}/legal").json
+        mover = next(p for p in players if p.id == legal["player_id"])
+        mover.post(f"/games/{game_id}/commands", legal["commands"][0])
+    everything = [n["id"] for n in ann.get("/me/notifications?limit=200").json["notifications"]]
+    assert len(everything) >= 2
+    seen, cursor = [], None
+    while True:
+        page = ann.get("/me/notifications?limit=1" + (f"&before={cursor}" if cursor else "")).json
+        seen += [n["id"] for n in page["notifications"]]
+        cursor = page["next_before"]
+        if cursor is None:
+            break
+    assert seen == everything
+    for bad in ("garbage", "3", "2026-11-25T07:58:30+02:00", "1-xyz", "9" * 16 + "-" + "a" * 24):
+        r = ann.get(f"/me/notifications?before={bad}")
+        assert r.status_code == 422 and r.json["code"] == "bad_before", bad

@@ -48,6 +48,7 @@ export function awaited(decision, mine, actor) {
 const ENDS = {
   last_island_drawn: "The last island tile was drawn",
   last_ocean_drawn: "The last ocean tile was drawn",
+  abandoned: "Nobody was left to play: the bot had every seat",
 };
 const TIE_BREAKS = {
   islands: " (equal points: decided by the number of islands, rule R23)",
