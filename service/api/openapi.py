@@ -118,7 +118,7 @@ def _statuses(op: Operation) -> set[int]:
         codes |= {401, 429}
     if op.limited:
         codes |= {429}
-    if op.method == "post":
+    if op.method in ("post", "put", "patch") or op.request is not None:  # a JSON body
         codes |= {400, 408, 413, 422}
     if "{game_id}" in op.path or "{dispute_id}" in op.path:
         codes |= {404}

@@ -2,7 +2,9 @@
 
 Chromium comes from Debian (``apt-get install chromium``; ``.ci/run`` installs it).
 Without it these tests skip, except under ``TONGIAKI_REQUIRE_SERVICES=1``: then
-they fail. Screenshots go to ``test-output/screenshots/``.
+they fail. Screenshots go to ``test-output/screenshots/``; the README's pictures in
+``docs/screenshots/`` are replaced only with ``TONGIAKI_UPDATE_SCREENSHOTS=1`` (a test
+run leaves the checkout as it found it).
 """
 
 from __future__ import annotations
@@ -21,6 +23,14 @@ ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "test-output" / "screenshots"
 CHROMIUM = os.environ.get("TONGIAKI_CHROMIUM", "/usr/bin/chromium")
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+
+
+def to_docs(shot: Path) -> None:
+    """Copy a screenshot over the README's picture of the same name, when asked to."""
+    if os.environ.get("TONGIAKI_UPDATE_SCREENSHOTS") == "1":
+        docs = ROOT / "docs" / "screenshots"
+        docs.mkdir(parents=True, exist_ok=True)
+        shutil.copy(shot, docs / shot.name)
 
 
 class Served(str):

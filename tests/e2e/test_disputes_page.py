@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import subprocess
 import sys
 import urllib.error
 
 import pytest
 
-from tests.e2e.conftest import ROOT
+from tests.e2e.conftest import ROOT, to_docs
 from tests.e2e.test_browser import call, new_page
 from tests.e2e.test_game_page import as_player, game, open_game_page
 
@@ -79,7 +78,7 @@ def test_a_dispute_from_the_game_page_to_a_rewind_ruling_and_play_on(browser, se
     assert "yes" in auditor.inner_text("#draws")
     assert "I meant the other beach" in auditor.inner_text("#dispute")
     auditor.screenshot(path=str(shots / "dispute.png"), full_page=True)
-    shutil.copy(shots / "dispute.png", ROOT / "docs" / "screenshots" / "dispute.png")
+    to_docs(shots / "dispute.png")
 
     # the ruling: rewind to the position before the disputed command
     auditor.select_option("#decision", "rewind")

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
 from pathlib import Path
 
 import pytest
 
+from tests.e2e.conftest import to_docs
 from tests.e2e.test_browser import beaches_in_state, beaches_on_screen, call, new_page, play
 
 pytestmark = pytest.mark.timeout(600)
@@ -584,10 +584,8 @@ def test_fresh_screenshots_of_the_pages(browser, server, shots, viewport):
     page.locator("li.command").nth(20).click()
     page.wait_for_selector("li.command.current")
     page.screenshot(path=str(shots / f"audit{suffix}.png"))
-    docs = ROOT / "docs" / "screenshots"
-    docs.mkdir(parents=True, exist_ok=True)
     for name in ("game", "replay", "lobby", "audit"):
-        shutil.copy(shots / f"{name}{suffix}.png", docs / f"{name}{suffix}.png")
+        to_docs(shots / f"{name}{suffix}.png")
     assert page.errors == []
 
 
