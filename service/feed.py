@@ -19,10 +19,13 @@ How the feed hears of new events, fastest first:
   every watched game, for anything missed (the listener reconnecting, or on
   SQLite another process writing the file).
 
-Under gunicorn the workers are gevent workers: a stream is a greenlet waiting on
-its hub, so thousands of viewers hold no request thread (``service.serving``).
-The embedded server gives each connection a thread of its own; its streams wait
-the same way, without polling.
+A stream's request writes the frames its viewer lacks, then hands the
+connection to the feed's ``Writer`` (``service.writer``) and ends: on both
+servers (gunicorn's gevent workers, the embedded server's threads) a waiting
+viewer holds no greenlet and no thread, only a socket and a small record, and
+the writer writes each hub's new frames to all of its parked streams. A server
+that gives the app no socket gets ``Subscription.next``: the request waits on
+the hub instead (the Flask test client).
 
 Bounds: at most ``max_streams`` open streams per process (503
 ``too_many_streams`` past it) and ``per_client`` per client address (429
@@ -48,6 +51,7 @@ from service import metrics
 from service.api import event_json
 from service.errors import TooManyRequests, Unavailable
 from service.store.base import StoredEvent, StoreUnavailable
+from service.writer import Writer
 
 log = logging.getLogger("tongiaki.feed")
 
@@ -84,7 +88,7 @@ class View:
         return View(kept[0][0] - 1 if kept else head, head, ended, kept)
 
 
-@dataclass
+@dataclass(eq=False)
 class Hub:
     """One watched game: its view, a signal for its subscribers, how many there are.
 
@@ -104,6 +108,7 @@ class Hub:
     failed: bool = False  # its first read failed: the hub is dropped
     subscribers: int = 0
     joined: int = 0  # subscribers ever: the next one's shard
+    parked: dict[int, Any] = field(default_factory=dict)  # its parked streams (service.writer)
 
     def publish(self, view: View) -> None:
         self.view = view
@@ -126,10 +131,25 @@ class Subscription:
         self.shard = hub.joined % SHARDS
         hub.joined += 1
 
+    def pending(self, after: int) -> tuple[Sequence[tuple[int, bytes]], bool, bool]:
+        """Frames after ``after`` now, whether the stream is over (the game ended and
+        every frame was handed out, or the feed closes), and whether they reach the
+        hub's head (else they are a page read from the store: ``after`` was behind the
+        hub's buffer, a resume from long ago or a slow reader)."""
+        feed, view = self.feed, self.hub.view
+        if feed.closing:
+            return (), True, True
+        frames = view.after(after)
+        if frames is not None:
+            last = frames[-1][0] if frames else after
+            return frames, view.ended and view.head <= last, True
+        rows = feed.store.read(self.hub.game_id, after, min(PAGE, view.head - after))
+        return [(e.version, frame(e)) for e in rows], False, False
+
     def next(self, after: int, timeout: float) -> tuple[Sequence[tuple[int, bytes]], bool]:
         """Frames after ``after`` (waiting up to ``timeout`` s for some), and whether the
-        stream is over: the game ended and every frame was handed out, or the feed
-        closes. Reads the store only while ``after`` is behind the hub's buffer."""
+        stream is over (``pending``): for servers that cannot hand a stream's connection
+        to the writer (``service.writer``), whose request then waits here."""
         feed, hub = self.feed, self.hub
         view = hub.view
         if view.head <= after and not feed.closing:
@@ -137,15 +157,8 @@ class Subscription:
             view = hub.view
             if view.head <= after and not view.ended:  # a game that is over: nothing to wait for
                 changed.wait(timeout)
-                view = hub.view
-        if feed.closing:
-            return (), True
-        frames = view.after(after)
-        if frames is not None:
-            return frames, view.ended and view.head <= (frames[-1][0] if frames else after)
-        # behind the buffer (a resume from long ago, or a slow reader): one page from the store
-        rows = feed.store.read(hub.game_id, after, min(PAGE, view.head - after))
-        return [(e.version, frame(e)) for e in rows], False
+        frames, over, _ = self.pending(after)
+        return frames, over
 
     def close(self) -> None:
         if not self.closed:
@@ -184,6 +197,7 @@ class Feed:
         self._wake = threading.Event()
         self._pid = 0
         self._listener = listener
+        self.writer = Writer(self)
         FEEDS.append(self)
 
     # --- subscribers ------------------------------------------------------------
@@ -248,6 +262,7 @@ class Feed:
             raise
         ended = bool(row and row.status == ENDED)
         hub.publish(View(start, start, False).then([(e.version, frame(e)) for e in rows], ended))
+        self.writer.changed(hub)
         hub.loaded.set()
         self._dirty.add(hub.game_id)  # anything committed between the reads and now
         self._wake.set()
@@ -289,6 +304,7 @@ class Feed:
             hubs = list(self.hubs.values())
         for hub in hubs:
             hub.publish(hub.view)
+        self.writer.wake()
         self._wake.set()
 
     # --- the reader ---------------------------------------------------------------
@@ -349,13 +365,17 @@ class Feed:
         while True:
             view = hub.view
             rows = self.store.read(game_id, view.head, PAGE)
-            ended = view.ended
+            ended, level = view.ended, False
             if len(rows) < PAGE:  # level with the head: is the game over?
                 row = self.store.head(game_id)
-                ended = bool(row and row.status == ENDED)
+                newest = rows[-1].version if rows else view.head
+                # the head may have moved on since the read: over only if over *there*
+                level = row is None or row.version <= newest
+                ended = bool(level and row and row.status == ENDED)
             if rows or ended != view.ended:
                 hub.publish(view.then([(e.version, frame(e)) for e in rows], ended))
-            if len(rows) < PAGE:
+                self.writer.changed(hub)
+            if level:
                 return
 
 

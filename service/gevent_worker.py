@@ -1,11 +1,12 @@
 """gunicorn's gevent worker, ending every live stream on SIGTERM.
 
-A stream waits for events as long as its viewer stays (up to an hour): left to
-itself, gunicorn would wait ``graceful_timeout`` for it and then kill the
-worker. Here the worker stops accepting (as gunicorn does) and ends every stream
-of the process at once (``service.feed.close_all``); viewers reconnect to another
-process and resume after their ``Last-Event-ID``, and the worker exits within
-seconds. Imported only by gunicorn (it monkey-patches the standard library).
+A stream that has caught up is handed to the feed's writer (``service.writer``):
+the worker lets go of its connection, so a viewer holds no greenlet while it
+waits. On SIGTERM the worker stops accepting (as gunicorn does) and ends every
+stream of the process at once (``service.feed.close_all``); viewers reconnect to
+another process and resume after their ``Last-Event-ID``, and the worker exits
+within seconds. Imported only by gunicorn (it monkey-patches the standard
+library).
 """
 
 from __future__ import annotations
@@ -34,6 +35,16 @@ class Worker(GeventWorker):  # type: ignore[misc]
         from service.serving import WATCHDOG
 
         WATCHDOG.after_patch()
+
+    def is_already_handled(self, respiter: Any) -> bool:
+        """A live stream that caught up hands its connection to the feed's writer
+        (``service.writer``): the worker lets go of it and its greenlet ends."""
+        from service.writer import Handoff
+
+        if isinstance(respiter, Handoff):
+            respiter.park()
+            raise StopIteration  # gunicorn closes its socket object: the connection lives on
+        return bool(super().is_already_handled(respiter))
 
     def handle_exit(self, sig: int, frame: Any) -> None:
         from service.feed import close_all

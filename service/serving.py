@@ -220,6 +220,18 @@ class ProblemRequestHandler(WSGIRequestHandler):
                 return False
         return True
 
+    def run_wsgi(self) -> None:
+        super().run_wsgi()
+        from service.streams import HANDOFF
+
+        handoff = getattr(self, "environ", {}).get(HANDOFF)
+        if handoff is not None:  # a live stream that caught up: the writer takes it over
+            self.close_connection = True
+            handoff.park()  # the socket object is detached: closing it leaves the connection
+
+    def connection_dropped(self, error: BaseException, environ: Any = None) -> None:
+        self.close_connection = True  # a stream handed over, or a viewer gone: no next request
+
     def handle_expect_100(self) -> bool:
         """Refuse a body over the limit before the client sends it; otherwise let werkzeug
         say "100 Continue" (http.server would say it a second time)."""
@@ -305,6 +317,7 @@ def more_files() -> None:
 
 
 GEVENT_STREAMS = 10_000  # live streams per gevent worker unless TONGIAKI_MAX_STREAMS says
+CONNECTIONS = 1000  # connections a gevent worker serves at once (gunicorn's default)
 
 
 def run_gunicorn(settings: Settings, host: str, port: int, workers: int) -> None:
@@ -324,7 +337,6 @@ def run_gunicorn(settings: Settings, host: str, port: int, workers: int) -> None
         where = tempfile.mkdtemp(prefix="tongiaki-metrics-")
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = where
         atexit.register(shutil.rmtree, where, True)
-    streams = settings.max_streams or GEVENT_STREAMS
 
     def worker_exit(server: Any, worker: Any) -> None:
         # close the database pool while the worker can still switch greenlets (left to the
@@ -345,8 +357,9 @@ def run_gunicorn(settings: Settings, host: str, port: int, workers: int) -> None
             self.cfg.set("bind", f"{host}:{port}")
             self.cfg.set("workers", workers)
             self.cfg.set("worker_class", "service.gevent_worker.Worker")
-            # every open stream is a connection: room for all of them, and the rest
-            self.cfg.set("worker_connections", streams + 1000)
+            # requests in flight at once: a live stream holds one only while it catches
+            # up (then the writer has its connection: service.writer)
+            self.cfg.set("worker_connections", CONNECTIONS)
             self.cfg.set("timeout", 120)
             self.cfg.set("graceful_timeout", GRACEFUL_TIMEOUT)
             # one control socket per host by default: several services would share it

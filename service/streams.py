@@ -1,35 +1,41 @@
-"""Live streams' socket helper: whether a viewer has hung up (``service.feed`` does
-the rest: who watches which game, and how new events reach them)."""
+"""A live stream's response on a real server: its head and catch-up written by the
+request, then its connection handed to the feed's writer (``service.writer``)."""
 
 from __future__ import annotations
 
-import select
-import socket
-import sys
 from typing import Any
 
+from flask import Response
 
-def _poll() -> Any:
-    """A real poll object: gevent's select() (when gunicorn's gevent workers patched it)
-    refuses file descriptors past 1023, and a check with no wait needs no greenlet."""
-    monkey = sys.modules.get("gevent.monkey")
-    if monkey is not None and monkey.is_module_patched("select"):
-        return monkey.get_original("select", "poll")()
-    return select.poll()
+HANDOFF = "tongiaki.handoff"  # the environ key of a stream's ``Handoff`` (service.serving)
+# headers that framed a body the server writes; this one is written as it comes, to the end
+FRAMING = frozenset({"content-length", "transfer-encoding", "connection"})
 
 
-def hung_up(connection: socket.socket | None) -> bool:
-    """Whether the client closed ``connection`` (it never sends on a stream, so a
-    readable end with no data is its close). Without a socket (tests): False."""
-    if connection is None:
-        return False
-    try:
-        poll = _poll()
-        poll.register(connection.fileno(), select.POLLIN | select.POLLHUP | select.POLLERR)
-        if not poll.poll(0):
-            return False  # nothing to read: still there
-        return connection.recv(1, socket.MSG_PEEK) == b""
-    except (BlockingIOError, InterruptedError):
-        return False
-    except (OSError, ValueError):  # closed, or no longer a socket
-        return True
+class ParkingResponse(Response):
+    """A live stream that hands its connection over once it has caught up.
+
+    Flask's after-request hooks see it like any response (the request id, the access
+    line, the metrics); called by the server, it writes its own head (``Connection:
+    close``: the body ends when the connection does) and the events the viewer lacks
+    straight to the socket, and returns the ``Handoff`` that parks the connection."""
+
+    def __init__(
+        self, writer: Any, sub: Any, after: int, timeout: float, request_id: str, opened: float
+    ) -> None:
+        super().__init__()
+        self.stream = (writer, sub, after, timeout, request_id, opened)
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
+        writer, sub, after, timeout, request_id, opened = self.stream
+        sock = environ.get("gunicorn.socket") or environ.get("werkzeug.socket")
+        lines = [f"HTTP/1.1 {self.status}"]
+        lines += [
+            f"{k}: {v}"
+            for k, v in self.get_wsgi_headers(environ).items()
+            if k.lower() not in FRAMING
+        ]
+        head = ("\r\n".join([*lines, "Connection: close"]) + "\r\n\r\n").encode("latin-1")
+        handoff = writer.catch_up(sock, head, sub, after, timeout, request_id, opened)
+        environ[HANDOFF] = handoff
+        return handoff

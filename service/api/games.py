@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Iterator
 from functools import lru_cache
@@ -50,8 +49,19 @@ from service.clocks import UNDER_WAY, clock_view
 from service.errors import BadRequest, ServiceError
 from service.feed import Feed
 from service.games import CommandResult
-from service.streams import hung_up
+from service.streams import ParkingResponse
 from service.verify import verify_game
+from service.writer import (
+    END_FRAME,
+    HEARTBEAT,
+    KEEP_ALIVE,
+    RETRY,
+    WHY_END,
+    WHY_LEFT,
+    WHY_STOPPING,
+    WHY_TIMEOUT,
+    stream_ended,
+)
 
 bp = Blueprint("games", __name__)
 
@@ -65,9 +75,7 @@ def encode_command(command: cmd.Command) -> dict[str, object]:
     return encode(command)
 
 
-STREAMS_LOG = logging.getLogger("tongiaki.streams")
-STREAM_WAKE = 5.0  # seconds an idle stream waits before it looks whether its viewer left
-STREAM_HEARTBEAT = 15.0
+STREAM_WAKE = 5.0  # seconds a waiting stream (no socket to park) sleeps at most at a time
 
 
 INCLUDE = query(
@@ -469,23 +477,29 @@ def stream(game_id: str) -> ResponseReturnValue:
         done = Response(status=204)
         del done.headers["Content-Type"]
         return done
-    connection = request.environ.get("gunicorn.socket") or request.environ.get("werkzeug.socket")
-
     rid = g.get("request_id", "")
     opened = time.monotonic()
+    if request.method == "HEAD":  # the head alone: nothing to wait for
+        sub.close()
+        return stream_response(Response(b""))
+    connection = request.environ.get("gunicorn.socket") or request.environ.get("werkzeug.socket")
+    if connection is not None:
+        # both servers: the request writes the catch-up, then hands the connection to the
+        # feed's writer and ends (service.writer): a waiting viewer holds no worker
+        return stream_response(ParkingResponse(feed.writer, sub, after, timeout, rid, opened))
 
-    def generate() -> Iterator[bytes]:
+    def generate() -> Iterator[bytes]:  # a server that gives no socket: the request waits
         nonlocal after
-        sent, why = 0, "the viewer left"  # (a write to a closed socket ends it too)
+        sent, why = 0, WHY_LEFT
         try:
             yield b""  # taken below: from here on, closing the generator runs ``finally``
             deadline = opened + timeout
             beat = time.monotonic()
-            yield b"retry: 2000\n\n"
+            yield RETRY
             while True:
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    why = "its timeout"
+                    why = WHY_TIMEOUT
                     return
                 frames, over = sub.next(after, min(left, STREAM_WAKE))
                 if frames:
@@ -495,41 +509,28 @@ def stream(game_id: str) -> ResponseReturnValue:
                     beat = time.monotonic()
                 if over:
                     if feed.closing:
-                        why = "the server stopping"
+                        why = WHY_STOPPING
                     else:  # the game is over and every event was sent
-                        why = "the game's end"
-                        yield b"event: end\ndata: {}\n\n"
+                        why = WHY_END
+                        yield END_FRAME
                     return
-                if not frames:
-                    if time.monotonic() - beat >= STREAM_HEARTBEAT:
-                        beat = time.monotonic()
-                        yield b": keep-alive\n\n"
-                    elif hung_up(connection):
-                        return  # the viewer left: its place is free now, not at the next write
+                if not frames and time.monotonic() - beat >= HEARTBEAT:
+                    beat = time.monotonic()
+                    yield KEEP_ALIVE
         finally:
             sub.close()
-            STREAMS_LOG.info(
-                "stream of %s ended (%s) after %d events",
-                game_id,
-                why,
-                sent,
-                extra={
-                    "game_id": game_id,
-                    "events_sent": sent,
-                    "last_version": after,
-                    "duration_ms": round((time.monotonic() - opened) * 1000, 1),
-                    "ended_by": why,
-                    "request_id": rid,
-                },
-            )
+            stream_ended(game_id, why, sent, after, opened, rid)
 
-    # no request context is kept for the stream's life: the generator needs none. It is
-    # handed to the server as it is (direct_passthrough: no wrapping iterators), so a
-    # waiting stream's greenlet keeps a shallower stack; started here, so that the
-    # server closing it at any point runs its ``finally`` (which lets the viewer go)
+    # no request context is kept for the stream's life: the generator needs none. Started
+    # here, so that the server closing it at any point runs its ``finally``
     body = generate()
     next(body)
-    response = Response(body, mimetype="text/event-stream", direct_passthrough=True)
+    return stream_response(Response(body, direct_passthrough=True))
+
+
+def stream_response(response: Response) -> Response:
+    """A live stream's headers: server-sent events, never cached or buffered by a proxy."""
+    response.mimetype = "text/event-stream"
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"
     return response

@@ -22,7 +22,7 @@ from service.doorbells import RqDoorbell, sweep
 from service.store.postgres import PostgresEventStore
 from tests.projections.conftest import append_game, simulated
 from tests.projections.test_readmodels import dump
-from tests.servers import start_redis
+from tests.servers import children, start_redis
 from workers import jobs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -225,20 +225,6 @@ def test_a_worker_killed_mid_batch_then_restarted_leaves_read_models_equal_to_a_
     level = dump(rm)
     rm.rebuild()
     assert dump(rm) == level
-
-
-def children(pid: int) -> set[int]:
-    """The processes whose parent is ``pid`` (from /proc)."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                found.add(int(entry.name))
-    return found
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")

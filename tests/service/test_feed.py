@@ -167,3 +167,37 @@ def test_a_process_never_promises_more_streams_than_its_open_file_limit(tmp_path
     finally:
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
     assert app.extensions["tongiaki.feed"].max_streams == 300 - 128
+
+
+def test_a_game_ending_between_the_feeds_two_reads_loses_no_event(store):
+    """The feed reads a game's new events, then its head to know whether it ended: a
+    commit in between (the last move, which ends the game) must not make the events
+    it did not read look like the end."""
+
+    class Racing:
+        def __init__(self, inner):
+            self.inner = inner
+            self.armed = False
+
+        def read(self, game_id, after, limit):
+            rows = self.inner.read(game_id, after, limit)
+            if self.armed:  # the game's last move lands right after this read
+                self.armed = False
+                self.inner.append(record(command="last"), 4, events(2, 4), "ended")
+            return rows
+
+        def __getattr__(self, name):
+            return getattr(self.inner, name)
+
+    racing = Racing(store)
+    feed = feed_of(racing)
+    sub = feed.subscribe("g1", "client")
+    store.append(record(command="c2"), 3, events(1, 3), "playing")
+    racing.armed = True
+    feed.changed("g1")
+    seen, over = [], False
+    deadline = time.monotonic() + 5
+    while not over and time.monotonic() < deadline:
+        got, over = sub.next(seen[-1] if seen else 3, 1)
+        seen += [v for v, _ in got]
+    assert seen == [4, 5, 6] and over

@@ -6,11 +6,13 @@ and two web processes with two workers lose nothing when one web process dies.""
 from __future__ import annotations
 
 import asyncio
+import os
 import random
+import resource
 import signal
 import time
 
-from tests.servers import Http, embedded, production
+from tests.servers import Http, children, embedded, production
 from tests.sse import Viewer, watch
 from tests.system.test_disputes_served import levelled, play, started
 
@@ -39,16 +41,25 @@ async def _until(check, seconds: float) -> float:  # type: ignore[no-untyped-def
     return time.monotonic() - began
 
 
-def check_a_crowd(port: int, http: Http, viewers: int) -> None:
-    """``viewers`` streams on one game: all open, the lobby answers meanwhile, and each
-    of three moves reaches every viewer within 2 s."""
+def threads(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/task"))
+
+
+def check_a_crowd(port: int, http: Http, viewers: int, pid: int) -> None:
+    """``viewers`` streams on one game: all open, holding no thread of the server (their
+    connections are parked with the writer, service.writer), the lobby answers
+    meanwhile, and each of three moves reaches every viewer within 2 s."""
     gid, tokens = started(http)
     rng = random.Random(3)
+    before = threads(pid)
 
     async def main() -> None:
         stop = asyncio.Event()
         crowd, tasks = await _open(port, gid, viewers, stop)
         assert {v.status for v in crowd} == {200}, [v.problem for v in crowd if v.status != 200][:2]
+        # a thread per viewer would be hundreds; the feed's, the writer's and requests
+        # finishing are a few
+        await _until(lambda: threads(pid) <= before + 10, 5.0)
         loop = asyncio.get_running_loop()
         for _ in range(3):
             assert await loop.run_in_executor(None, lobby_seconds, Http(port)) < 1.0
@@ -60,18 +71,27 @@ def check_a_crowd(port: int, http: Http, viewers: int) -> None:
     asyncio.run(main())
 
 
-def test_a_crowd_of_viewers_on_the_embedded_server(tmp_path):
+def test_a_crowd_of_viewers_on_the_embedded_server_holds_no_thread(tmp_path):
     with embedded(tmp_path, TONGIAKI_STREAMS_PER_CLIENT="0") as server:
-        check_a_crowd(server.port, server.http(), 300)
+        check_a_crowd(server.port, server.http(), 300, server.pid)
 
 
 def test_a_crowd_of_viewers_holds_no_gunicorn_worker(tmp_path, pg_schema, redis_url):
-    """One gevent worker: 400 open streams and the lobby and moves still answer at once
-    (with gthread workers, 16 streams stopped everything)."""
+    """One gevent worker, which serves at most 1,000 connections at once: 1,200 open
+    streams, and the lobby and moves still answer at once (with gthread workers, 16
+    streams stopped everything; with a greenlet per stream, 1,000 would)."""
     _, url = pg_schema
     queue = f"crowd-{pg_schema[0]}"
-    with production(tmp_path, url, redis_url, queue, web=1, TONGIAKI_STREAMS_PER_CLIENT="0") as s:
-        check_a_crowd(s[0].port, s[0].http(), 400)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # this process holds 1,200 too
+    try:
+        with production(
+            tmp_path, url, redis_url, queue, web=1, TONGIAKI_STREAMS_PER_CLIENT="0"
+        ) as s:
+            (worker,) = children(s[0].pid)
+            check_a_crowd(s[0].port, s[0].http(), 1200, worker)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 
 def test_a_client_holds_at_most_its_share_of_streams(tmp_path, pg_schema, redis_url):
@@ -220,7 +240,11 @@ def test_two_web_processes_and_two_workers_lose_nothing_when_one_dies(
 
         crowd, head = asyncio.run(main())
         for viewer in crowd:
-            assert viewer.versions == list(range(1, head + 1)) and viewer.ended
+            got = viewer.versions
+            assert got == list(range(1, head + 1)) and viewer.ended, (
+                f"head {head}, missing {sorted(set(range(1, head + 1)) - set(got))[:10]},"
+                f" repeated {len(got) - len(set(got))}, last {got[-3:]}, ended {viewer.ended}"
+            )
         assert a.call("GET", f"/games/{gid}/verify").json["ok"] is True
         board = levelled(a, f"/games/{gid}/scoreboard?min_version={head}")
         assert board["version"] == head and board["status"] == "ended"
