@@ -57,8 +57,6 @@ log = logging.getLogger("tongiaki.feed")
 
 BUFFER = 512  # frames kept per watched game
 PAGE = 200  # events read at once
-SHARDS = 16  # groups a game's subscribers are woken in (Hub)
-CROWD = 256  # above this many subscribers, a pause between the groups
 LOAD_TIMEOUT = 10.0  # seconds a viewer waits for another to load the game's hub
 RETRY_AFTER = 10  # seconds a refused viewer waits before asking again
 CHANNEL = "tongiaki_events"  # PostgreSQL NOTIFY channel (the trigger's, service.store)
@@ -90,46 +88,35 @@ class View:
 
 @dataclass(eq=False)
 class Hub:
-    """One watched game: its view, a signal for its subscribers, how many there are.
+    """One watched game: its view, its parked streams, a signal for waiting requests.
 
-    Subscribers wait on an event of ``changed``; a new view comes with new events, and
-    the old ones are set: every waiting subscriber of this game wakes (no lock to take
-    again, which with thousands of them cost more than the writes). Subscribers are
-    spread over ``SHARDS`` events, set one after the other with a pause between when
-    the game has many viewers: a gevent worker (or the embedded server's threads) then
-    answers other requests between the groups instead of after all of them."""
+    A new view replaces the old one whole with the frames read; the writer then writes
+    them to the parked streams (``service.writer``). A request that waits on the hub
+    instead (no socket to park) waits on ``changed``, which is set and replaced with
+    every new view: no lock to take again for the waiters."""
 
     game_id: str
     view: View = field(default_factory=lambda: View(0, 0, False))
-    changed: list[threading.Event] = field(
-        default_factory=lambda: [threading.Event() for _ in range(SHARDS)]
-    )
+    changed: threading.Event = field(default_factory=threading.Event)
     loaded: threading.Event = field(default_factory=threading.Event)
     failed: bool = False  # its first read failed: the hub is dropped
     subscribers: int = 0
-    joined: int = 0  # subscribers ever: the next one's shard
-    parked: dict[int, Any] = field(default_factory=dict)  # its parked streams (service.writer)
+    parked: dict[int, Any] = field(default_factory=dict)  # by socket (service.writer)
 
     def publish(self, view: View) -> None:
         self.view = view
-        fired, self.changed = self.changed, [threading.Event() for _ in range(SHARDS)]
-        crowded = self.subscribers > CROWD
-        for event in fired:
-            event.set()
-            if crowded:
-                time.sleep(0)  # let the woken group write, and other requests in
+        fired, self.changed = self.changed, threading.Event()
+        fired.set()
 
 
 class Subscription:
-    """One open stream: what it has sent, and a way to wait for more."""
+    """One open stream: its hub, its client's share, and a way to wait for more."""
 
     def __init__(self, feed: Feed, hub: Hub, client: str) -> None:
         self.feed = feed
         self.hub = hub
         self.client = client
         self.closed = False
-        self.shard = hub.joined % SHARDS
-        hub.joined += 1
 
     def pending(self, after: int) -> tuple[Sequence[tuple[int, bytes]], bool, bool]:
         """Frames after ``after`` now, whether the stream is over (the game ended and
@@ -153,7 +140,7 @@ class Subscription:
         feed, hub = self.feed, self.hub
         view = hub.view
         if view.head <= after and not feed.closing:
-            changed = hub.changed[self.shard]  # before the view is read again: no lost wake-up
+            changed = hub.changed  # before the view is read again: no lost wake-up
             view = hub.view
             if view.head <= after and not view.ended:  # a game that is over: nothing to wait for
                 changed.wait(timeout)
