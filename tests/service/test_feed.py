@@ -201,3 +201,15 @@ def test_a_game_ending_between_the_feeds_two_reads_loses_no_event(store):
         got, over = sub.next(seen[-1] if seen else 3, 1)
         seen += [v for v, _ in got]
     assert seen == [4, 5, 6] and over
+
+
+def test_the_head_of_a_stream_answers_at_once_and_holds_no_stream(client, app):
+    made = client.post("/api/v1/accounts", json={"name": "ann"}).json
+    gid = client.post(
+        "/api/v1/games",
+        json={"max_players": 2},
+        headers={"Authorization": f"Bearer {made['token']}"},
+    ).json["game_id"]
+    reply = client.head(f"/api/v1/games/{gid}/stream")
+    assert reply.status_code == 200 and reply.mimetype == "text/event-stream"
+    assert reply.data == b"" and app.extensions["tongiaki.feed"].open == 0
