@@ -488,3 +488,49 @@ def test_postgresql_notifies_the_change_feed_once_per_game_and_transaction(pg_sc
         heard = [n.payload for n in listener.notifies(timeout=2.0, stop_after=3)]
     s.close()
     assert heard == ["g1", "g2"]
+
+
+def test_sqlite_writers_of_one_process_queue_for_each_other_not_for_sqlites_sleeps(tmp_path):
+    """SQLite makes a writer that finds the file locked poll, sleeping up to 100 ms at a
+    time: under 8 players the embedded default's commands had a tail of ~750 ms. Writers
+    of one process queue on a lock instead: the next starts as soon as one commits, and
+    one that waits longer than the store's ``wait`` is told the store is busy."""
+    import threading
+    import time
+
+    from service.store.base import StoreUnavailable
+
+    s = SQLiteEventStore(tmp_path / "w.db", wait=0.3)
+    s.upgrade()
+    holding, committed, started = threading.Event(), [], []
+
+    def first() -> None:
+        with s.transaction():
+            holding.set()
+            time.sleep(0.25)  # long enough for SQLite's own waits to reach 100 ms steps
+            committed.append(time.monotonic())
+
+    def second() -> None:
+        holding.wait()
+        with s.transaction():
+            started.append(time.monotonic())
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert started[0] - committed[0] < 0.05
+    holding.clear()
+
+    def slow_writer() -> None:
+        with s.transaction():
+            holding.set()
+            time.sleep(0.6)
+
+    slow = threading.Thread(target=slow_writer)
+    slow.start()
+    holding.wait()
+    with pytest.raises(StoreUnavailable, match="busy writing"), s.transaction():
+        pass
+    slow.join()
