@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import gc
 import heapq
 import io
 import json
@@ -263,6 +264,18 @@ class ProblemRequestHandler(WSGIRequestHandler):
             self.wfile.write(body)
 
 
+def settle_heap() -> None:
+    """Leave what start-up made (modules, the app, tables) out of garbage collection.
+
+    A full collection walks every object the process tracks; with the ~80,000 of a
+    started app among them, each one stopped a gevent worker's every request for
+    60-140 ms (measured under 8 bots), which was most of the commands' p99. Frozen,
+    they are never walked again (``gc.freeze``), and what the process makes while it
+    serves is collected as before."""
+    gc.collect()
+    gc.freeze()
+
+
 def run_embedded(settings: Settings, host: str, port: int) -> None:
     """One threaded process (a thread per connection), as ``tongiaki serve`` runs by default."""
     from service.app import create_app
@@ -272,6 +285,7 @@ def run_embedded(settings: Settings, host: str, port: int) -> None:
     more_files()
     app = create_app(settings)
     app.wsgi_app = BodyDeadline(app.wsgi_app)  # type: ignore[method-assign]
+    settle_heap()
     app.run(host=host, port=port, threaded=True, request_handler=ProblemRequestHandler)
 
 
@@ -369,6 +383,8 @@ def run_gunicorn(settings: Settings, host: str, port: int, workers: int) -> None
             self.cfg.set("logconfig_dict", gunicorn_logconfig(settings.log_format or "json"))
 
         def load(self):  # type: ignore[no-untyped-def]
-            return BodyDeadline(create_app(settings, streams=GEVENT_STREAMS))
+            app = BodyDeadline(create_app(settings, streams=GEVENT_STREAMS))
+            settle_heap()  # in each worker, once its app is made
+            return app
 
     Gunicorn().run()

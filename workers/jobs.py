@@ -25,6 +25,7 @@ from projections.store import ReadModels
 from service.doorbells import RqDoorbell, dirty_key, enqueue_game, pending_key, sweep
 from service.games import GameService
 from service.notify import NOTIFY_EVERY, Notifier, run_deliveries
+from service.serving import settle_heap
 from service.settings import Settings
 from service.store.base import SqlStore, StoreUnavailable
 from service.timekeeper import CLOCK_TICK, Timekeeper, from_ms, to_ms
@@ -203,6 +204,7 @@ def run_worker(settings: Settings, *, burst: bool = False) -> None:
         notifier = Notifier(store(), settings)
         notifier.upgrade()
         delivering = run_deliveries(notifier, NOTIFY_EVERY, stop.is_set)
+    settle_heap()
     try:
         SimpleWorker([queue], connection=redis).work(burst=burst, with_scheduler=True)
     finally:
