@@ -179,7 +179,31 @@ def describe(event: ev.Event, before: GameState) -> str:
         winners = " and ".join(_player_name(before, w) for w in e.winners)
         how = f" ({TIE_BREAKS[e.tie_break]})" if e.tie_break in TIE_BREAKS else ""
         why = ENDINGS.get(e.reason, e.reason.replace("_", " "))
-        return f"Game over, {why}: {winners} win{'' if len(e.winners) > 1 else 's'}{how}"
+        text = f"Game over, {why}: {winners} win{'' if len(e.winners) > 1 else 's'}{how}"
+        if e.resigned:
+            quit = " and ".join(_player_name(before, p) for p in e.resigned)
+            text += f"; {quit} resigned and rank{'' if len(e.resigned) > 1 else 's'} last (C6)"
+        return text
+    if isinstance(e, ev.TurnTimedOut):
+        again = f", {e.streak} times in a row" if e.streak > 1 else ""
+        return f"{colour(e.colour)}'s time ran out{again}: the bot plays this decision (C3)"
+    if isinstance(e, ev.SeatMarkedAbsent):
+        return (
+            f"{_player_name(before, e.player_id)} is absent after {e.streak} timeouts in a row:"
+            " the bot plays every decision until they take the seat back (C4)"
+        )
+    if isinstance(e, ev.TimeoutStreakEnded):
+        return f"{_player_name(before, e.player_id)} plays again after timing out (C4)"
+    if isinstance(e, ev.SeatPlayedByBot):
+        why = "who resigned" if e.reason == "resigned" else "who is absent"
+        return f"The bot plays for {colour(e.colour)}, {why} ({e.rule})"
+    if isinstance(e, ev.SeatReclaimed):
+        return f"{_player_name(before, e.player_id)} takes the seat back from the bot (C5)"
+    if isinstance(e, ev.PlayerResigned):
+        return (
+            f"{'/'.join(colour(c) for c in e.colours)} resigns: the bot plays on for them,"
+            " and they rank last (C6)"
+        )
     if isinstance(e, ev.DeckRevealed):
         extra = ", with the seeds of its re-deals," if e.redeals else ""
         return f"The deck seed is revealed{extra}: every draw can now be verified"

@@ -116,6 +116,7 @@ def scoreboard(state: GameState) -> dict[str, Any]:
             "reason": result.reason,
             "winners": winners(state),
             "tie_break": result.tie_break,
+            "resigned": list(result.resigned),  # ranked after everyone else (C6)
             "ranking": [
                 {"player_id": p, "rank": rank, "points": points}
                 for p, rank, points in final_ranking(state) or []
@@ -237,6 +238,10 @@ class Step:
     description: str
 
 
+# events about one seat rather than the colour to play (docs/clocks.md)
+SEAT_EVENTS = (ev.SeatMarkedAbsent, ev.TimeoutStreakEnded, ev.SeatReclaimed, ev.PlayerResigned)
+
+
 def step(
     version: int,
     event: ev.Event,
@@ -254,6 +259,8 @@ def step(
     number = previous[1] + 1 if previous is not None and previous[0] == turn else 1
     own = getattr(event, "colour", None)
     acting = own if isinstance(own, str) else before.active_colour
+    if isinstance(event, SEAT_EVENTS):  # about a seat, whoever's turn it is (C4-C6)
+        acting = next((p.colours[0] for p in before.players if p.seat == event.seat), acting)
     actor = meta.get("actor")
     name = actor.get("account") if isinstance(actor, Mapping) else None
     rule = getattr(event, "rule", None)

@@ -136,3 +136,38 @@ def test_a_placed_tile_is_said_to_lie_beside_a_tile_already_on_the_table():
             seen += 1
         state = evolve(state, e)
     assert seen > 0
+
+
+def test_every_event_type_is_told_in_words():
+    import inspect
+    import typing
+
+    told = inspect.getsource(describe)
+    untold = [t.__name__ for t in typing.get_args(ev.Event) if f"ev.{t.__name__})" not in told]
+    assert untold == []
+
+
+def test_the_clock_events_are_told_in_words_and_belong_to_their_seat():
+    """Reclaiming and resigning happen whoever's turn it is: the step is the seat's
+    colour, not the colour to play (docs/clocks.md, C3-C7)."""
+    from tests.domain.gwt import given
+
+    state = given(players=["blue", "red", "green"], tiles=[])  # blue to play
+    lines = {
+        ev.TurnTimedOut("blue", 1, "p1", 2): "Blue's time ran out, 2 times in a row: the bot"
+        " plays this decision (C3)",
+        ev.SeatMarkedAbsent(2, "p2", 3): "Red is absent after 3 timeouts in a row: the bot"
+        " plays every decision until they take the seat back (C4)",
+        ev.TimeoutStreakEnded(1, "p1"): "Blue plays again after timing out (C4)",
+        ev.SeatPlayedByBot("red", 2, "absent"): "The bot plays for Red, who is absent (C5)",
+        ev.SeatReclaimed(2, "p2"): "Red takes the seat back from the bot (C5)",
+        ev.PlayerResigned(3, "p3", ("green",)): "Green resigns: the bot plays on for them, and"
+        " they rank last (C6)",
+    }
+    for event, line in lines.items():
+        assert describe(event, state) == line
+    assert step(9, ev.SeatReclaimed(2, "p2"), state, {}, None).colour == "red"
+    assert step(9, ev.PlayerResigned(3, "p3", ("green",)), state, {}, None).colour == "green"
+    assert step(9, ev.TurnTimedOut("blue", 1, "p1", 1), state, {}, None).colour == "blue"
+    ended = ev.GameEnded("last_island_drawn", (), ("p1",), "none", resigned=("p3",))
+    assert describe(ended, state).endswith("; Green resigned and ranks last (C6)")

@@ -127,3 +127,17 @@ def test_the_dispute_procedure_is_a_page_and_its_refusals_link_it(client):
     paused = client.get("/problems/game_paused").get_data(as_text=True)
     assert 'href="/docs/disputes#D7"' in paused
     assert "D7" in client.get("/problems").get_data(as_text=True)
+
+
+def test_the_browser_follows_every_event_type_a_game_stream_sends():
+    """A live stream names each event by its type, and EventSource hands an event only
+    to a listener of that name: a type missing from live.js never reaches a page (the
+    clock events did not, so a resignation showed only on reload)."""
+    import re
+    import typing
+
+    from domain import events as ev
+
+    source = (ROOT / "service" / "web" / "static" / "live.js").read_text()
+    listed = set(re.findall(r'"([A-Za-z]+)"', source.split("EVENT_TYPES = [")[1].split("];")[0]))
+    assert listed == {t.__name__ for t in typing.get_args(ev.Event)}

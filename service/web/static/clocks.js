@@ -16,6 +16,7 @@ export const PRESETS = [
 ];
 
 function span(seconds) {
+  if (!seconds) return "0 s";
   if (seconds % 86400 === 0) return `${seconds / 86400} day${seconds === 86400 ? "" : "s"}`;
   if (seconds % 3600 === 0) return `${seconds / 3600} hour${seconds === 3600 ? "" : "s"}`;
   if (seconds % 60 === 0) return `${seconds / 60} min`;
@@ -26,7 +27,7 @@ function span(seconds) {
 export function controlText(tc) {
   if (!tc || tc.control === "none") return null;
   if (tc.control === "move") return `${span(tc.move_seconds)} per move`;
-  return `${span(tc.base_seconds)} + ${span(tc.increment_seconds || 0)}`;
+  return tc.increment_seconds ? `${span(tc.base_seconds)} + ${span(tc.increment_seconds)} per move` : `${span(tc.base_seconds)}, no increment`;
 }
 
 /** 2 d 3 h · 5 h 02 min · 4:07 · 0:09 */
@@ -64,7 +65,12 @@ export function timeLeft(clock, seat, fetchedAt = Date.now()) {
   if (running) {
     // the server's now against this browser's: count the server's time
     attrs["data-until"] = String(fetchedAt + left);
-    return el("span", attrs, leftText(fetchedAt + left - Date.now()));
+    // "running low": the last fifth of the decision's time, at least 5 s, at most a minute
+    const allowed = clock.control === "move" ? clock.move_ms : clock.left_ms?.[String(seat)] ?? left;
+    attrs["data-low"] = String(Math.min(60000, Math.max(5000, allowed / 5)));
+    const now = fetchedAt + left - Date.now();
+    if (now < Number(attrs["data-low"])) attrs.class += " low";
+    return el("span", attrs, leftText(now));
   }
   return el("span", attrs, leftText(left));
 }
@@ -73,7 +79,7 @@ function tick() {
   for (const node of document.querySelectorAll(".time-left[data-until]")) {
     const left = Number(node.dataset.until) - Date.now();
     node.textContent = leftText(left);
-    node.classList.toggle("low", left < 60000);
+    node.classList.toggle("low", left < Number(node.dataset.low || 60000));
   }
 }
 

@@ -183,6 +183,10 @@ function identity() {
 
 /** The seats with their clocks (docs/clocks.md): time left, counting down for the seat
  * whose decision runs; the bot's seats; resign, or reclaim a seat the bot took. */
+function running(position) {
+  return position.phase === "setup" || position.phase === "playing";
+}
+
 function clockPanel() {
   const players = view.players || [];
   const control = controlText(view.timeControl);
@@ -198,7 +202,7 @@ function clockPanel() {
   return el(
     "section",
     { class: "clocks", id: "clocks", "aria-label": "Clocks" },
-    control ? el("p", { class: "muted" }, `⏱ ${control}`, view.clock?.paused_at ? " · stopped while the game is paused" : "") : null,
+    control ? el("p", { class: "muted" }, `Clock: ${control}`, view.clock?.paused_at ? " · stopped while the game is paused" : "") : null,
     el(
       "ul",
       { class: "seat-clocks" },
@@ -292,7 +296,16 @@ function actionPanel(state) {
     box.append(el("p", { id: "decision" }, words));
     return box;
   }
-  box.append(el("p", { id: "decision", class: myMove ? "your-move" : "" }, awaited(legal.decision, myMove, who(view.names, legal.colour))));
+  // the running clock where the decision is: on a phone the seats' clocks are a scroll away
+  const clock = view.clock?.seat && !view.clock.paused_at && running(view.position) ? timeLeft(view.clock, view.clock.seat, view.clockAt) : null;
+  box.append(
+    el(
+      "p",
+      { id: "decision", class: myMove ? "your-move" : "" },
+      awaited(legal.decision, myMove, who(view.names, legal.colour)),
+      clock ? el("span", { class: "bar-clock", id: "bar-clock" }, " · ", clock, " left") : null,
+    ),
+  );
   if (!myMove) return box;
   if (view.confirm) {
     box.append(

@@ -10,6 +10,8 @@ export const EVENT_TYPES = [
   "RoyalIslandFounded", "NewColonyFounded", "ChainDeclaredEndless", "IslandRemoved",
   "FleetLostAtSea", "TurnEnded", "GameEnded", "DeckRevealed",
   "GamePaused", "GameResumed", "GameRewound", "ResultAmended",
+  "TurnTimedOut", "SeatMarkedAbsent", "TimeoutStreakEnded", "SeatPlayedByBot",
+  "SeatReclaimed", "PlayerResigned",
 ];
 
 const POLL_MS = 2000; // between polls while there is no stream

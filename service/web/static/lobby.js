@@ -188,7 +188,7 @@ function openRow(game) {
     "li",
     { "data-game": game.game_id },
     el("a", { href: `/games/${game.game_id}`, class: "game-name" }, gameName(game)),
-    ` · ${game.seats.length} of ${game.max_players} seats${game.two_colours_each ? " · two colours each" : ""}${game.free_orientation_after_first ? " · free orientation" : ""}${controlText(game.time_control) ? ` · ⏱ ${controlText(game.time_control)}` : ""} · `,
+    ` · ${game.seats.length} of ${game.max_players} seats${game.two_colours_each ? " · two colours each" : ""}${game.free_orientation_after_first ? " · free orientation" : ""}${controlText(game.time_control) ? ` · clock ${controlText(game.time_control)}` : ""} · `,
     seatsList(game),
     " ",
     full ? el("span", { class: "muted" }, "(full) ") : null,
@@ -207,7 +207,7 @@ function gameRow(game, mine) {
   const flag = mine && game.my_move ? el("strong", { class: "your-move" }, " · your move") : null;
   const running = game.clock && game.clock.seat ? timeLeft(game.clock, game.clock.seat) : null;
   const clock = controlText(game.time_control)
-    ? el("span", { class: "clock" }, ` · ⏱ ${controlText(game.time_control)}`, running ? [" · ", running, " left"] : null)
+    ? el("span", { class: "clock" }, ` · clock ${controlText(game.time_control)}`, running ? [" · ", running, " left"] : null)
     : null;
   const bots = game.seats.filter((s) => s.bot).map((s) => `${s.name || `Seat ${s.seat}`} ${s.bot === "absent" ? "is absent" : "resigned"} (the bot plays)`);
   return el(

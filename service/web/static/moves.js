@@ -96,7 +96,7 @@ export function moveList(turns, names, { current, onSelect } = {}) {
             },
             el("span", { class: `who colour-text-${m.colour || "none"}` }, moveTitle(m, names)),
             m.bot ? el("span", { class: "tag bot" }, ` · the bot (${m.bot === "timeout" ? "timed out" : m.bot})`) : null,
-            m.used !== undefined ? el("span", { class: "muted used", title: "time this move took" }, ` · ⏱ ${usedText(m.used)}`) : null,
+            m.used !== undefined ? el("span", { class: "muted used", title: "time this move took" }, ` · took ${usedText(m.used)}`) : null,
             m.superseded ? el("span", { class: "superseded-tag" }, " superseded") : null,
             el(
               "ul",

@@ -69,6 +69,8 @@ export function result(final, names) {
     winners.length > 1 ? `${winners.join(" and ")} share the win with ${points} points` : `${winners[0]} wins with ${points} points`;
   return {
     headline: `${ENDS[final.reason] || "The game is over"}: ${won}${TIE_BREAKS[final.tie_break] || ""}.`,
-    ranking: final.ranking.map((r) => `${r.rank}. ${label(r.player_id)}: ${r.points} points`),
+    ranking: final.ranking.map(
+      (r) => `${r.rank}. ${label(r.player_id)}: ${r.points} points${(final.resigned || []).includes(r.player_id) ? " (resigned: ranks last, C6)" : ""}`,
+    ),
   };
 }
