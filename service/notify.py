@@ -37,6 +37,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
+from email.utils import formatdate
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -424,6 +425,8 @@ class Notifier:
             "created_at": created,
             "text": text,
         }
+        if self.settings.public_url:  # where the player opens the game
+            notice["url"] = f"{self.settings.public_url}/games/{game_id}"
         try:
             if channel == "webhook":
                 return self._post(url, secret, notice)
@@ -474,9 +477,11 @@ class Notifier:
         message["From"] = self.settings.mail_from
         message["To"] = address
         message["Subject"] = f"Tongiaki: {notice['text']}"[:200]
-        message["Message-ID"] = f"<{notice['id']}@tongiaki>"
+        message["Message-ID"] = f"<{notice['id']}@tongiaki>"  # a repeat is the same mail
+        message["Date"] = formatdate(self.clock().timestamp(), usegmt=True)
+        link = f"\n{notice['url']}\n" if "url" in notice else ""
         message.set_content(
-            f"{notice['text']}\n\nGame {notice['game_id']}, version {notice['version']}"
+            f"{notice['text']}\n{link}\nGame {notice['game_id']}, version {notice['version']}"
             f" ({notice['created_at']}).\n"
         )
         secure = parts.scheme == "smtps"

@@ -41,12 +41,12 @@ def _integer(env: Mapping[str, str], name: str, default: int, low: int, high: in
     return int(raw)
 
 
+NUMBER = re.compile(r"\d{1,6}(\.\d{1,6})?")  # seconds as settings write them: no sign, no spaces
+
+
 def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
-    raw = env.get(name, "").strip() or str(default)
-    try:
-        value = float(raw)
-    except ValueError:
-        value = -1.0
+    raw = env.get(name, "") or str(default)
+    value = float(raw) if NUMBER.fullmatch(raw) else -1.0
     if not 0 < value <= 86_400:
         raise ConfigError(f"{name} must be a number of seconds above 0, not {raw!r}")
     return value
@@ -235,6 +235,30 @@ def _mail_from(raw: str) -> str:
     return value
 
 
+def _public_url(raw: str) -> str:
+    """Where players reach the service (links in reminders): http(s)://host[:port][/path]."""
+    if not raw:
+        return ""
+    parts = urlsplit(raw)
+    try:
+        parts.port  # noqa: B018 - raises on a bad port
+    except ValueError:
+        parts = urlsplit("bad://")
+    if (
+        parts.scheme not in ("http", "https")
+        or not parts.hostname
+        or parts.query
+        or parts.fragment
+        or parts.username
+        or any(c.isspace() for c in raw)
+    ):
+        raise ConfigError(
+            f"TONGIAKI_PUBLIC_URL must be where players reach the service, like"
+            f" https://tongiaki.example.org, not {raw!r}"
+        )
+    return raw.rstrip("/")
+
+
 def _flag(env: Mapping[str, str], name: str) -> bool:
     raw = env.get(name, "").strip()
     if raw not in ("", "0", "1"):
@@ -243,13 +267,10 @@ def _flag(env: Mapping[str, str], name: str) -> bool:
 
 
 def _backoff(raw: str) -> tuple[float, ...]:
-    text = raw.strip()
-    if not text:
+    if not raw:
         return (5.0, 30.0, 120.0, 600.0, 3600.0)
-    try:
-        delays = tuple(float(p) for p in text.split(","))
-    except ValueError:
-        delays = ()
+    parts = raw.split(",")
+    delays = tuple(float(p) for p in parts) if all(NUMBER.fullmatch(p) for p in parts) else ()
     if not 1 <= len(delays) <= 20 or not all(0 < d <= 86_400 for d in delays):
         raise ConfigError(
             "TONGIAKI_NOTIFY_BACKOFF must be 1 to 20 delays in seconds between retries,"
@@ -279,6 +300,7 @@ class Settings:
     # smtp://[user:password@]host[:port] or smtps://…; "": no mail (kept out of reprs)
     smtp_url: str = field(default="", repr=False)
     mail_from: str = "tongiaki@localhost"  # the From of notification mails
+    public_url: str = ""  # where players reach the service: links in reminders
     webhooks_private: bool = False  # let webhooks reach loopback and private addresses
     notify_backoff: tuple[float, ...] = (5.0, 30.0, 120.0, 600.0, 3600.0)  # retry delays
     remind_before: int = 3600  # seconds before a deadline that "deadline_soon" is sent
@@ -321,6 +343,7 @@ class Settings:
             dispute_window=_integer(e, "TONGIAKI_DISPUTE_WINDOW", 7 * 86_400, 0, 366 * 86_400),
             smtp_url=_smtp_url(e.get("SMTP_URL", "")),
             mail_from=_mail_from(e.get("TONGIAKI_MAIL_FROM", "")),
+            public_url=_public_url(e.get("TONGIAKI_PUBLIC_URL", "")),
             webhooks_private=_flag(e, "TONGIAKI_WEBHOOKS_PRIVATE"),
             notify_backoff=_backoff(e.get("TONGIAKI_NOTIFY_BACKOFF", "")),
             remind_before=_integer(e, "TONGIAKI_REMIND_BEFORE", 3600, 60, 7 * 86_400),

@@ -131,7 +131,12 @@ def put_settings() -> ResponseReturnValue:
         auth=True,
         params=[
             limit_query(200),
-            query("before", "string", "only those made before this time (next_before)"),
+            query(
+                "before",
+                "string",
+                "only those older than this cursor (the next_before of the page before)",
+                pattern=r"^\d{1,15}-[0-9a-f]{24}$",
+            ),
         ],
         errors=(401, 403, 422),
     )

@@ -95,7 +95,7 @@ class GameCreate(Strict):
     )
     increment_seconds = fields.Integer(
         load_default=0,
-        validate=SECONDS,
+        validate=validate.Range(0, 86_400),
         strict=True,
         metadata={"description": "fischer: added per decision, 0 to 1 day"},
     )
@@ -666,7 +666,13 @@ class NotifySettingsIn(Strict):
     webhook_url = fields.String(
         allow_none=True,
         validate=validate.Length(1, 2000),
-        metadata={"description": "http(s) URL that receives signed JSON POSTs; null: none"},
+        metadata={
+            # documented, and checked by service.notify.check_webhook with its own words
+            "pattern": r"^https?://[^\s/?#@:]+",
+            "description": "http(s) URL that receives signed JSON POSTs; null: none. Its host"
+            " must resolve, to public addresses only unless the server allows private ones"
+            " (else 422 bad_webhook)",
+        },
     )
     email = fields.String(
         allow_none=True,

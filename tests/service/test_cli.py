@@ -404,6 +404,13 @@ def test_a_game_not_over_moves_only_with_its_secret_and_plays_on(tmp_path):
         ({"REDIS_URL": "redis://127.0.0.1:6379/6?db=7"}, "name it once"),
         ({"REDIS_URL": "redis://127.0.0.1:6379/6?retry_on_timeout=maybe"}, "true or false"),
         ({"REDIS_URL": "redis://127.0.0.1:6379/6?max_connections=0"}, "at least 1"),
+        # and from the clocks' probe
+        ({"TONGIAKI_NOTIFY_BACKOFF": "5, 30"}, "TONGIAKI_NOTIFY_BACKOFF must be"),
+        ({"TONGIAKI_NOTIFY_BACKOFF": "5,,30"}, "TONGIAKI_NOTIFY_BACKOFF must be"),
+        ({"TONGIAKI_FEED_POLL": " 2"}, "TONGIAKI_FEED_POLL must be"),
+        ({"TONGIAKI_FEED_POLL": "1e3"}, "TONGIAKI_FEED_POLL must be"),
+        ({"TONGIAKI_PUBLIC_URL": "tongiaki.example.org"}, "TONGIAKI_PUBLIC_URL must be"),
+        ({"TONGIAKI_PUBLIC_URL": "https://x.org/?a=1"}, "TONGIAKI_PUBLIC_URL must be"),
     ],
 )
 def test_a_bad_setting_stops_the_service_with_one_line(tmp_path, env, words):

@@ -47,6 +47,9 @@ def test_c1_bad_time_controls_are_refused_and_open_nothing(client):
         ({"time_control": "move", "move_seconds": 2}, 409, "time_control_settings"),
         ({"time_control": "fischer", "base_seconds": 60, "move_seconds": 5}, 409, None),
         ({"time_control": "move", "move_seconds": 60, "absent_after": 0}, 422, None),
+        ({"time_control": "fischer", "base_seconds": 60, "increment_seconds": 86_401}, 422, None),
+        ({"time_control": "fischer", "base_seconds": 9}, 409, "time_control_settings"),
+        ({"time_control": "none", "absent_after": 5}, 409, "time_control_settings"),
     ):
         r = ann.post("/games", {"max_players": 2, **body})
         assert r.status_code == status, (body, r.json)

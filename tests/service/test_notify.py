@@ -91,6 +91,7 @@ def notifying(request, tmp_path, sink):
         notify_backoff=(0.3, 0.3),
         smtp_url=f"smtp://127.0.0.1:{sink.port}",
         mail_from="tables@tongiaki.test",
+        public_url="https://tables.example.org",
     )
     if request.param == "sqlite":
         store = SQLiteEventStore(tmp_path / "n.db")
@@ -134,6 +135,7 @@ def test_a_webhook_that_fails_once_is_retried_signed_and_logged(notifying):
         notice = json.loads(body2)
         assert notice["kind"] == "your_move" and notice["game_id"] == game_id
         assert notice["account_id"] == ann.id
+        assert notice["url"] == f"https://tables.example.org/games/{game_id}"
 
         def delivered():
             found = ann.get("/me/notifications").json["notifications"]
@@ -175,6 +177,7 @@ def test_a_mail_goes_to_the_smtp_sink(notifying, sink):
     mail_from, to, content = sink.messages[0]
     assert mail_from == "tables@tongiaki.test" and to == ["ann@example.org"]
     assert b"Subject: Tongiaki: It is your move." in content
+    assert b"\nDate: " in content and b"https://tables.example.org/games/" in content
     shown = until(
         lambda: [
             n
