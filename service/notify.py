@@ -9,10 +9,19 @@ a webhook URL, an e-mail address and which kinds it wants. The deliverer:
    ``TONGIAKI_REMIND_BEFORE`` seconds (once per decision: the id names it);
 2. ``plan``: one delivery row per notification and channel the account wants
    (only notifications made after the settings were first saved);
-3. ``send_due``: claims due deliveries (``FOR UPDATE SKIP LOCKED`` on PostgreSQL,
-   so several workers never send one twice), sends them — a signed JSON POST, or
-   a mail through ``SMTP_URL`` — and records each attempt in the delivery log;
-   a failure is retried after ``TONGIAKI_NOTIFY_BACKOFF`` delays, then given up.
+3. ``pump``: claims due deliveries for the senders that are free (``FOR UPDATE SKIP
+   LOCKED`` on PostgreSQL, so two workers never claim one delivery at once), sends
+   each as soon as a sender takes it — a signed JSON POST, or a mail through
+   ``SMTP_URL`` — and records each attempt in the delivery log as it ends; a
+   failure is retried ``TONGIAKI_NOTIFY_BACKOFF`` seconds after it, then given up.
+   ``SENDERS`` deliveries go at once, at most ``PER_ACCOUNT`` of one account, so a
+   slow endpoint holds up only its own account's.
+
+A claim is a lease of ``LEASE_MS``: if the process dies while sending, another
+takes the delivery up when the lease ends. A delivery that had gone out before
+the death was recorded is then sent again (at least once, never lost): the
+webhook's ``X-Tongiaki-Delivery`` and the mail's ``Message-ID`` are the same both
+times, so the receiver can tell.
 
 Webhooks are signed: ``X-Tongiaki-Signature: sha256=<hex>``, the HMAC-SHA256 of
 ``<X-Tongiaki-Timestamp>.<body>`` with the account's secret.
@@ -30,6 +39,7 @@ import secrets
 import smtplib
 import socket
 import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Sequence
@@ -84,10 +94,12 @@ CHANNELS = ("webhook", "email")
 MAX_URL = 2000
 MAX_EMAIL = 254
 EMAIL = re.compile(r"[^@\s<>,;:\"]{1,64}@[A-Za-z0-9-]{1,63}(\.[A-Za-z0-9-]{1,63})+")
-TIMEOUT = 5.0  # seconds a webhook or the mail server may take
-LEASE_MS = 60_000  # a claimed delivery is not claimed again for this long
-BATCH = 20  # deliveries one round sends at most
-NOTIFY_EVERY = 1.0  # seconds between the deliverer's rounds
+TIMEOUT = 5.0  # seconds a webhook, or each step with the mail server, may take
+LEASE_MS = 30_000  # a claimed delivery is not claimed again for this long
+SENDERS = 16  # deliveries sent at once by one process
+PER_ACCOUNT = 2  # of them for one account at most
+NOTIFY_EVERY = 0.25  # seconds between the deliverer's looks for due deliveries
+REMIND_EVERY = 1.0  # seconds between its looks for deadlines coming
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
@@ -189,7 +201,10 @@ class Notifier:
         self.store = store
         self.settings = settings
         self.clock = clock
-        self._pool = ThreadPoolExecutor(4, thread_name_prefix="notify")
+        self._pool = ThreadPoolExecutor(SENDERS, thread_name_prefix="notify")
+        self._lock = threading.Lock()
+        self._sending: dict[str, int] = {}  # account → its deliveries being sent now
+        self._busy = 0  # senders at work
 
     def upgrade(self) -> None:
         """Create the tables (idempotent)."""
@@ -290,12 +305,18 @@ class Notifier:
 
     # --- the deliverer -----------------------------------------------------------
 
-    def round(self) -> int:
-        """One round: reminders, planning, sending. Deliveries attempted."""
+    def round(self, remind: bool = True) -> int:
+        """One look: reminders, planning, and the due deliveries handed to free senders
+        (they send in the background). Deliveries handed over."""
         now = self.clock()
-        self.remind(now)
+        if remind:
+            self.remind(now)
         self.plan(now)
-        return self.send_due(now)
+        return self.pump(now)
+
+    def idle(self) -> bool:
+        """Whether no delivery is being sent (tests)."""
+        return self._busy == 0
 
     def remind(self, now: datetime) -> int:
         """A "deadline soon" notification for each decision whose deadline is within
@@ -388,10 +409,18 @@ class Notifier:
             )
         return len(planned)
 
-    def send_due(self, now: datetime) -> int:
-        """Claim the due deliveries, send them side by side, record each attempt."""
+    def pump(self, now: datetime) -> int:
+        """Claim the due deliveries the free senders can take (``PER_ACCOUNT`` at most
+        for one account, counting those under way) and hand each to a sender, which
+        sends it and records the attempt."""
+        with self._lock:
+            free = SENDERS - self._busy
+            sending = dict(self._sending)
+        if free <= 0:
+            return 0
         now_ms = to_ms(now)
         lock = " FOR UPDATE OF d SKIP LOCKED" if self.store.postgres else ""
+        taken: list[Sequence[Any]] = []
         with self.store.transaction() as cur:
             rows = cur.execute(
                 "SELECT d.notification_id, d.channel, d.attempts, n.account_id, n.game_id,"
@@ -400,19 +429,65 @@ class Notifier:
                 " JOIN rm_notifications n ON n.id = d.notification_id"
                 " JOIN notify_settings s ON s.account_id = d.account_id"
                 " WHERE d.status = 'pending' AND d.next_ms <= %s"
+                # the first few of each account only: one account's backlog (a slow or
+                # dead endpoint) never hides the others' deliveries behind it
+                " AND (d.notification_id, d.channel) IN (SELECT notification_id, channel FROM"
+                " (SELECT notification_id, channel, ROW_NUMBER() OVER (PARTITION BY account_id"
+                " ORDER BY next_ms) AS k FROM notify_deliveries"
+                " WHERE status = 'pending' AND next_ms <= %s) AS firsts WHERE k <= %s)"
                 f" ORDER BY d.next_ms LIMIT %s{lock}",
-                (now_ms, BATCH),
+                (now_ms, now_ms, PER_ACCOUNT, free * 4),
             ).fetchall()
             for row in rows:
+                account = row[3]
+                if len(taken) >= free or sending.get(account, 0) >= PER_ACCOUNT:
+                    continue  # left for a later look: unclaimed, another process may take it
+                sending[account] = sending.get(account, 0) + 1
+                taken.append(row)
                 cur.execute(
                     "UPDATE notify_deliveries SET next_ms = %s"
                     " WHERE notification_id = %s AND channel = %s",
                     (now_ms + LEASE_MS, row[0], row[1]),
                 )
-        results = list(self._pool.map(self._send, rows))
-        for row, (ok, detail) in zip(rows, results, strict=True):
+        for row in taken:
+            with self._lock:
+                self._busy += 1
+                self._sending[row[3]] = self._sending.get(row[3], 0) + 1
+            try:
+                self._pool.submit(self._deliver, row)
+            except RuntimeError:  # shutting down: the lease ends, another process sends it
+                self._done(row[3])
+        return len(taken)
+
+    def _deliver(self, row: Sequence[Any]) -> None:
+        """A sender: send one delivery, record the attempt."""
+        try:
+            ok, detail = self._send(row)
             self._record(row[0], row[1], int(row[2]) + 1, ok, detail)
-        return len(rows)
+        except StoreUnavailable as exc:  # the lease ends and it is sent again
+            log.warning("delivery of %s by %s not recorded: %s", row[0], row[1], exc)
+        except Exception:
+            log.exception("delivery of %s by %s failed", row[0], row[1])
+        finally:
+            self._done(row[3])
+
+    def _done(self, account: str) -> None:
+        with self._lock:
+            self._busy -= 1
+            left = self._sending.get(account, 1) - 1
+            if left:
+                self._sending[account] = left
+            else:
+                self._sending.pop(account, None)
+
+    def send_due(self, now: datetime, wait: float = 30.0) -> int:
+        """Hand the due deliveries to senders and wait until every sender is idle
+        (tests and tools: the deliverer itself does not wait)."""
+        handed = self.pump(now)
+        deadline = time.monotonic() + wait
+        while not self.idle() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return handed
 
     def _send(self, row: Sequence[Any]) -> tuple[bool, str]:
         n, channel, _, account_id, game_id, version, kind, created, text, url, secret, email = row
@@ -554,14 +629,19 @@ def _settings(row: Sequence[Any]) -> NotifySettings:
 
 
 def run_deliveries(notifier: Notifier, every: float, closed: Callable[[], bool]) -> threading.Event:
-    """A thread that runs ``Notifier.round`` every ``every`` seconds until ``closed()``
-    or the returned event is set (the embedded default and the worker)."""
+    """A thread that looks for due deliveries every ``every`` seconds (and for coming
+    deadlines every ``REMIND_EVERY``) until ``closed()`` or the returned event is set
+    (the embedded default and the worker); the senders work beside it."""
     stop = threading.Event()
 
     def loop() -> None:
+        reminded = 0.0
         while not closed() and not stop.is_set():
             try:
-                notifier.round()
+                remind = time.monotonic() - reminded >= REMIND_EVERY
+                if remind:
+                    reminded = time.monotonic()
+                notifier.round(remind)
             except StoreUnavailable as exc:  # away: the next round tries again
                 log.warning("notifications skipped: %s", exc)
             except Exception:

@@ -321,3 +321,120 @@ def test_the_outbox_pages_with_a_cursor_and_refuses_anything_else(client):
     for bad in ("garbage", "3", "2026-11-25T07:58:30+02:00", "1-xyz", "9" * 16 + "-" + "a" * 24):
         r = ann.get(f"/me/notifications?before={bad}")
         assert r.status_code == 422 and r.json["code"] == "bad_before", bad
+
+
+class SlowReceiver(Receiver):
+    """A webhook receiver that answers each request after ``delay`` seconds."""
+
+    def __init__(self, delay: float) -> None:
+        self.delay = delay
+        super().__init__()
+        handler = self.server.RequestHandlerClass
+        slow = self
+
+        class Slow(handler):  # type: ignore[misc, valid-type]
+            def do_POST(self) -> None:
+                time.sleep(slow.delay)
+                super().do_POST()
+
+        self.server.RequestHandlerClass = Slow
+
+
+def outbox(app, account_id: str, n: int, kind: str = "your_move") -> None:
+    """``n`` notifications for an account, as the projection makes them."""
+    from service.notify import _insert
+
+    notifier = app.extensions["tongiaki.notify"]
+    now = notifier.clock()
+    with notifier.store.transaction() as cur:
+        for i in range(n):
+            _insert(cur, account_id, f"g{i:04d}", i + 1, kind, now, "It is your move.")
+
+
+def hook(player: Player, url: str) -> None:
+    r = player.client.put(
+        "/api/v1/me/notifications/settings",
+        json={"webhook_url": url, "kinds": ["your_move"]},
+        headers=player.headers,
+    )
+    assert r.status_code == 200, r.json
+
+
+def test_a_slow_endpoint_holds_up_only_its_own_accounts_deliveries(notifying):
+    """Found by a probe: one account's hook answering in 10 s delayed everybody's
+    reminders by as much. Now an account has at most 2 deliveries under way, and the
+    others' go out meanwhile."""
+    app = notifying.application
+    slow, fast = SlowReceiver(2.0), Receiver()
+    try:
+        ann, bob = Player(notifying, "ann"), Player(notifying, "bob")
+        hook(ann, slow.url)
+        hook(bob, fast.url)
+        outbox(app, ann.id, 30)  # a backlog behind a slow endpoint
+        time.sleep(0.3)
+        began = time.monotonic()
+        outbox(app, bob.id, 10)
+        until(lambda: len(fast.received) == 10, seconds=10)
+        assert time.monotonic() - began < 2.5  # not behind ann's 30 × 2 s
+        assert len(slow.received) <= 4  # ann's go two at a time
+    finally:
+        slow.close()
+        fast.close()
+
+
+def test_retries_keep_to_the_backoff(notifying):
+    """Each retry comes its delay after the attempt before (0.3 s here), not after the
+    next round of a busy deliverer."""
+    receiver = Receiver(fail=2)
+    try:
+        ann = Player(notifying, "ann")
+        hook(ann, receiver.url)
+        outbox(notifying.application, ann.id, 1)
+        until(lambda: len(receiver.received) == 3, seconds=10)
+        times = [a["at"] for a in _log(ann)]
+        gaps = [(parse_time(b) - parse_time(a)).total_seconds() for a, b in zip(times, times[1:])]
+        assert all(0.3 <= g < 0.9 for g in gaps), gaps
+    finally:
+        receiver.close()
+
+
+def _log(player: Player) -> list[dict]:
+    def delivered():
+        found = player.get("/me/notifications").json["notifications"]
+        d = found[0]["deliveries"] if found else []
+        return d[0]["log"] if d and d[0]["status"] == "delivered" else None
+
+    return until(delivered)
+
+
+def test_a_delivery_claimed_by_a_process_that_died_is_sent_when_its_lease_ends(
+    tmp_path, monkeypatch
+):
+    """A claim is a lease: a deliverer that dies after claiming (here: its senders
+    never run) holds its deliveries only until the lease ends; then another sends them,
+    once."""
+    from service import notify
+
+    monkeypatch.setattr(notify, "LEASE_MS", 1500)
+    settings = Settings(data_dir=tmp_path, rate_limits={}, webhooks_private=True)
+    app = create_app(settings, sweep=False)  # no deliverer of its own: this test runs them
+    receiver = Receiver()
+    stop = None
+    try:
+        ann = Player(app.test_client(), "ann")
+        hook(ann, receiver.url)
+        live = app.extensions["tongiaki.notify"]
+        dead = notify.Notifier(live.store, settings, live.clock)
+        dead._pool.shutdown()  # it claims, and never sends
+        outbox(app, ann.id, 1)
+        dead.plan(live.clock())
+        assert dead.pump(live.clock()) == 1
+        claimed = time.monotonic()
+        stop = notify.run_deliveries(live, 0.05, lambda: False)
+        until(lambda: receiver.received, seconds=10)
+        assert time.monotonic() - claimed >= 1.2
+        assert len(receiver.received) == 1 and [a["ok"] for a in _log(ann)] == [True]
+    finally:
+        if stop is not None:
+            stop.set()
+        receiver.close()
