@@ -7,6 +7,7 @@ the journal entry. The server stamps the time; the engine never sees a clock.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import random
@@ -354,6 +355,13 @@ class GameService:
             raise BadRequest(
                 "not_a_player_command", f"{type(command).__name__} is not sent by players"
             )
+        if isinstance(command, cmd.PLAY_COMMANDS) and self._overdue(game_id, *state, record):
+            # C3: a move at or after its decision's deadline finds the decision the bot's.
+            # The timeout is written now (the timekeeper may not have come yet), then the
+            # move is judged after it: its answer names the game as the timeout left it.
+            with contextlib.suppress(ServiceError):
+                self.act_for_seat(game_id)
+            state, cached = self.load(game_id), None
         # Optimistic: a cached state is judged without reading first. The append
         # checks version and hash, and any refusal is re-judged on a fresh load
         # before it is recorded, so a stale cache never decides anything.
@@ -464,6 +472,16 @@ class GameService:
         actor = {"bot": BOT, "seat": seat, "acting_for": player.player_id, "reason": reason}
         record = CommandRecord(game_id, uuid.uuid4().hex, actor, iso(now), encode(command), version)
         return self._run(game_id, None, command, version, record, (version, state), authorised=True)
+
+    def _overdue(
+        self, game_id: str, version: int, state: GameState, record: CommandRecord
+    ) -> bool:
+        """Whether the pending decision's deadline had passed when ``record`` came (C3)."""
+        if state.options.time_control == "none" or state.paused is not None:
+            return False
+        clock = self.clock_at(game_id, version, state)
+        deadline = clock.deadline if clock is not None else None
+        return deadline is not None and parse_time(record.received_at) >= deadline
 
     def _in_time(
         self,

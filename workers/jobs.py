@@ -8,6 +8,7 @@ imports the service's store and settings, nothing imports it.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import logging
 import os
@@ -20,6 +21,9 @@ from functools import cache
 from redis import Redis
 from redis.exceptions import RedisError
 from rq import Queue, get_current_job
+from rq.exceptions import NoSuchJobError
+from rq.job import Job
+from rq.registry import ScheduledJobRegistry
 
 from projections.store import ReadModels
 from service.doorbells import RqDoorbell, dirty_key, enqueue_game, pending_key, sweep
@@ -28,11 +32,12 @@ from service.notify import NOTIFY_EVERY, Notifier, run_deliveries
 from service.serving import settle_heap
 from service.settings import Settings
 from service.store.base import SqlStore, StoreUnavailable
-from service.timekeeper import CLOCK_TICK, Timekeeper, from_ms, to_ms
+from service.timekeeper import CLOCK_TICK, LocalScheduler, Timekeeper, from_ms, to_ms
 
 log = logging.getLogger("tongiaki.workers")
 
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
+_LOCAL_STARTED = threading.Event()  # this process runs its own timer (a worker, not burst)
 
 
 @cache
@@ -66,26 +71,64 @@ def timekeeper() -> Timekeeper:
 
 def forget() -> None:
     """Drop this process's store, read models and timekeeper (tests switch databases)."""
-    for cached in (timekeeper, readmodels, store):
+    for cached in (local_clock, timekeeper, readmodels, store):
         cached.cache_clear()
 
 
-def schedule_clock(queue: Queue, game_id: str, due_ms: int | None, *, again: bool = False) -> None:
-    """Tick ``game_id`` at ``due_ms`` (rq's scheduler; at once when it is past).
+def clock_key(queue: Queue, game_id: str) -> str:
+    """The Redis key naming the tick scheduled for a game's pending decision."""
+    return f"tongiaki:{queue.name}:clock:{game_id}"
 
-    rq schedules to the whole second, rounded down: the tick is asked for at the next
-    whole second, never before the deadline. The job id names the game and the time,
-    so noting the same deadline twice queues one tick; ``again`` (a tick scheduling
-    its successor) takes a fresh id, as the running tick's own would be dropped
-    with it when it finishes."""
-    if due_ms is None:
+
+@cache
+def local_clock() -> LocalScheduler:
+    """This worker process's own timer for the deadlines it schedules: rq's scheduler
+    looks once a second and a tick then waits in the queue behind the projections'
+    jobs, so timeouts came up to seconds late; this thread ticks a game at its
+    deadline to the millisecond. rq's job stays as the deadline's durable record,
+    for a worker that dies (it then finds nothing due, when this one did it)."""
+    settings = Settings.from_env()
+    stopped = threading.Event()
+    return LocalScheduler(timekeeper(), readmodels(), settings.sweep_every, stopped.is_set)
+
+
+def schedule_clock(queue: Queue, game_id: str, due_ms: int | None) -> None:
+    """Tick ``game_id`` at ``due_ms``: with this worker's own timer, and with rq's
+    scheduler (``enqueue_at``, at once when it is past), which keeps it if this worker
+    dies. A game has one pending decision: the tick scheduled for its previous
+    deadline is taken off rq's schedule, and the same deadline noted twice (the batch
+    and the tick before it both see it) is scheduled once."""
+    redis = queue.connection
+    key = clock_key(queue, game_id)
+    known = redis.get(key)
+    known_due, _, known_job = (known.decode() if known else "").partition(":")
+    if due_ms is None:  # nothing waits on time now (the game ended, or has no clock)
+        if known is not None:
+            redis.delete(key)
+            _unschedule(queue, known_job)
         return
-    when = from_ms(-(-due_ms // 1000) * 1000)  # up to the whole second
-    job_id = None if again else f"clock-{game_id}-{due_ms}"
-    if when <= datetime.now(UTC):
-        queue.enqueue(CLOCK_TICK, game_id, job_id=job_id, result_ttl=0)
-    else:
-        queue.enqueue_at(when, CLOCK_TICK, game_id, job_id=job_id, result_ttl=0)
+    if _LOCAL_STARTED.is_set():
+        local_clock().at(game_id, from_ms(due_ms))
+    if known_due == str(due_ms):
+        return
+    now_ms = to_ms(datetime.now(UTC))
+    if due_ms <= now_ms:
+        job = queue.enqueue(CLOCK_TICK, game_id, result_ttl=0, at_front=True)
+    else:  # rq keeps whole seconds: up to the next, never before the deadline
+        when = from_ms(-(-due_ms // 1000) * 1000)
+        job = queue.enqueue_at(when, CLOCK_TICK, game_id, result_ttl=0)
+    ttl = max(60, (due_ms - now_ms) // 1000 + 86_400)
+    redis.set(key, f"{due_ms}:{job.id}", ex=ttl)
+    _unschedule(queue, known_job)
+
+
+def _unschedule(queue: Queue, job_id: str) -> None:
+    """Take a tick off rq's schedule if it still waits there (not one running)."""
+    if job_id:
+        with contextlib.suppress(RedisError, NoSuchJobError):
+            registry = ScheduledJobRegistry(queue=queue)
+            if registry.remove(job_id):
+                Job.fetch(job_id, connection=queue.connection).delete()
 
 
 def clock_tick(game_id: str) -> str | None:
@@ -96,7 +139,7 @@ def clock_tick(game_id: str) -> str | None:
     queue = Queue(job.origin if job is not None else settings.queue, connection=redis)
     following = timekeeper().tick(game_id)
     if following is not None:
-        schedule_clock(queue, game_id, to_ms(following), again=True)
+        schedule_clock(queue, game_id, to_ms(following))
     return following.isoformat() if following is not None else None
 
 
@@ -204,10 +247,15 @@ def run_worker(settings: Settings, *, burst: bool = False) -> None:
         notifier = Notifier(store(), settings)
         notifier.upgrade()
         delivering = run_deliveries(notifier, NOTIFY_EVERY, stop.is_set)
+    if not burst:
+        local_clock().start()  # deadlines to the millisecond, beside rq's scheduler
+        _LOCAL_STARTED.set()
     settle_heap()
     try:
         SimpleWorker([queue], connection=redis).work(burst=burst, with_scheduler=True)
     finally:
+        if _LOCAL_STARTED.is_set():
+            local_clock().stop()
         stop.set()
         if not burst:
             delivering.set()

@@ -265,3 +265,39 @@ def running(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def test_a_games_tick_is_on_rqs_schedule_once_and_only_for_its_pending_decision(redis_url):
+    """rq keeps each deadline (the durable record beside the worker's own timer): the
+    same deadline noted twice is one job, a new decision's deadline replaces the old
+    one's job, an overdue one is queued at the front, and a game with nothing to wait
+    for leaves nothing scheduled (the probe found a job left per decision)."""
+    from datetime import UTC, datetime
+
+    from rq.registry import ScheduledJobRegistry
+
+    from service.timekeeper import to_ms
+
+    queue = Queue(f"clock-{uuid.uuid4().hex[:8]}", connection=Redis.from_url(redis_url))
+    scheduled = ScheduledJobRegistry(queue=queue)
+    soon = to_ms(datetime.now(UTC)) + 3_600_000
+    try:
+        jobs.schedule_clock(queue, "g1", soon)
+        jobs.schedule_clock(queue, "g1", soon)  # the batch and the tick both note it
+        assert scheduled.count == 1 and queue.count == 0
+        first = scheduled.get_job_ids()[0]
+        jobs.schedule_clock(queue, "g1", soon + 60_000)  # the next decision
+        assert scheduled.count == 1 and scheduled.get_job_ids()[0] != first
+        assert not queue.connection.exists(f"rq:job:{first}")
+        jobs.schedule_clock(queue, "g2", soon)
+        jobs.schedule_clock(queue, "g3", to_ms(datetime.now(UTC)) - 1)  # overdue: now
+        assert scheduled.count == 2 and queue.count == 1
+        jobs.schedule_clock(queue, "g1", None)  # over, or nothing to wait for
+        jobs.schedule_clock(queue, "g2", None)
+        assert scheduled.count == 0
+    finally:
+        for job_id in scheduled.get_job_ids():
+            scheduled.remove(job_id, delete_job=True)
+        queue.empty()
+        for g in ("g1", "g2", "g3"):
+            queue.connection.delete(jobs.clock_key(queue, g))

@@ -304,8 +304,16 @@ def test_c3_a_players_move_at_the_deadline_is_refused_a_microsecond_before_accep
         with pytest.raises(Conflict) as caught:
             service.execute(game_id, ann, command, version)
         assert caught.value.code == "turn_timed_out" and caught.value.extra["rule"] == "C3"
-        assert store.head(game_id).version == version
-        assert store.journal(game_id, 0, 100)[-1].outcome == "rejected"
+        # the late move made the service time the decision out first (the timekeeper had
+        # not come yet): the answer names the game as the timeout left it
+        head = store.head(game_id).version
+        events = store.read(game_id, version, 100)
+        assert events[0].type == "TurnTimedOut" and head == events[-1].version > version
+        assert caught.value.extra["version"] == head
+        assert "the bot played it for you" in caught.value.detail
+        journal = store.journal(game_id, 0, 100)
+        assert [e.outcome for e in journal[-2:]] == ["accepted", "rejected"]
+        assert journal[-2].actor["reason"] == "timeout"
 
     with freeze_time(T0) as frozen:
         service, store, game_id, accounts = timed_game(

@@ -92,12 +92,17 @@ class Clocks(RuleBasedStateMachine):
         try:
             self.games.execute(self.game_id, player, encode(move), version)
         except Conflict as exc:
-            if late:  # C3: a move at or after the deadline is the bot's to make
-                assert exc.code == "turn_timed_out", exc
-                assert self.state()[0] == version
+            if seat in self.absent | self.resigned:  # C5, C6: the bot has it
+                assert exc.code in ("seat_played_by_bot", "turn_timed_out", "stale_version")
+                if late:  # the service had the bot play it first
+                    assert self.state()[0] > version
                 return
-            assert seat in self.absent | self.resigned, exc  # C5, C6: the bot has it
-            assert exc.code in ("seat_played_by_bot", "turn_timed_out")
+            # C3: a move at or after the deadline is the bot's to make: the service
+            # times the decision out first, then refuses the move
+            assert late, exc
+            assert exc.code == "turn_timed_out", exc
+            assert self.state()[0] > version
+            self.timed_out(seat)
             return
         assert not late
         assert seat not in self.absent | self.resigned
@@ -123,6 +128,9 @@ class Clocks(RuleBasedStateMachine):
             assert result is None  # C3: never before the deadline
             return
         assert result is not None and result.events[0].type == "TurnTimedOut"
+        self.timed_out(seat)
+
+    def timed_out(self, seat: int) -> None:
         self.streak[seat] = self.streak.get(seat, 0) + 1
         if self.streak[seat] >= ABSENT_AFTER:
             self.absent.add(seat)
