@@ -473,9 +473,7 @@ class GameService:
         record = CommandRecord(game_id, uuid.uuid4().hex, actor, iso(now), encode(command), version)
         return self._run(game_id, None, command, version, record, (version, state), authorised=True)
 
-    def _overdue(
-        self, game_id: str, version: int, state: GameState, record: CommandRecord
-    ) -> bool:
+    def _overdue(self, game_id: str, version: int, state: GameState, record: CommandRecord) -> bool:
         """Whether the pending decision's deadline had passed when ``record`` came (C3)."""
         if state.options.time_control == "none" or state.paused is not None:
             return False

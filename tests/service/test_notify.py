@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import itertools
 import json
 import threading
 import time
@@ -392,7 +393,9 @@ def test_retries_keep_to_the_backoff(notifying):
         outbox(notifying.application, ann.id, 1)
         until(lambda: len(receiver.received) == 3, seconds=10)
         times = [a["at"] for a in _log(ann)]
-        gaps = [(parse_time(b) - parse_time(a)).total_seconds() for a, b in zip(times, times[1:])]
+        gaps = [
+            (parse_time(b) - parse_time(a)).total_seconds() for a, b in itertools.pairwise(times)
+        ]
         assert all(0.3 <= g < 0.9 for g in gaps), gaps
     finally:
         receiver.close()
