@@ -40,6 +40,7 @@ import logging
 import os
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -57,6 +58,9 @@ log = logging.getLogger("tongiaki.feed")
 
 BUFFER = 512  # frames kept per watched game
 PAGE = 200  # events read at once
+HISTORY = 64  # pages of older frames kept per process, for viewers catching up
+READERS = 4  # catch-ups reading the store at once in one process
+READ_WAIT = 10.0  # seconds a catching-up viewer waits for its turn to read
 LOAD_TIMEOUT = 10.0  # seconds a viewer waits for another to load the game's hub
 RETRY_AFTER = 10  # seconds a refused viewer waits before asking again
 CHANNEL = "tongiaki_events"  # PostgreSQL NOTIFY channel (the trigger's, service.store)
@@ -130,8 +134,7 @@ class Subscription:
         if frames is not None:
             last = frames[-1][0] if frames else after
             return frames, view.ended and view.head <= last, True
-        rows = feed.store.read(self.hub.game_id, after, min(PAGE, view.head - after))
-        return [(e.version, frame(e)) for e in rows], False, False
+        return feed.history(self.hub.game_id, after), False, False
 
     def next(self, after: int, timeout: float) -> tuple[Sequence[tuple[int, bytes]], bool]:
         """Frames after ``after`` (waiting up to ``timeout`` s for some), and whether the
@@ -185,6 +188,11 @@ class Feed:
         self._pid = 0
         self._listener = listener
         self.writer = Writer(self)
+        # older frames than the hubs hold, by (game, page): events never change, so a
+        # page read once serves every viewer catching up through it (a crowd resuming
+        # from the start of a long game drained the database pool, one reader each)
+        self._history: OrderedDict[tuple[str, int], tuple[tuple[int, bytes], ...]] = OrderedDict()
+        self._readers = threading.BoundedSemaphore(READERS)
         FEEDS.append(self)
 
     # --- subscribers ------------------------------------------------------------
@@ -270,6 +278,36 @@ class Feed:
             if sub.hub.subscribers <= 0 and self.hubs.get(sub.hub.game_id) is sub.hub:
                 del self.hubs[sub.hub.game_id]
         self._release(sub.client)
+
+    def history(self, game_id: str, after: int) -> list[tuple[int, bytes]]:
+        """The frames after ``after`` from the store, a page at a time (the page of
+        ``PAGE`` versions holding ``after + 1``), read by at most ``READERS`` viewers of
+        this process at once; full pages are kept for the next viewer."""
+        start = after // PAGE * PAGE
+        key = (game_id, start)
+        with self.lock:
+            page = self._history.get(key)
+            if page is not None:
+                self._history.move_to_end(key)
+        if page is None:
+            if not self._readers.acquire(timeout=READ_WAIT):
+                raise Unavailable(
+                    "streams_catching_up",
+                    "this server process is busy sending many viewers the game's history;"
+                    " retry shortly",
+                    retry_after=2,
+                )
+            try:
+                rows = self.store.read(game_id, start, PAGE)
+            finally:
+                self._readers.release()
+            page = tuple((e.version, frame(e)) for e in rows)
+            if len(page) == PAGE:  # complete: it never changes
+                with self.lock:
+                    self._history[key] = page
+                    while len(self._history) > HISTORY:
+                        self._history.popitem(last=False)
+        return [f for f in page if f[0] > after]
 
     # --- what changed -------------------------------------------------------------
 

@@ -16,6 +16,7 @@ import json
 import logging
 import os
 import shutil
+import signal
 import socket
 import tempfile
 import threading
@@ -24,7 +25,7 @@ from collections.abc import Iterable, Iterator
 from http import HTTPStatus
 from typing import Any
 
-from werkzeug.serving import WSGIRequestHandler
+from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler
 
 from service.problems import code_for, type_uri
 from service.settings import Settings
@@ -140,9 +141,19 @@ class BodyDeadline:
             body = problem_bytes(
                 408, "Request Timeout", f"a request body arrives within {BODY_DEADLINE:g} s"
             )
+            # what is left of the body is never read: the connection closes after the
+            # answer, and says so (gunicorn ignores an app's Connection header, but its
+            # start_response belongs to the response it writes, which can be told)
+            owner = getattr(start_response, "__self__", None)
+            if callable(getattr(owner, "force_close", None)):
+                owner.force_close()
             start_response(
                 "408 Request Timeout",
-                [("Content-Type", PROBLEM), ("Content-Length", str(len(body)))],
+                [
+                    ("Content-Type", PROBLEM),
+                    ("Content-Length", str(len(body))),
+                    ("Connection", "close"),
+                ],
             )
             return self._then_hurry([body], sock, stalled=True)
         if chunked and len(data) > MAX_BODY:  # the rest is never read: 413
@@ -284,6 +295,27 @@ def settle_heap() -> None:
     gc.set_threshold(*GC_THRESHOLDS)
 
 
+STOP_WAIT = 2.0  # seconds the embedded server gives its writer to close every stream
+LISTEN_BACKLOG = 2048  # connections waiting to be accepted (gunicorn's default)
+
+
+def stop_on_sigterm() -> None:
+    """The embedded server on SIGTERM: close every live stream (each logged as ended by
+    the server stopping; viewers reconnect elsewhere and resume), then stop."""
+
+    def stop(signum: int, frame: Any) -> None:
+        from service.feed import FEEDS, close_all
+
+        log.info("SIGTERM: closing every live stream, then stopping")
+        close_all()
+        deadline = time.monotonic() + STOP_WAIT
+        while any(f.writer.open_streams() for f in FEEDS) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        raise KeyboardInterrupt  # werkzeug's server stops on it, closing its socket
+
+    signal.signal(signal.SIGTERM, stop)
+
+
 def run_embedded(settings: Settings, host: str, port: int) -> None:
     """One threaded process (a thread per connection), as ``tongiaki serve`` runs by default."""
     from service.app import create_app
@@ -293,7 +325,10 @@ def run_embedded(settings: Settings, host: str, port: int) -> None:
     more_files()
     app = create_app(settings)
     app.wsgi_app = BodyDeadline(app.wsgi_app)  # type: ignore[method-assign]
+    stop_on_sigterm()
     settle_heap()
+    # a crowd of viewers connecting at once waited for SYN retries behind werkzeug's 128
+    BaseWSGIServer.request_queue_size = LISTEN_BACKLOG
     app.run(host=host, port=port, threaded=True, request_handler=ProblemRequestHandler)
 
 

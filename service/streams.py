@@ -21,13 +21,20 @@ class ParkingResponse(Response):
     straight to the socket, and returns the ``Handoff`` that parks the connection."""
 
     def __init__(
-        self, writer: Any, sub: Any, after: int, timeout: float, request_id: str, opened: float
+        self,
+        writer: Any,
+        sub: Any,
+        after: int,
+        first: Any,
+        timeout: float,
+        request_id: str,
+        opened: float,
     ) -> None:
         super().__init__()
-        self.stream = (writer, sub, after, timeout, request_id, opened)
+        self.stream = (writer, sub, after, first, timeout, request_id, opened)
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
-        writer, sub, after, timeout, request_id, opened = self.stream
+        writer, sub, after, first, timeout, request_id, opened = self.stream
         sock = environ.get("gunicorn.socket") or environ.get("werkzeug.socket")
         lines = [f"HTTP/1.1 {self.status}"]
         lines += [
@@ -36,6 +43,6 @@ class ParkingResponse(Response):
             if k.lower() not in FRAMING
         ]
         head = ("\r\n".join([*lines, "Connection: close"]) + "\r\n\r\n").encode("latin-1")
-        handoff = writer.catch_up(sock, head, sub, after, timeout, request_id, opened)
+        handoff = writer.catch_up(sock, head, sub, after, timeout, request_id, opened, first)
         environ[HANDOFF] = handoff
         return handoff

@@ -32,6 +32,7 @@ import functools
 import logging
 import os
 import select
+import socket
 import sys
 import threading
 import time
@@ -47,6 +48,10 @@ HEARTBEAT = 15.0  # seconds of silence before a comment line keeps proxies from 
 TICK = 1.0  # seconds between looks at hang-ups, timeouts and heartbeats
 BATCH = 256  # writes between two chances for other requests (and threads) to run
 TAIL_LIMIT = 64 * 1024  # bytes a viewer's socket may leave unwritten before it is closed
+# the kernel's buffer for a stream's socket (it doubles it): left to itself it grows to
+# megabytes on a fast link, so a viewer that stops reading would never refuse a write,
+# and pinned that much kernel memory for as long as it stayed
+SEND_BUFFER = 32 * 1024
 STALL = 60.0  # seconds a viewer's socket may refuse more before it is closed
 CATCH_UP_TIMEOUT = 30.0  # seconds a catching-up viewer may take to read, in a request
 
@@ -56,6 +61,7 @@ WHY_TIMEOUT = "its timeout"
 WHY_STOPPING = "the server stopping"
 WHY_BEHIND = "it fell behind"
 WHY_SLOW = "it read too slowly"
+WHY_UNREAD = "the events could not be read"  # (its browser reconnects and resumes)
 
 
 def _real(module: str, name: str) -> Any:
@@ -70,16 +76,18 @@ def stream_ended(
     game_id: str, why: str, sent: int, last: int, opened: float, request_id: str
 ) -> None:
     """The ``tongiaki.streams`` line of a stream that ended: why, how long, how much."""
+    lasted = time.monotonic() - opened
     log.info(
-        "stream of %s ended (%s) after %d events",
+        "stream of %s ended (%s) after %d events in %.1f s",
         game_id,
         why,
         sent,
+        lasted,
         extra={
             "game_id": game_id,
             "events_sent": sent,
             "last_version": last,
-            "duration_ms": round((time.monotonic() - opened) * 1000, 1),
+            "duration_ms": round(lasted * 1000, 1),
             "ended_by": why,
             "request_id": request_id,
         },
@@ -162,17 +170,22 @@ class Writer:
         timeout: float,
         request_id: str,
         opened: float,
+        first: tuple[Any, bool, bool] | None = None,
     ) -> Handoff:
         """In the stream's request: write the head and what the viewer lacks (from the
-        hub's buffer, or the store while it is behind it), then hand the connection to
-        the writer. A game that is over, or a server stopping, ends the stream here."""
+        hub's buffer, or the store while it is behind it; ``first``: what the request
+        already took, before the head, so that a store away was still a 503), then hand
+        the connection to the writer. A game that is over, or a server stopping, ends
+        the stream here."""
         game_id = sub.hub.game_id
         sent, why = 0, WHY_LEFT
         try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
             sock.settimeout(CATCH_UP_TIMEOUT)
             out = head + RETRY
             while True:
-                frames, over, level = sub.pending(after)
+                frames, over, level = first if first is not None else sub.pending(after)
+                first = None
                 if frames:
                     out += b"".join(f for _, f in frames)
                     after = frames[-1][0]
@@ -195,8 +208,9 @@ class Writer:
                         sent=sent,
                     )
                     return Handoff(sock, park)
-        except Exception as exc:  # the viewer left (or the store is away): the stream ends
+        except Exception as exc:  # the viewer left, or the store is away: the stream ends
             if not isinstance(exc, OSError):
+                why = WHY_UNREAD
                 log.warning("stream of %s: %s", game_id, exc)
         sub.close()
         stream_ended(game_id, why, sent, after, opened, request_id)
@@ -224,6 +238,9 @@ class Writer:
             self._dirty[id(sub.hub)] = sub.hub  # anything that came since its catch-up
         with contextlib.suppress(OSError):  # (already gone: the write finds out)
             self._epoll.register(fd, select.EPOLLIN | select.EPOLLRDHUP)
+        if self.feed.closing:  # the writer has closed the others already, or is doing so
+            self._close(stream, WHY_STOPPING)
+            return
         self._wake.set()
 
     def changed(self, hub: Any) -> None:
@@ -370,15 +387,15 @@ class Writer:
 
     def _close(self, stream: Parked, why: str) -> None:
         """Close a parked stream's connection and let its viewer go."""
-        fd = stream.fd
-        if fd < 0:
-            return
-        with contextlib.suppress(OSError, ValueError):
-            self._epoll.unregister(fd)
-        with self.lock:
+        with self.lock:  # once, whichever thread gets here first (the writer, a park)
+            fd = stream.fd
+            if fd < 0:
+                return
+            stream.fd = -1
             self.streams.pop(fd, None)
             stream.sub.hub.parked.pop(fd, None)
-            stream.fd = -1
+        with contextlib.suppress(OSError, ValueError):
+            self._epoll.unregister(fd)
         with contextlib.suppress(OSError):
             os.close(fd)  # after it left the tables: the number may be reused at once
         stream.tail = b""

@@ -485,8 +485,16 @@ def stream(game_id: str) -> ResponseReturnValue:
     connection = request.environ.get("gunicorn.socket") or request.environ.get("werkzeug.socket")
     if connection is not None:
         # both servers: the request writes the catch-up, then hands the connection to the
-        # feed's writer and ends (service.writer): a waiting viewer holds no worker
-        return stream_response(ParkingResponse(feed.writer, sub, after, timeout, rid, opened))
+        # feed's writer and ends (service.writer): a waiting viewer holds no worker. The
+        # first of it is taken now, so that a store away or busy is a 503, not a stream
+        # that closes before its head
+        try:
+            first = sub.pending(after)
+        except BaseException:
+            sub.close()
+            raise
+        response = ParkingResponse(feed.writer, sub, after, first, timeout, rid, opened)
+        return stream_response(response)
 
     def generate() -> Iterator[bytes]:  # a server that gives no socket: the request waits
         nonlocal after

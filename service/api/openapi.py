@@ -100,7 +100,8 @@ REASONS = {
     429: "too many requests of this kind from this account or address (problem)",
     431: "the headers are too large for the HTTP server (problem)",
     503: "the database cannot be reached, a read model is behind or halted, or (streams)"
-    " every stream slot of the process is held (problem)",
+    " every stream slot of the process is held or too many viewers catch up at once"
+    " (problem)",
 }
 ERROR_HEADERS = {
     401: ("WWW-Authenticate",),

@@ -213,3 +213,65 @@ def test_the_head_of_a_stream_answers_at_once_and_holds_no_stream(client, app):
     reply = client.head(f"/api/v1/games/{gid}/stream")
     assert reply.status_code == 200 and reply.mimetype == "text/event-stream"
     assert reply.data == b"" and app.extensions["tongiaki.feed"].open == 0
+
+
+def test_a_crowd_catching_up_from_far_back_reads_each_page_of_the_store_once():
+    """Found by a probe: 1,200 viewers resuming from the start of an 839-event game
+    each read the store, drained the database pool, and streams closed before their
+    head. Older pages are read once per process and kept (events never change)."""
+    s = MemoryEventStore()
+    s.append(record(command="c1"), 0, events(BUFFER + 450), "playing")
+    reads = []
+
+    class Counting:
+        def read(self, game_id, after, limit):
+            reads.append((after, limit))
+            return s.read(game_id, after, limit)
+
+        def __getattr__(self, name):
+            return getattr(s, name)
+
+    feed = feed_of(Counting(), max_streams=100, per_client=100)
+    subs = [feed.subscribe("g1", f"c{i}") for i in range(30)]
+    reads.clear()  # (the hub's own load)
+    for sub in subs:
+        got, after = [], 0
+        while True:
+            frames, _, level = sub.pending(after)
+            got += [v for v, _ in frames]
+            after = got[-1]
+            if level:
+                break
+        assert got == list(range(1, BUFFER + 451))
+    # versions 1-200, 201-400 and 401-600 (the hub holds 451 on), once each for the 30
+    older = [r for r in reads if r[0] < BUFFER + 450]  # (not the feed's look past the head)
+    assert older == [(0, PAGE), (PAGE, PAGE), (2 * PAGE, PAGE)]
+
+
+def test_a_process_reads_the_store_for_a_few_catching_up_viewers_at_a_time(monkeypatch):
+    from service import feed as f
+
+    monkeypatch.setattr(f, "READERS", 1)
+    monkeypatch.setattr(f, "READ_WAIT", 0.2)
+    s = MemoryEventStore()
+    s.append(record(command="c1"), 0, events(BUFFER + 450), "playing")
+    reading, release = threading.Event(), threading.Event()
+
+    class Slow:
+        def read(self, game_id, after, limit):
+            if after < BUFFER - 100:  # an older page: the first reader holds its turn
+                reading.set()
+                release.wait(5)
+            return s.read(game_id, after, limit)
+
+        def __getattr__(self, name):
+            return getattr(s, name)
+
+    feed = feed_of(Slow(), max_streams=100, per_client=100)
+    first, second = feed.subscribe("g1", "a"), feed.subscribe("g1", "b")
+    threading.Thread(target=first.pending, args=(0,), daemon=True).start()
+    assert reading.wait(5)
+    with pytest.raises(Unavailable) as busy:
+        second.pending(250)  # another page, while the only reader's turn is taken
+    assert busy.value.code == "streams_catching_up" and busy.value.extra["retry_after"] == 2
+    release.set()

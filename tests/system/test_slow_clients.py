@@ -29,13 +29,16 @@ def stalled(port: int) -> socket.socket:
     return s
 
 
-def answer(s: socket.socket) -> tuple[int, dict]:
+def answer(s: socket.socket, heads: list[str] | None = None) -> tuple[int, dict]:
     """The status and problem document of the response (read to its Content-Length,
-    as a client does; the server may close the connection later)."""
+    as a client does; the server may close the connection later); its head is added
+    to ``heads``."""
     data = b""
     while b"\r\n\r\n" not in data:
         data += s.recv(65536) or b"\r\n\r\n"
     head, _, body = data.partition(b"\r\n\r\n")
+    if heads is not None:
+        heads.append(head.decode("latin1"))
     lines = head.decode("latin1").split("\r\n")
     length = next(
         int(v)
@@ -182,10 +185,12 @@ def check_a_trickled_body_is_cut_off_at_the_deadline(port: int) -> None:
             except (TimeoutError, BlockingIOError):
                 pass
         s.settimeout(10)
-        status, problem = answer(s)
+        heads: list[str] = []
+        status, problem = answer(s, heads)
         answered = time.monotonic() - started
         assert (status, problem["code"]) == (408, "request_timeout")
         assert answered < BODY_DEADLINE + 2, answered
+        assert "\r\nconnection: close" in heads[0].lower(), heads[0]  # and it closes
     finally:
         s.close()
 

@@ -12,7 +12,7 @@ import resource
 import signal
 import time
 
-from tests.servers import Http, children, embedded, production
+from tests.servers import Http, Server, children, embedded, production
 from tests.sse import Viewer, watch
 from tests.system.test_disputes_served import levelled, play, started
 
@@ -181,25 +181,36 @@ def test_the_stream_of_a_game_ends_after_its_last_event(tmp_path):
         asyncio.run(main())
 
 
+def check_sigterm(web: Server) -> None:
+    """100 viewers; SIGTERM: every stream closes, each logged as ended by the server
+    stopping, and the process exits within 5 s."""
+    gid, _ = started(web.http())
+
+    async def main() -> float:
+        crowd, tasks = await _open(web.port, gid, 100, asyncio.Event())
+        assert {v.status for v in crowd} == {200}
+        began = time.monotonic()
+        web.process.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(asyncio.gather(*tasks), 10)
+        assert all(v.closed and not v.ended for v in crowd)
+        return began
+
+    began = asyncio.run(main())
+    web.process.wait(timeout=10)
+    assert time.monotonic() - began < 5.0, web.output()[-2000:]
+    assert web.output().count("ended (the server stopping)") == 100, web.output()[-2000:]
+
+
 def test_sigterm_ends_every_stream_and_stops_within_5_s(tmp_path, pg_schema, redis_url):
     _, url = pg_schema
     queue = f"term-{pg_schema[0]}"
     with production(tmp_path, url, redis_url, queue, web=1, TONGIAKI_STREAMS_PER_CLIENT="0") as s:
-        web = s[0]
-        gid, _ = started(web.http())
+        check_sigterm(s[0])
 
-        async def main() -> float:
-            crowd, tasks = await _open(web.port, gid, 100, asyncio.Event())
-            assert {v.status for v in crowd} == {200}
-            began = time.monotonic()
-            web.process.send_signal(signal.SIGTERM)
-            await asyncio.wait_for(asyncio.gather(*tasks), 10)
-            assert all(v.closed and not v.ended for v in crowd)
-            return began
 
-        began = asyncio.run(main())
-        web.process.wait(timeout=10)
-        assert time.monotonic() - began < 5.0, web.output()[-2000:]
+def test_sigterm_on_the_embedded_server_ends_every_stream_and_says_so(tmp_path):
+    with embedded(tmp_path, TONGIAKI_STREAMS_PER_CLIENT="0") as server:
+        check_sigterm(server)
 
 
 def test_two_web_processes_and_two_workers_lose_nothing_when_one_dies(
