@@ -565,7 +565,10 @@ def test_the_lobby_seats_the_creator_names_games_and_signs_in_with_a_token(brows
 
 @pytest.mark.parametrize("viewport", list(VIEWPORTS))
 def test_fresh_screenshots_of_the_pages(browser, server, shots, viewport):
-    gid, tokens, accounts = game(server)
+    # a timed game, so that the pictures show the clocks (docs/clocks.md)
+    gid, tokens, accounts = game(
+        server, time_control="fischer", base_seconds=1800, increment_seconds=30
+    )
     play(server, gid, tokens, random.Random(41), 90)
     legal = until_decision(server, gid, tokens, "choose_emigration", random.Random(42))
     page = as_player(browser, server, account_of(accounts, legal["player_id"]), viewport)
