@@ -151,7 +151,8 @@ class PlaceColonist:
 class ActForSeat:
     """The service's bot plays the pending decision of ``colour`` (docs/clocks.md):
     because its deadline passed (``"timeout"``, C3), or its seat is absent (C5) or
-    resigned (C6). ``move`` is the bot's play command as canonical JSON."""
+    resigned (C6). ``move`` is the bot's play command as canonical JSON; empty when
+    the timeout leaves the bot every seat, so that the game ends with it (C7)."""
 
     colour: str
     reason: str

@@ -167,7 +167,7 @@ def _act_for_seat(ctx: Context, c: cmd.ActForSeat) -> None:
         if streak >= s.options.absent_after:
             ctx.emit(SeatMarkedAbsent(seat, player.player_id, streak))
             if abandon_if_nobody_plays(ctx):
-                return
+                return  # C7: no move is played (the service sends none; old records' is unused)
     elif c.reason == "absent":
         if standing != "absent":
             raise RuleViolation("seat_not_absent", "C5", f"seat {seat} is not absent")

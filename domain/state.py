@@ -313,6 +313,13 @@ class GameState:
             return "absent"
         return None
 
+    def timeout_leaves_nobody(self, seat: int) -> bool:
+        """Whether timing out ``seat``'s decision marks it absent (C4) and so leaves the
+        bot every seat: the game then ends there (C7) and no move is played for it."""
+        if self.timeouts.get(seat, 0) + 1 < self.options.absent_after:
+            return False
+        return all(p.seat == seat or self.bot_reason(p.seat) is not None for p in self.players)
+
     def colours_in_play(self) -> tuple[str, ...]:
         """Every colour at the table, in seat order."""
         return tuple(c for p in self.players for c in p.colours)

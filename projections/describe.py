@@ -186,10 +186,13 @@ def describe(event: ev.Event, before: GameState) -> str:
         return text
     if isinstance(e, ev.TurnTimedOut):
         again = f", {e.streak} times in a row" if e.streak > 1 else ""
+        if before.timeout_leaves_nobody(e.seat):
+            return f"{colour(e.colour)}'s time ran out{again}: nobody is left to play (C7)"
         return f"{colour(e.colour)}'s time ran out{again}: the bot plays this decision (C3)"
     if isinstance(e, ev.SeatMarkedAbsent):
+        times = f"{e.streak} timeout{'' if e.streak == 1 else 's'}"
         return (
-            f"{_player_name(before, e.player_id)} is absent after {e.streak} timeouts in a row:"
+            f"{_player_name(before, e.player_id)} is absent after {times} in a row:"
             " the bot plays every decision until they take the seat back (C4)"
         )
     if isinstance(e, ev.TimeoutStreakEnded):

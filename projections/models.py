@@ -327,8 +327,9 @@ def notices(
                 {"account_id": account, "version": v, "kind": kind, "text": text, "at": when}
             )
 
+        ended = any(isinstance(x, ev.GameEnded) for x in group)
         for e in group:
-            if isinstance(e, ev.TurnTimedOut):
+            if isinstance(e, ev.TurnTimedOut) and not ended:  # else game_over tells it (C7)
                 absent = any(isinstance(x, ev.SeatMarkedAbsent) for x in group)
                 tell(
                     e.player_id,
@@ -348,7 +349,12 @@ def notices(
                         words = "you share the win" if shared else "you won"
                     else:
                         words = f"you ranked {score.rank} of {len(e.scores)}"
-                    tell(score.player_id, "game_over", f"The game is over: {words}.")
+                    why = (
+                        " (nobody was left to play: the bot had every seat, C7)"
+                        if e.reason == "abandoned"
+                        else ""
+                    )
+                    tell(score.player_id, "game_over", f"The game is over{why}: {words}.")
             elif isinstance(e, ev.GameRewound | ev.ResultAmended | ev.GameResumed):
                 what = {
                     ev.GameRewound: "rewound the game",

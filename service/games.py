@@ -467,8 +467,12 @@ class GameService:
                 return None
             reason = "timeout"
         player = next(p for p in state.players if p.seat == seat)
-        move = GreedyBot(random.Random(f"{game_id}:{version}")).choose(state)
-        command = cmd.ActForSeat(state.active_colour, reason, canonical(encode(move)))
+        if reason == "timeout" and state.timeout_leaves_nobody(seat):
+            played = ""  # C7: the game ends with this timeout; no move is made for it
+        else:
+            move = GreedyBot(random.Random(f"{game_id}:{version}")).choose(state)
+            played = canonical(encode(move))
+        command = cmd.ActForSeat(state.active_colour, reason, played)
         actor = {"bot": BOT, "seat": seat, "acting_for": player.player_id, "reason": reason}
         record = CommandRecord(game_id, uuid.uuid4().hex, actor, iso(now), encode(command), version)
         return self._run(game_id, None, command, version, record, (version, state), authorised=True)
@@ -687,23 +691,29 @@ def timed_out(
     account: Account | None, state: GameState, version: int, error: ServiceError
 ) -> ServiceError:
     """The answer to a player whose move came after the bot had played their timed-out
-    decision (C3): the seat has timed out and its player has not moved since."""
+    decision (C3): the seat has timed out and its player has not moved since; or
+    whose seat is absent (C5), whether this decision's timeout or an earlier one
+    made it so."""
     judged = error.code in ("stale_version", "not_your_turn", "seat_played_by_bot") or str(
         error.extra.get("rule") or ""
     ).startswith("R")
     if account is None or not judged:
         return error
     seat = next((p.seat for p in state.players if p.player_id == account.account_id), None)
-    if seat is None or not state.timeouts.get(seat) or seat in state.resigned:
+    if seat is None or seat in state.resigned:
         return error
     if seat in state.absent:
+        streak = state.timeouts.get(seat, 0)
+        after = f" after {streak} timeout{'s' if streak != 1 else ''} in a row" if streak else ""
         return Conflict(
-            "turn_timed_out",
-            f"your decision timed out and your seat is now absent: the bot plays it until you"
-            f" take it back (ReclaimSeat, C5); the game is at version {version}",
-            rule="C3",
+            "seat_played_by_bot",
+            f"your seat is absent{after}: the bot plays it until you take it back"
+            f" (ReclaimSeat, C5); the game is at version {version}",
+            rule="C5",
             version=version,
         )
+    if not state.timeouts.get(seat):
+        return error
     return Conflict(
         "turn_timed_out",
         f"your decision timed out and the bot played it for you; the game is at version"

@@ -144,9 +144,16 @@ def private_address(host: str) -> str | None:
 
 
 def check_webhook(url: str, allow_private: bool) -> str:
-    """A webhook URL the service will POST to (422 ``bad_webhook`` otherwise)."""
+    """A webhook URL the service will POST to (422 ``bad_webhook`` otherwise): its host
+    resolves, to public addresses only unless ``allow_private``."""
     if len(url) > MAX_URL:
         raise BadRequest("bad_webhook", f"a webhook URL has at most {MAX_URL} characters")
+    if any(not 33 <= ord(c) <= 126 for c in url):
+        raise BadRequest(
+            "bad_webhook",
+            "a webhook URL is printable ASCII without spaces (a host name in another script"
+            " in its xn-- form, other characters %-encoded)",
+        )
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - raises on a bad port
@@ -158,12 +165,11 @@ def check_webhook(url: str, allow_private: bool) -> str:
         raise BadRequest("bad_webhook", "a webhook URL's port is 1 to 65535")
     if parts.username or parts.password:
         raise BadRequest("bad_webhook", "a webhook URL holds no user name or password")
-    if any(ord(c) < 33 or ord(c) == 127 for c in url):
-        raise BadRequest("bad_webhook", "a webhook URL has no spaces or control characters")
-    if not allow_private:
-        why = private_address(parts.hostname)
-        if why is not None:
-            raise BadRequest("bad_webhook", f"webhooks go to public addresses only: {why}")
+    why = private_address(parts.hostname)
+    if why is not None and why.endswith("does not resolve"):
+        raise BadRequest("bad_webhook", f"a webhook URL's host must resolve: {why}")
+    if why is not None and not allow_private:
+        raise BadRequest("bad_webhook", f"webhooks go to public addresses only: {why}")
     return url
 
 

@@ -176,8 +176,8 @@ def accepted(
 )
 def create() -> ResponseReturnValue:
     who = account()
+    data = body(GameCreate)  # a body refused here (400, 422) opens nothing: not counted
     limit("games", who.account_id)
-    data = body(GameCreate)
     with_legal = include_legal()
     key = idempotency_key()
     order = data.pop("tile_order")

@@ -519,7 +519,9 @@ WRITTEN = validate.Regexp(
     r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*\Z", error="control characters other than newlines"
 )
 DISPUTE_TEXT = 2000
-RULE_IDS = validate.Regexp(r"^(R([1-9]|1[0-9]|2[0-5])|D[1-8])\Z", error="R1–R25 or D1–D8")
+RULE_IDS = validate.Regexp(
+    r"^(R([1-9]|1[0-9]|2[0-5])|D[1-8]|C[1-7])\Z", error="R1–R25, D1–D8 or C1–C7"
+)
 
 
 class DisputeCreate(Strict):
@@ -718,7 +720,8 @@ class Notification(Strict):
         required=True,
         metadata={
             "description": "per channel: status (pending, delivered, failed), attempts,"
-            " last_error, delivered_at, next_attempt_at, log (every attempt)"
+            " last_error, delivered_at, next_attempt_at (pending: the next try, or while"
+            " one is under way the end of its 30 s claim), log (every attempt)"
         },
     )
 

@@ -187,10 +187,12 @@ def test_d4_a_ruling_has_a_known_decision_reasoning_and_valid_rule_ids():
     refused("unknown_decision", "D4", lambda: rule(IssueRuling("maybe", "x", ("R7",))))
     refused("text_required", "D4", lambda: rule(IssueRuling("stands", "", ("R7",))))
     refused("rules_required", "D4", lambda: rule(IssueRuling("stands", "x", ())))
-    for bad in (("R26",), ("R0",), ("D9",), ("r7",), ("R07",)):
+    for bad in (("R26",), ("R0",), ("D9",), ("C8",), ("C0",), ("r7",), ("R07",)):
         refused("unknown_rule", "D4", lambda bad=bad: rule(IssueRuling("stands", "x", bad)))
     refused("duplicate_rule", "D4", lambda: rule(IssueRuling("stands", "x", ("R7", "R7"))))
     assert rule(IssueRuling("stands", "x", ("R25", "D8", "R1")))[0].rules == ("R25", "D8", "R1")
+    # an unfair timeout is ruled on the clocks' rules (docs/clocks.md)
+    assert rule(IssueRuling("stands", "x", ("C3", "C7")))[0].rules == ("C3", "C7")
 
 
 def test_d6_a_rewind_names_an_earlier_version_and_only_a_rewind_does():

@@ -166,6 +166,19 @@ def test_the_clock_events_are_told_in_words_and_belong_to_their_seat():
     }
     for event, line in lines.items():
         assert describe(event, state) == line
+    once = describe(ev.SeatMarkedAbsent(2, "p2", 1), state)
+    assert once.startswith("Red is absent after 1 timeout in a row:")
+    # the last seat a person plays times out: the game ends, nobody plays for it (C7)
+    import dataclasses
+
+    alone = dataclasses.replace(
+        state,
+        options=dataclasses.replace(state.options, absent_after=1),
+        resigned=frozenset({2, 3}),
+    )
+    assert describe(ev.TurnTimedOut("blue", 1, "p1", 1), alone) == (
+        "Blue's time ran out: nobody is left to play (C7)"
+    )
     assert step(9, ev.SeatReclaimed(2, "p2"), state, {}, None).colour == "red"
     assert step(9, ev.PlayerResigned(3, "p3", ("green",)), state, {}, None).colour == "green"
     assert step(9, ev.TurnTimedOut("blue", 1, "p1", 1), state, {}, None).colour == "blue"

@@ -7,6 +7,7 @@ clock figure is in the metadata of the events.
 
 from __future__ import annotations
 
+import json
 import random
 from datetime import UTC, datetime, timedelta
 
@@ -15,12 +16,18 @@ from freezegun import freeze_time
 
 from domain import commands as cmd
 from domain import legal_commands
-from domain.serialization import encode
+from domain.bots import GreedyBot
+from domain.errors import RuleViolation
+from domain.fold import replay
+from domain.play import play
+from domain.serialization import decode_event, encode
 from domain.state import Phase
+from projections.models import notices
 from service.accounts import create_account
 from service.clocks import Clock, parse_time
 from service.errors import Conflict
 from service.games import GameService
+from service.store.base import canonical
 from service.store.sqlite import SQLiteEventStore
 
 T0 = datetime(2026, 11, 25, 12, 0, 0, tzinfo=UTC)
@@ -335,8 +342,11 @@ def test_c3_c5_the_move_after_the_timeout_that_made_the_seat_absent_is_told_so(t
         for expected in (version, None):
             with pytest.raises(Conflict) as caught:
                 service.execute(game_id, ann, encode(legal_commands(state)[0]), expected)
-            assert caught.value.code == "turn_timed_out"
+            assert caught.value.code == "seat_played_by_bot"  # C5, as for any absent seat
+            assert caught.value.extra["rule"] == "C5"
+            assert "absent after 1 timeout in a row" in caught.value.detail
             assert "ReclaimSeat" in caught.value.detail
+            assert caught.value.extra["version"] == service.load(game_id)[0]
 
 
 def test_c7_a_game_whose_every_seat_the_bot_plays_ends_abandoned(tmp_path):
@@ -344,17 +354,73 @@ def test_c7_a_game_whose_every_seat_the_bot_plays_ends_abandoned(tmp_path):
         service, store, game_id, _accounts = timed_game(
             tmp_path, time_control="move", move_seconds=60, absent_after=1
         )
+        results = []
         for _ in range(2):
             frozen.tick(timedelta(seconds=61))
             result = service.act_for_seat(game_id)
             assert result is not None and result.events[0].type == "TurnTimedOut"
+            results.append(result)
         _, state = service.load(game_id)
         assert state.phase is Phase.ENDED
         assert state.result.reason == "abandoned" and state.result.rule == "C7"
         assert state.seed_hex is not None  # the deck is revealed as at any end
+        # the last timeout ends the game: no move is made, and none is journalled
+        assert [e.type for e in results[1].events] == [
+            "TurnTimedOut",
+            "SeatMarkedAbsent",
+            "GameEnded",
+            "DeckRevealed",
+        ]
+        journal = [e for e in store.journal(game_id, 0, 100) if e.actor.get("bot")]
+        assert json.loads(journal[0].payload["move"])["type"]  # the first: the bot's move
+        assert journal[-1].payload["move"] == ""
         from service.verify import verify_game
 
         assert verify_game(store, game_id).ok
+        # the players are told the game is over, not that the bot plays on for them
+        versions = store.read(game_id, after=0, limit=1000)
+        told = notices(
+            replay([]), [(e.version, e.meta(), decode_event(e.body())) for e in versions]
+        )
+        last = [n for n in told if n["version"] == versions[-1].version]
+        assert sorted(n["kind"] for n in last) == ["game_over", "game_over"]
+        assert "nobody was left to play" in last[0]["text"]
+
+
+def test_c7_a_recorded_timeout_that_ends_the_game_plays_no_move_whatever_it_carries(tmp_path):
+    """Records made before the service sent no move for such a timeout carried the
+    bot's move: it is not played (C7), so they re-run the same."""
+    with freeze_time(T0) as frozen:
+        service, _store, game_id, _accounts = timed_game(
+            tmp_path, time_control="move", move_seconds=60, absent_after=1
+        )
+        frozen.tick(timedelta(seconds=61))
+        service.act_for_seat(game_id)  # the first seat is absent; the second's is pending
+        _, state = service.load(game_id)
+        colour = state.active_colour
+        bot_move = canonical(encode(GreedyBot(random.Random(1)).choose(state)))
+        for move in ("", bot_move):
+            command = cmd.ActForSeat(colour, "timeout", move)
+            events, after = play(state, command, lambda: service.secret(game_id), service.deck)
+            assert [type(e).__name__ for e in events] == [
+                "TurnTimedOut",
+                "SeatMarkedAbsent",
+                "GameEnded",
+                "DeckRevealed",
+            ]
+            assert after.phase is Phase.ENDED
+
+
+def test_c3_a_timeout_that_leaves_a_player_carries_the_bots_move(tmp_path):
+    with freeze_time(T0):
+        service, _store, game_id, _accounts = timed_game(
+            tmp_path, time_control="move", move_seconds=60, absent_after=2
+        )
+        _, state = service.load(game_id)
+        with pytest.raises(RuleViolation) as caught:
+            command = cmd.ActForSeat(state.active_colour, "timeout", "")
+            play(state, command, lambda: service.secret(game_id), service.deck)
+        assert caught.value.code == "bad_move"
 
 
 def test_c5_the_bots_moves_for_an_absent_seat_earn_no_fischer_increment(tmp_path):

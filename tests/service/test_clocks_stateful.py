@@ -113,7 +113,8 @@ class Clocks(RuleBasedStateMachine):
             # C3: a move at or after the deadline is the bot's to make: the service
             # times the decision out first, then refuses the move
             assert late, exc
-            assert exc.code == "turn_timed_out", exc
+            made_absent = self.streak.get(seat, 0) + 1 >= ABSENT_AFTER  # C5 then, else C3
+            assert exc.code == ("seat_played_by_bot" if made_absent else "turn_timed_out"), exc
             assert self.state()[0] > version
             self.timed_out(seat)
             return

@@ -98,10 +98,15 @@ def test_d2_to_d4_notes_assignment_and_a_ruling_that_stands(client, app):
     )
     assert r.status_code == 403 and r.json["rule"] == "D4"
     r = auditor.post(
+        f"/disputes/{d}/ruling", {"decision": "stands", "reasoning": "x", "rules": ["C8"]}
+    )
+    assert r.status_code == 422 and "C1–C7" in str(r.json["errors"]), r.json
+    r = auditor.post(
         f"/disputes/{d}/ruling",
-        {"decision": "stands", "reasoning": "R7 applied as written", "rules": ["R7", "D4"]},
+        {"decision": "stands", "reasoning": "R7 applied as written", "rules": ["R7", "D4", "C3"]},
     )
     assert r.status_code == 200, r.json
+    assert r.json["ruling"]["rules"] == ["R7", "D4", "C3"]  # the clocks' rules are cited too
     body = r.json
     assert body["status"] == "ruled" and body["ruling"]["decision"] == "stands"
     assert body["ruling"]["auditor_name"] == "audrey" and body["notes"] == 1

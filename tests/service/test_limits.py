@@ -40,6 +40,8 @@ def test_sign_ups_from_one_address_are_limited(limited):
 def test_games_opened_per_account_are_limited(limited):
     ann = Player(limited, "ann")
     for _ in range(2):
+        # a body refused as invalid opens nothing and is not counted
+        assert ann.post("/games", {"max_players": 9}).status_code == 422
         assert ann.post("/games", {"max_players": 2}).status_code == 201
     refused(ann.post("/games", {"max_players": 2}), "games")
     assert Player(limited, "bob").post("/games", {"max_players": 2}).status_code == 201

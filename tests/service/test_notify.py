@@ -232,6 +232,27 @@ def test_bad_settings_are_refused_and_change_nothing(client):
     assert ann.get("/me/notifications?limit=0").status_code == 422
 
 
+def test_a_webhook_host_must_resolve_and_the_url_be_plain_ascii_even_where_private_is_allowed(
+    notifying,
+):
+    ann = Player(notifying, "ann")
+    for url in (
+        "http://nonexistent.invalid/x",  # .invalid never resolves (RFC 2606)
+        "http://127.0.0.1/\u202ex",  # a right-to-left override
+        "http://127.0.0.1/caf\u00e9",
+    ):
+        r = notifying.put(
+            "/api/v1/me/notifications/settings", json={"webhook_url": url}, headers=ann.headers
+        )
+        assert r.status_code == 422 and r.json["code"] == "bad_webhook", (url, r.json)
+    assert ann.get("/me/notifications/settings").json["webhook_url"] is None
+    ok = "http://127.0.0.1:9/caf%C3%A9"
+    r = notifying.put(
+        "/api/v1/me/notifications/settings", json={"webhook_url": ok}, headers=ann.headers
+    )
+    assert r.status_code == 200 and r.json["webhook_url"] == ok
+
+
 def test_the_outbox_tells_whose_move_it_is_who_timed_out_and_that_the_game_ended(client):
     game_id, players = open_game(client, ["blue", "red"])
     quitter = players[1]
