@@ -6,7 +6,7 @@
 #   deploy/stack.sh [WEB_PROCESSES [WORKERS]]        (defaults: 1 and 2)
 #
 # DATABASE_URL defaults to the local PostgreSQL's database "tongiaki" (made if missing),
-# REDIS_URL to the local Redis, db 0. Web process i listens on PORT+i (PORT: 8000).
+# REDIS_URL to the local Redis, db 0. Web process i (1, 2, …) listens on PORT+i-1 (PORT: 8000).
 # Ctrl-C (or SIGTERM) stops them all: web processes end their live streams and exit
 # within 5 s.
 set -euo pipefail

@@ -46,6 +46,19 @@ class Worker(GeventWorker):  # type: ignore[misc]
             raise StopIteration  # gunicorn closes its socket object: the connection lives on
         return bool(super().is_already_handled(respiter))
 
+    def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
+        """A request gunicorn refuses itself (400, 414, 431…): its log line and its
+        access line (``service.serving._write_problem``) carry one request id."""
+        import uuid
+
+        from service.logs import REQUEST_ID
+
+        token = REQUEST_ID.set(uuid.uuid4().hex)
+        try:
+            super().handle_error(req, client, addr, exc)
+        finally:
+            REQUEST_ID.reset(token)
+
     def handle_exit(self, sig: int, frame: Any) -> None:
         from service.feed import close_all
 

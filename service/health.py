@@ -23,6 +23,7 @@ from service.store.base import StoreError
 bp = Blueprint("health", __name__)
 
 REDIS_TIMEOUT = 1.0  # seconds: a hung Redis makes the check fail, not hang
+DATABASE_TIMEOUT = 1.0  # seconds to wait for a pooled connection (requests wait 5)
 
 
 @bp.get("/healthz")
@@ -31,9 +32,10 @@ def healthz() -> ResponseReturnValue:
     return jsonify(status="ok")
 
 
-def _database(rm: ReadModels, max_lag: int) -> tuple[dict[str, Any], list[str]]:
+def _database(store: Any, rm: ReadModels, max_lag: int) -> tuple[dict[str, Any], list[str]]:
     started = time.monotonic()
     try:
+        store.ping(DATABASE_TIMEOUT)  # unreachable: said within a second, not the pool's 5
         lags = rm.status()
     except StoreError as exc:
         return {"ok": False, "error": str(exc)}, [f"the database cannot be reached ({exc})"]
@@ -80,7 +82,8 @@ def readyz() -> ResponseReturnValue:
     and no read model is halted or too far behind."""
     settings: Settings = current_app.extensions["tongiaki.settings"]
     rm: ReadModels = current_app.extensions["tongiaki.readmodels"]
-    database, reasons = _database(rm, settings.ready_max_lag)
+    store = current_app.extensions["tongiaki.games"].store
+    database, reasons = _database(store, rm, settings.ready_max_lag)
     checks: dict[str, Any] = {"database": database}
     if settings.redis_url:
         checks["redis"], more = _redis(settings.redis_url)

@@ -7,7 +7,7 @@ embedded server: what a person reads in a terminal). Every request gets an id:
 the client's ``X-Request-ID`` when it is a sane one (1–64 letters, digits,
 ``.``, ``_``, ``-``), else a new one; it is answered in ``X-Request-ID`` and is on
 every line logged while the request is served, the access line included
-(``tongiaki.access``: method, path, status, duration, client, bytes).
+(``tongiaki.access``: method, path, query, status, duration, client, bytes).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from flask import Flask, g, request
 from flask.wrappers import Response
 
 REQUEST_ID = contextvars.ContextVar("request_id", default="")
+QUERY_LOGGED = 1000  # characters of a query string an access line keeps
 SANE_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 FORMATS = ("json", "text")
 
@@ -152,6 +153,8 @@ def install(app: Flask) -> None:
             extra={
                 "method": request.method,
                 "path": request.path,
+                # as sent (at most gunicorn's 4,094-byte line); no secret travels in one
+                "query": request.query_string.decode("latin-1")[:QUERY_LOGGED],
                 "status": response.status_code,
                 "duration_ms": round((time.perf_counter() - started) * 1000, 2)
                 if started is not None

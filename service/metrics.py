@@ -19,6 +19,7 @@ adds them all up.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from functools import cache
@@ -40,7 +41,7 @@ def _metrics() -> Any:
     multiprocess directory, so nothing here imports it before."""
     from prometheus_client import Counter, Gauge, Histogram
 
-    return SimpleNamespace(
+    made = SimpleNamespace(
         requests=Histogram(
             "tongiaki_requests_seconds",
             "HTTP requests by method, route and status",
@@ -55,6 +56,12 @@ def _metrics() -> Any:
             multiprocess_mode="livesum",
         ),
     )
+    for outcome in OUTCOMES:  # at 0 from the start: a rate needs a first sample
+        made.commands.labels(outcome)
+    return made
+
+
+OUTCOMES = ("accepted", "rejected", "replayed")
 
 
 def command(outcome: str) -> None:
@@ -97,32 +104,38 @@ def track(app: Flask) -> None:
         return response
 
 
-def _lag(registry: Any, rm: ReadModels) -> None:
-    """The read models' lag, as gauges of this scrape only."""
-    from prometheus_client import Gauge
+class _Lag:
+    """The read models' lag as gauge families of this scrape only. Families, not
+    ``Gauge`` objects: in multiprocess mode a ``Gauge`` writes its value to this
+    worker's file, whatever registry it is in, and the stale per-pid copies were
+    exported beside the live values at every later scrape."""
 
-    events = Gauge(
-        "tongiaki_projection_events_behind",
-        "Events a read model has not applied yet (all games)",
-        ["projection"],
-        registry=registry,
-    )
-    games = Gauge(
-        "tongiaki_projection_games_behind",
-        "Games a read model is behind on",
-        ["projection"],
-        registry=registry,
-    )
-    halted = Gauge(
-        "tongiaki_projection_halted_games",
-        "Games a read model is halted for",
-        ["projection"],
-        registry=registry,
-    )
-    for lag in rm.status():
-        events.labels(lag.projection).set(lag.events_behind)
-        games.labels(lag.projection).set(lag.behind)
-        halted.labels(lag.projection).set(len(lag.halted))
+    def __init__(self, rm: ReadModels) -> None:
+        self.rm = rm
+
+    def collect(self) -> Any:
+        from prometheus_client.core import GaugeMetricFamily
+
+        events = GaugeMetricFamily(
+            "tongiaki_projection_events_behind",
+            "Events a read model has not applied yet (all games)",
+            labels=["projection"],
+        )
+        games = GaugeMetricFamily(
+            "tongiaki_projection_games_behind",
+            "Games a read model is behind on",
+            labels=["projection"],
+        )
+        halted = GaugeMetricFamily(
+            "tongiaki_projection_halted_games",
+            "Games a read model is halted for",
+            labels=["projection"],
+        )
+        for lag in self.rm.status():
+            events.add_metric([lag.projection], lag.events_behind)
+            games.add_metric([lag.projection], lag.behind)
+            halted.add_metric([lag.projection], len(lag.halted))
+        return [events, games, halted]
 
 
 @bp.get("/metrics")
@@ -144,9 +157,8 @@ def metrics() -> Response:
     else:
         text = generate_latest(REGISTRY)
     lag = CollectorRegistry()
-    try:
-        _lag(lag, current_app.extensions["tongiaki.readmodels"])
+    lag.register(_Lag(current_app.extensions["tongiaki.readmodels"]))
+    # the database away: /readyz says so; the counters are still worth having
+    with contextlib.suppress(StoreError):
         text += generate_latest(lag)
-    except StoreError:
-        pass  # the database is away: /readyz says so; the counters are still worth having
     return Response(text, headers={"Content-Type": CONTENT_TYPE_LATEST})

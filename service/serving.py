@@ -125,7 +125,9 @@ class BodyDeadline:
         from service.api import MAX_BODY
 
         if length.isdigit() and int(length) > MAX_BODY:  # 413 before reading anything
-            return self._then_hurry(self.app(environ, start_response), sock, stalled=False)
+            return self._then_hurry(
+                self.app(environ, start_response), sock, stalled=False, environ=environ
+            )
         stream = environ["wsgi.input"]
         wanted = MAX_BODY + 1 if chunked else int(length)
         ticket = WATCHDOG.watch(time.monotonic() + BODY_DEADLINE, sock)
@@ -155,13 +157,15 @@ class BodyDeadline:
                     ("Connection", "close"),
                 ],
             )
-            return self._then_hurry([body], sock, stalled=True)
+            return self._then_hurry([body], sock, stalled=True, environ=environ)
         if chunked and len(data) > MAX_BODY:  # the rest is never read: 413
             environ["wsgi.input"] = io.BytesIO(data)
             environ["CONTENT_LENGTH"] = str(len(data))
             environ.pop("HTTP_TRANSFER_ENCODING", None)
             environ["wsgi.input_terminated"] = False
-            return self._then_hurry(self.app(environ, start_response), sock, stalled=False)
+            return self._then_hurry(
+                self.app(environ, start_response), sock, stalled=False, environ=environ
+            )
         environ["wsgi.input"] = io.BytesIO(data)
         environ["CONTENT_LENGTH"] = str(len(data))
         environ.pop("HTTP_TRANSFER_ENCODING", None)
@@ -169,7 +173,9 @@ class BodyDeadline:
         return self.app(environ, start_response)
 
     @staticmethod
-    def _then_hurry(answer: Iterable[bytes], sock: socket.socket, stalled: bool) -> Iterator[bytes]:
+    def _then_hurry(
+        answer: Iterable[bytes], sock: socket.socket, stalled: bool, environ: dict[str, Any]
+    ) -> Iterator[bytes]:
         """The answer, then no long wait for the rest of a body that is never used.
 
         A stalled client sends nothing more: the socket's reading side is shut, or
@@ -177,7 +183,10 @@ class BodyDeadline:
         every other connection of the process. A client still sending an oversized
         body may go on until it is done (then it reads the 413); the embedded server
         drains it, and stops once nothing has come for ``DRAIN_TIMEOUT`` (it would
-        wait for the client to hang up otherwise)."""
+        wait for the client to hang up otherwise). Gunicorn drains it itself, within
+        its keep-alive time (a timeout on the socket made its wait for the next
+        request end in an error logged with a traceback)."""
+        embedded = "gunicorn.socket" not in environ
         try:
             yield from answer
         finally:
@@ -187,7 +196,7 @@ class BodyDeadline:
             with contextlib.suppress(OSError):
                 if stalled:
                     sock.shutdown(socket.SHUT_RD)
-                else:
+                elif embedded:
                     sock.settimeout(DRAIN_TIMEOUT)
 
 
@@ -338,8 +347,15 @@ def _write_problem(sock: Any, status_int: int, reason: str, mesg: str) -> None:
 
     from gunicorn import util
 
+    from service.logs import REQUEST_ID
+
     body = problem_bytes(status_int, reason, mesg or reason)
-    rid = uuid.uuid4().hex
+    rid = REQUEST_ID.get() or uuid.uuid4().hex  # the worker's handle_error set one
+    try:
+        peer = sock.getpeername()
+        client = str(peer[0]) if isinstance(peer, tuple) else str(peer)
+    except OSError:
+        client = ""
     head = (
         f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\n"
         f"Content-Type: {PROBLEM}\r\nContent-Length: {len(body)}\r\nX-Request-ID: {rid}\r\n\r\n"
@@ -349,7 +365,7 @@ def _write_problem(sock: Any, status_int: int, reason: str, mesg: str) -> None:
         "refused by the HTTP server: %s %s",
         status_int,
         reason,
-        extra={"status": status_int, "request_id": rid, "bytes": len(body)},
+        extra={"status": status_int, "request_id": rid, "bytes": len(body), "client": client},
     )
     util.write_nonblock(sock, head.encode("latin1") + body)
     # gunicorn closes the socket next: with the rest of the refused request still unread,

@@ -206,6 +206,12 @@ class PostgresEventStore(SqlEventStore):
         with translated(), self.pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
             yield cur
 
+    def ping(self, timeout: float) -> None:
+        """See ``SqlEventStore.ping``: waits ``timeout`` for a pooled connection, not the
+        requests' ``CONNECT_TIMEOUT`` (a readiness probe's own timeout is often 1 s)."""
+        with translated(), self.pool.connection(timeout=timeout) as conn:
+            conn.execute("SELECT 1")
+
     @contextmanager
     def _read(self) -> Iterator[Any]:
         # Autocommit: a single SELECT is its own snapshot, one round trip.

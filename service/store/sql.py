@@ -216,6 +216,12 @@ class SqlEventStore:
     def _sql(self, query: str) -> str:
         return query
 
+    def ping(self, timeout: float) -> None:
+        """The database answers a query, a connection coming within ``timeout`` seconds
+        where connections are pooled (``StoreUnavailable`` otherwise): for /readyz."""
+        with self._read() as cur:
+            cur.execute("SELECT 1")
+
     # --- what the read side is given (projections.ports: Database, History) -----
 
     @contextmanager

@@ -21,6 +21,10 @@ def commands(http, n: int) -> None:
 
 def test_the_embedded_default_counts_its_commands(tmp_path):
     with embedded(tmp_path) as server:
+        fresh = server.http(prefix="").call("GET", "/metrics").raw.decode()
+        # at 0 before the first command: a rate() over them has its first sample
+        for outcome in ("accepted", "rejected", "replayed"):
+            assert f'tongiaki_commands_total{{outcome="{outcome}"}} 0.0' in fresh, fresh
         commands(server.http(), 5)
         text = server.http(prefix="").call("GET", "/metrics").raw.decode()
     # opening the game, 2 seats, the start and 5 moves
@@ -41,14 +45,15 @@ def test_two_gunicorn_workers_add_up_at_every_scrape(tmp_path, pg_schema):
     try:
         for _ in range(3):  # new connections: both workers take requests
             commands(server.http(), 4)
-        scrapes = [
-            value(
-                server.http(prefix="").call("GET", "/metrics").raw.decode(),
-                "tongiaki_commands_total",
-                outcome="accepted",
-            )
-            for _ in range(6)
-        ]
+        texts = [server.http(prefix="").call("GET", "/metrics").raw.decode() for _ in range(6)]
     finally:
         server.stop()
+    scrapes = [value(t, "tongiaki_commands_total", outcome="accepted") for t in texts]
     assert scrapes == [3 * 8.0] * 6, scrapes  # every worker's, whichever answers
+    # the read models' lag is this scrape's, once: no stale copy per worker (pid=...),
+    # and one TYPE line per family (a second one is invalid in the text format)
+    for text in texts:
+        types = [line for line in text.splitlines() if line.startswith("# TYPE ")]
+        assert len(types) == len(set(types)), sorted(types)
+        lag = [line for line in text.splitlines() if line.startswith("tongiaki_projection_")]
+        assert lag and not [line for line in lag if "pid=" in line], lag

@@ -106,6 +106,34 @@ def test_a_refused_oversized_body_does_not_hold_the_embedded_servers_thread(tmp_
         assert time.monotonic() - started < 3
 
 
+def test_a_refused_oversized_body_on_gunicorn_keeps_the_connection_and_logs_no_error(
+    tmp_path, pg_schema, redis_url
+):
+    """The whole body sent on a connection the client keeps: gunicorn drains it, the
+    next request on the connection is answered, the connection ends quietly after
+    the keep-alive time (a timeout we had put on the socket made gunicorn log an
+    ERROR with a traceback)."""
+    _, url = pg_schema
+    with production(tmp_path, url, redis_url, queue=f"big-{pg_schema[0]}", web=1) as servers:
+        web = servers[0]
+        with socket.create_connection(("127.0.0.1", web.port), timeout=10) as s:
+            s.sendall(
+                b"POST /api/v1/accounts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
+                b"\r\nContent-Length: 20000\r\n\r\n" + b"x" * 20000
+            )
+            status, problem = answer(s)
+            assert (status, problem["code"]) == (413, "body_too_large")
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert s.recv(64).startswith(b"HTTP/1.1 200")
+            began = time.monotonic()
+            while s.recv(65536):
+                pass
+            assert time.monotonic() - began < 5  # closed after the keep-alive time
+        time.sleep(0.5)
+        log = web.output()
+    assert "Traceback" not in log and '"level": "error"' not in log, log[-3000:]
+
+
 def open_stream(port: int, game_id: str) -> socket.socket:
     s = socket.create_connection(("127.0.0.1", port), timeout=10)
     s.sendall(f"GET /api/v1/games/{game_id}/stream HTTP/1.1\r\nHost: x\r\n\r\n".encode())
