@@ -129,6 +129,8 @@ def create_app(
     app.json = OrjsonProvider(app)
     # a chunked body is read no further than one byte past the limit (then 413)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY + 1
+    # '/games//stream' is no route (404 problem+json), not a redirect with an HTML page
+    app.url_map.merge_slashes = False
     app.url_map.converters["game"] = GameIdConverter
     app.url_map.converters["dispute"] = DisputeIdConverter
     app.extensions["tongiaki.settings"] = settings

@@ -125,6 +125,8 @@ def test_entropy_is_printable_text(client):
         "/games/" + "a" * 65,
         "/games/%F0%9F%8F%9D/events",
         "/games/..%2F..%2Fetc/state",
+        "/games//stream",  # no redirect to a merged path, with an HTML page
+        "//games",
     ],
 )
 def test_a_game_id_of_the_wrong_shape_is_404(client, path):
