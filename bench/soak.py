@@ -1825,6 +1825,8 @@ def soak(args: argparse.Namespace, stack: Stack) -> int:
     reasons = report(stats, seconds, notes, stack.failed_starts, figures, after)
     tracebacks = stack.tracebacks()
     print(f"  server logs       tracebacks: {counts(Counter(tracebacks))} (logs in {stack.tmp})")
+    if sum(tracebacks.values()):  # an error a client never saw is still an error
+        reasons.append(f"{sum(tracebacks.values())} tracebacks in the service's logs")
     print(f"result: {'FAIL: ' + '; '.join(reasons) if reasons else 'OK'}")
     return 1 if reasons else 0
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 import time
 from functools import cache
 from types import SimpleNamespace
@@ -34,11 +35,22 @@ from service.store.base import StoreError
 MULTIPROCESS = "PROMETHEUS_MULTIPROC_DIR"
 
 
-@cache
+_MAKING = threading.Lock()
+
+
 def _metrics() -> Any:
-    """The metrics, made on first use. prometheus_client chooses how to keep values when
-    it is imported: in a gunicorn worker that is after ``tongiaki serve`` set the
-    multiprocess directory, so nothing here imports it before."""
+    """The metrics, made once, on first use, whichever thread comes first (a worker's
+    clock thread and its job raced here: the second registered every name again, and
+    prometheus_client refused it with a traceback)."""
+    with _MAKING:
+        return _made()
+
+
+@cache
+def _made() -> Any:
+    """prometheus_client chooses how to keep values when it is imported: in a gunicorn
+    worker that is after ``tongiaki serve`` set the multiprocess directory, so nothing
+    here imports it before."""
     from prometheus_client import Counter, Gauge, Histogram
 
     made = SimpleNamespace(

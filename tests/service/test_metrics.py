@@ -57,3 +57,42 @@ def test_a_client_cannot_grow_the_metrics_with_made_up_methods(client):
         )
         >= 3
     )
+
+
+def test_threads_that_first_count_at_once_make_the_metrics_once():
+    """A worker's clock thread and its job both counted a command first: the second
+    registered every metric again, and prometheus_client refused with a traceback (the
+    soak found it). In a fresh interpreter, with the making slowed down, 8 threads."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(
+        """
+        import threading, time
+        import prometheus_client
+        made = prometheus_client.Histogram.__init__
+        def slowly(self, *a, **k):
+            time.sleep(0.05)
+            made(self, *a, **k)
+        prometheus_client.Histogram.__init__ = slowly
+        from service import metrics
+        start, errors = threading.Barrier(8), []
+        def count():
+            start.wait()
+            try:
+                metrics.command("accepted")
+            except Exception as exc:
+                errors.append(repr(exc))
+        threads = [threading.Thread(target=count) for _ in range(8)]
+        for t in threads: t.start()
+        for t in threads: t.join()
+        assert errors == [], errors
+        from prometheus_client import REGISTRY
+        assert REGISTRY.get_sample_value("tongiaki_commands_total", {"outcome": "accepted"}) == 8
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
