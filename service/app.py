@@ -163,6 +163,10 @@ def create_app(
         games.doorbell = FeedDoorbell(feed, ClockBell(doorbell, readmodels, scheduler))
         app.extensions["tongiaki.clocks"] = scheduler.start()
 
+    # first: a request refused by a check of register_errors (413 before the body) has
+    # its client's request id and an access line with its duration too
+    install_logs(app)
+    track(app)
     register_errors(app)
     if settings.proxies:  # the client's address from the proxies' X-Forwarded-For (limits)
         from werkzeug.middleware.proxy_fix import ProxyFix
@@ -176,7 +180,5 @@ def create_app(
     app.register_blueprint(web_bp)
     app.register_blueprint(health_bp)
     app.register_blueprint(metrics_bp)
-    track(app)
-    install_logs(app)
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     return app

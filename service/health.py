@@ -38,7 +38,8 @@ def _database(store: Any, rm: ReadModels, max_lag: int) -> tuple[dict[str, Any],
         store.ping(DATABASE_TIMEOUT)  # unreachable: said within a second, not the pool's 5
         lags = rm.status()
     except StoreError as exc:
-        return {"ok": False, "error": str(exc)}, [f"the database cannot be reached ({exc})"]
+        said = " ".join(str(exc).split())  # the driver's message spans lines
+        return {"ok": False, "error": said}, [f"the database cannot be reached ({said})"]
     checks: dict[str, Any] = {"ok": True, "ms": round(1000 * (time.monotonic() - started), 1)}
     reasons = []
     projections = {}

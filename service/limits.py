@@ -60,12 +60,24 @@ class RateLimits:
 
     def hit(self, kind: str, key: str) -> None:
         """Count one request of ``kind`` for ``key``; 429 ``rate_limited`` past a limit."""
+        self._apply(kind, key, "hit", refuse=True)
+
+    def check(self, kind: str, key: str) -> None:
+        """429 ``rate_limited`` if one more of ``kind`` would pass a limit; counts nothing
+        (``count`` it once it is done: for what is counted only when it succeeds)."""
+        self._apply(kind, key, "test", refuse=True)
+
+    def count(self, kind: str, key: str) -> None:
+        """Count one of ``kind`` that was done (never refused: it happened)."""
+        self._apply(kind, key, "hit", refuse=False)
+
+    def _apply(self, kind: str, key: str, how: str, refuse: bool) -> None:
         items = self.limits.get(kind)
         if not items:
             return
         limiter = self._limiter()
         try:
-            allowed = all(limiter.hit(item, NAMESPACE, kind, key) for item in items)
+            allowed = all(getattr(limiter, how)(item, NAMESPACE, kind, key) for item in items)
         except Exception as exc:  # Redis away or hung: count in memory for a while
             if limiter is self.memory:
                 raise
@@ -73,8 +85,8 @@ class RateLimits:
                 self._shared_down_until = time.monotonic() + FALLBACK_SECONDS
             log.warning("rate limits fall back to memory for %.0f s: %s", FALLBACK_SECONDS, exc)
             limiter = self.memory
-            allowed = all(limiter.hit(item, NAMESPACE, kind, key) for item in items)
-        if allowed:
+            allowed = all(getattr(limiter, how)(item, NAMESPACE, kind, key) for item in items)
+        if allowed or not refuse:
             return
         wait = 1
         for item in items:

@@ -129,9 +129,28 @@ class NotifySettings:
         }
 
 
+def malformed_host(host: str) -> str | None:
+    """Why ``host`` is neither an IP address nor a DNS name (an empty label, a label
+    over 63 characters, over 253 in all), or None. Checked before resolving: gevent's
+    resolver printed a traceback to the log for such names."""
+    try:
+        ipaddress.ip_address(host)
+        return None
+    except ValueError:
+        pass
+    try:
+        if len(host) > 253 or not host.rstrip(".").encode("idna"):
+            raise UnicodeError
+    except UnicodeError:
+        return f"{host[:80]!r} is not a host name (labels of 1 to 63 characters)"
+    return None
+
+
 def private_address(host: str) -> str | None:
     """Why ``host`` may not receive webhooks (loopback, private, link-local…), or None.
     A name is resolved: every address it has must be public."""
+    if (why := malformed_host(host)) is not None:
+        return why
     try:
         infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
     except (socket.gaierror, UnicodeError):
@@ -165,6 +184,8 @@ def check_webhook(url: str, allow_private: bool) -> str:
         raise BadRequest("bad_webhook", "a webhook URL's port is 1 to 65535")
     if parts.username or parts.password:
         raise BadRequest("bad_webhook", "a webhook URL holds no user name or password")
+    if (malformed := malformed_host(parts.hostname)) is not None:
+        raise BadRequest("bad_webhook", malformed)
     why = private_address(parts.hostname)
     if why is not None and why.endswith("does not resolve"):
         raise BadRequest("bad_webhook", f"a webhook URL's host must resolve: {why}")

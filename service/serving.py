@@ -271,17 +271,40 @@ class ProblemRequestHandler(WSGIRequestHandler):
             reason = HTTPStatus(code).phrase
         except ValueError:
             reason = "Error"
+        import uuid
+
+        from service.logs import REQUEST_ID
+
         body = problem_bytes(code, reason, message or explain or reason)
         if self.request_version == "HTTP/0.9":  # an unreadable request line: answer in 1.0
             self.request_version = "HTTP/1.0"
-        self.log_error("code %d, message %s", code, message)
-        self.send_response(code, reason)
-        self.send_header("Connection", "close")
-        self.send_header("Content-Type", PROBLEM)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
+        rid = uuid.uuid4().hex
+        token = REQUEST_ID.set(rid)
+        try:
+            # the app never saw this request: its access line is written here, as under
+            # gunicorn (a client's mistake, not the server's error)
+            logging.getLogger("tongiaki.access").info(
+                "refused by the HTTP server: %s %s (%s)",
+                code,
+                reason,
+                message,
+                extra={
+                    "status": code,
+                    "request_id": rid,
+                    "bytes": len(body),
+                    "client": self.client_address[0] if self.client_address else "",
+                },
+            )
+            self.send_response_only(code, reason)
+            self.send_header("Connection", "close")
+            self.send_header("Content-Type", PROBLEM)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("X-Request-ID", rid)
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+        finally:
+            REQUEST_ID.reset(token)
 
 
 GC_THRESHOLDS = (5000, 20, 100)  # gc.set_threshold of a serving process (settle_heap)

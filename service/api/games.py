@@ -48,7 +48,8 @@ from service.api.schemas import (
 from service.clocks import UNDER_WAY, clock_view
 from service.errors import BadRequest, ServiceError
 from service.feed import Feed
-from service.games import CommandResult
+from service.games import CommandResult, game_id_for
+from service.limits import RateLimits
 from service.streams import ParkingResponse
 from service.verify import verify_game
 from service.writer import (
@@ -176,12 +177,18 @@ def accepted(
 )
 def create() -> ResponseReturnValue:
     who = account()
-    data = body(GameCreate)  # a body refused here (400, 422) opens nothing: not counted
-    limit("games", who.account_id)
+    data = body(GameCreate)
     with_legal = include_legal()
     key = idempotency_key()
     order = data.pop("tile_order")
+    # the games limit counts games opened: a refused body (400, 409, 422) or a retry
+    # answered with the game it opened counts nothing
+    limits: RateLimits = current_app.extensions["tongiaki.limits"]
+    if key is None or not game_service().store.head(game_id_for(who, key)):
+        limits.check("games", who.account_id)
     result = game_service().create_game(who, cmd.GameOptions(**data), order, key)
+    if not result.duplicate:
+        limits.count("games", who.account_id)
     return accepted(result, 201, with_legal=with_legal)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import time
@@ -135,6 +136,18 @@ IDLE_CHECK = 1.0  # seconds a pooled connection may idle before it is checked on
 RECONNECT_TIMEOUT = 8.0
 
 
+def _cooperative_timeout(seconds: float) -> Any:
+    """A ``gevent.Timeout`` when this process is gevent's (its waits are cooperative, so
+    one can be cut short), else a context that does nothing."""
+    try:
+        from gevent import Timeout, monkey
+    except ImportError:  # pragma: no cover - gevent is a dependency
+        return contextlib.nullcontext()
+    if not monkey.is_module_patched("socket"):
+        return contextlib.nullcontext()
+    return Timeout(seconds)
+
+
 def _check_if_idle(conn: psycopg.Connection[Any]) -> None:
     """Before a connection is handed out: one empty round trip if it was last handed out
     a while ago, so a connection the server dropped meanwhile (a restart, a failover) is
@@ -207,8 +220,23 @@ class PostgresEventStore(SqlEventStore):
             yield cur
 
     def ping(self, timeout: float) -> None:
-        """See ``SqlEventStore.ping``: waits ``timeout`` for a pooled connection, not the
-        requests' ``CONNECT_TIMEOUT`` (a readiness probe's own timeout is often 1 s)."""
+        """See ``SqlEventStore.ping``; bounded, as a readiness probe's own timeout is
+        often 1 s. First a connection of its own, so a database that stopped answering
+        (hung, or cut off without a reset) is told within ``timeout`` under gevent and
+        within libpq's smallest ``connect_timeout`` (2 s) otherwise, instead of hanging
+        like the requests; then a pooled one within ``timeout`` (the pool exhausted)."""
+        deadline = _cooperative_timeout(timeout)
+        try:
+            with deadline, psycopg.connect(
+                self.url, connect_timeout=2, autocommit=True
+            ) as conn:  # fmt: skip
+                conn.execute("SELECT 1")
+        except psycopg.Error as exc:
+            raise StoreUnavailable(f"postgresql: {' '.join(str(exc).split())}") from exc
+        except BaseException as exc:
+            if exc is deadline:  # gevent's Timeout: this one
+                raise StoreUnavailable(f"postgresql did not answer within {timeout:g} s") from None
+            raise
         with translated(), self.pool.connection(timeout=timeout) as conn:
             conn.execute("SELECT 1")
 

@@ -40,8 +40,10 @@ def test_sign_ups_from_one_address_are_limited(limited):
 def test_games_opened_per_account_are_limited(limited):
     ann = Player(limited, "ann")
     for _ in range(2):
-        # a body refused as invalid opens nothing and is not counted
+        # a body refused as invalid (422) or by the options' rules (409) opens nothing
+        # and is not counted
         assert ann.post("/games", {"max_players": 9}).status_code == 422
+        assert ann.post("/games", {"max_players": 2, "first_seat": 3}).status_code == 409
         assert ann.post("/games", {"max_players": 2}).status_code == 201
     refused(ann.post("/games", {"max_players": 2}), "games")
     assert Player(limited, "bob").post("/games", {"max_players": 2}).status_code == 201
@@ -76,3 +78,22 @@ def test_rate_limit_settings_are_checked_at_start():
     for bad in ("commands", "commands=", "spam=1/second", "commands=often"):
         with pytest.raises(ConfigError):
             parse_rate_limits(bad)
+
+
+def test_a_retried_game_opening_is_answered_with_its_game_and_not_counted(limited):
+    ann = Player(limited, "ann")
+    key = {"Idempotency-Key": "open-1"}
+    first = limited.post("/api/v1/games", json={"max_players": 2}, headers={**ann.headers, **key})
+    assert first.status_code == 201
+    for _ in range(3):  # retries: the same game, however many, counted once
+        again = limited.post(
+            "/api/v1/games", json={"max_players": 2}, headers={**ann.headers, **key}
+        )
+        assert again.status_code == 201 and again.json["game_id"] == first.json["game_id"]
+    reused = limited.post("/api/v1/games", json={"max_players": 3}, headers={**ann.headers, **key})
+    assert reused.status_code == 422 and reused.json["code"] == "idempotency_key_reused"
+    assert ann.post("/games", {"max_players": 2}).status_code == 201  # the second game
+    refused(ann.post("/games", {"max_players": 2}), "games")
+    # the limit reached, a retry still gets its game back
+    again = limited.post("/api/v1/games", json={"max_players": 2}, headers={**ann.headers, **key})
+    assert again.status_code == 201 and again.json["game_id"] == first.json["game_id"]

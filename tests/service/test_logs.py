@@ -29,6 +29,19 @@ def test_an_insane_request_id_is_replaced_and_errors_get_one_too(client, caplog)
     assert line.request_id == rid and line.status == 404
 
 
+def test_a_body_refused_before_it_is_read_keeps_the_clients_request_id(client, caplog):
+    """The 413 comes from a check before the view: the id and the timing come first."""
+    caplog.set_level(logging.INFO, logger="tongiaki.access")
+    reply = client.post(
+        "/api/v1/accounts", data=b"x" * 20000, headers={"X-Request-ID": "probe-413"}
+    )
+    assert reply.status_code == 413 and reply.headers["X-Request-ID"] == "probe-413"
+    line = next(r for r in caplog.records if r.name == "tongiaki.access")
+    assert line.request_id == "probe-413" and line.status == 413
+    assert line.duration_ms is not None and line.duration_ms >= 0
+    assert reply.headers["X-Content-Type-Options"] == "nosniff"
+
+
 def test_json_lines_carry_the_request_id_extras_and_exceptions():
     record = logging.LogRecord("tongiaki.x", logging.ERROR, __file__, 1, "boom %s", ("a",), None)
     record.request_id = "r1"

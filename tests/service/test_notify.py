@@ -240,6 +240,11 @@ def test_a_webhook_host_must_resolve_and_the_url_be_plain_ascii_even_where_priva
         "http://nonexistent.invalid/x",  # .invalid never resolves (RFC 2606)
         "http://127.0.0.1/\u202ex",  # a right-to-left override
         "http://127.0.0.1/caf\u00e9",
+        # not host names: refused before resolving (gevent's resolver logged a traceback)
+        "http://" + "a" * 64 + ".com/x",
+        "http://a..b/x",
+        "http://.example.org/x",
+        "http://" + "a." * 130 + "com/x",
     ):
         r = notifying.put(
             "/api/v1/me/notifications/settings", json={"webhook_url": url}, headers=ann.headers

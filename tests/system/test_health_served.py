@@ -59,6 +59,7 @@ class Cuttable:
         self.port = port
         self.conns: list[socket.socket] = []
         self.listener: socket.socket | None = None
+        self.hung = threading.Event()  # set: bytes are taken and never passed on
         self.restore()
 
     def restore(self) -> None:
@@ -91,10 +92,11 @@ class Cuttable:
             for a, b in ((client, upstream), (upstream, client)):
                 threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
 
-    @staticmethod
-    def _pump(a: socket.socket, b: socket.socket) -> None:
+    def _pump(self, a: socket.socket, b: socket.socket) -> None:
         with contextlib.suppress(OSError):
             while data := a.recv(65536):
+                while self.hung.is_set():
+                    time.sleep(0.05)
                 b.sendall(data)
         with contextlib.suppress(OSError):
             b.shutdown(socket.SHUT_WR)
@@ -130,5 +132,41 @@ def test_readyz_says_within_a_second_and_a_half_that_the_database_is_away(tmp_pa
             time.sleep(0.1)
         assert http.call("GET", "/readyz").status == 200
     finally:
+        server.stop()
+        hop.cut()
+
+
+def test_readyz_says_within_a_second_and_a_half_that_the_database_stopped_answering(
+    tmp_path, pg_schema
+):
+    """A database that takes the bytes and never answers (hung, or cut off without a
+    reset): requests would wait on it, /readyz must not."""
+    _, url = pg_schema
+    hop = Cuttable(free_port())
+    via = url.replace("127.0.0.1:5432", f"127.0.0.1:{hop.port}")
+    port = free_port()
+    env = base_env(DATABASE_URL=via, TONGIAKI_DATA_DIR=str(tmp_path))
+    server = start(
+        ["serve", "--workers", "1", "--port", str(port)], env, tmp_path / "web.log", port
+    )
+    try:
+        http = server.http(prefix="")
+        assert http.call("GET", "/readyz").status == 200
+        hop.hung.set()
+        for _ in range(3):
+            began = time.monotonic()
+            ready = http.call("GET", "/readyz")
+            took = time.monotonic() - began
+            assert ready.status == 503 and "did not answer" in ready.json["detail"], ready.json
+            assert "\n" not in ready.json["detail"]
+            assert took < 1.5, took
+        hop.hung.clear()
+        for _ in range(100):
+            if http.call("GET", "/readyz").status == 200:
+                break
+            time.sleep(0.1)
+        assert http.call("GET", "/readyz").status == 200
+    finally:
+        hop.hung.clear()
         server.stop()
         hop.cut()

@@ -153,8 +153,21 @@ def test_the_embedded_server_keeps_gunicorns_limits_on_lines(tmp_path, request_b
         socket.create_connection(("127.0.0.1", server.port), timeout=10) as s,
     ):
         s.sendall(request_bytes)
-        got, problem = answer(s)
+        heads: list[str] = []
+        got, problem = answer(s, heads)
         assert got == status and problem["status"] == status
+        # an id, and an access line with it (not an ERROR line): as under gunicorn
+        rid = next(
+            line.split(": ", 1)[1]
+            for line in heads[0].split("\r\n")
+            if line.lower().startswith("x-request-id:")
+        )
+        time.sleep(0.3)
+        lines = [x for x in server.output().splitlines() if f"[{rid}]" in x]
+        assert any(
+            "tongiaki.access" in x and f"refused by the HTTP server: {status}" in x for x in lines
+        ), server.output()[-2000:]
+        assert " ERROR " not in server.output()
 
 
 def check_a_stream_delivers_a_later_event(server) -> None:
