@@ -471,7 +471,13 @@ def stream(game_id: str) -> ResponseReturnValue:
     # 503 too_many_streams when the process holds its most; 429 past the client's share
     sub = feed.subscribe(game_id, client_address())
     head = sub.hub.view.head
-    if after > head:  # no process has sent a version past the head: a client's mistake
+    if after > head:
+        # this process may not have heard of the last commit yet (another process sent
+        # it to this viewer): the store says. Past its head, no process sent it: a
+        # client's mistake
+        stored = game_service().store.head(game_id)
+        head = stored.version if stored is not None else 0
+    if after > head:
         sub.close()
         raise BadRequest(
             "bad_last_event_id",

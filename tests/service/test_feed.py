@@ -154,6 +154,29 @@ def test_a_stream_past_the_games_head_is_refused(client):
     assert "past the game's last version (1)" in reply.json["detail"]
 
 
+def test_a_version_another_process_sent_is_not_refused_before_this_one_heard_of_it(client, app):
+    """A viewer got version N from one process and reconnects to another whose hub has
+    not heard of N yet: the store's head decides, not the hub (the soak found a 422)."""
+    made = client.post("/api/v1/accounts", json={"name": "ann"}).json
+    gid = client.post(
+        "/api/v1/games",
+        json={"max_players": 2},
+        headers={"Authorization": f"Bearer {made['token']}"},
+    ).json["game_id"]
+    feed = app.extensions["tongiaki.feed"]
+    watching = feed.subscribe(gid, "another viewer")  # the hub stays while watched
+    try:
+        hub = feed.hubs[gid]
+        head = hub.view.head
+        hub.view = View(head - 1, head - 1, False, ())  # not heard of the last commit yet
+        reply = client.head(f"/api/v1/games/{gid}/stream", headers={"Last-Event-ID": str(head)})
+        assert reply.status_code == 200
+        reply = client.get(f"/api/v1/games/{gid}/stream?after={head + 1}")
+        assert reply.status_code == 422 and reply.json["code"] == "bad_last_event_id"
+    finally:
+        watching.close()
+
+
 def test_a_process_never_promises_more_streams_than_its_open_file_limit(tmp_path):
     import resource
 
