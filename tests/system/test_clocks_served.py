@@ -75,7 +75,12 @@ def check_finished_by_the_bot(
 ) -> None:
     """One timeout, no more than ``late`` seconds after its deadline, then the absent
     seat played by the bot to the end; it verifies."""
-    events = http.call("GET", f"/games/{gid}/events?limit=1000").json["events"]
+    events: list[dict] = []
+    while True:  # a long game is more than one page (1,000 events)
+        page = http.call("GET", f"/games/{gid}/events?after={len(events)}&limit=1000").json
+        events += page["events"]
+        if not page["has_more"]:
+            break
     kinds = [e["type"] for e in events]
     assert kinds.count("TurnTimedOut") == 1 and kinds.count("SeatMarkedAbsent") == 1
     assert kinds.count("SeatPlayedByBot") > 3 and "GameEnded" in kinds
