@@ -19,7 +19,13 @@ def test_a_whole_game_played_by_bots_through_the_api_ends_and_verifies(client, c
     responses = play_to_the_end(client, game_id, players, seed=3)
     game = client.get(f"/api/v1/games/{game_id}").json
     assert game["status"] == "ended"
-    events = client.get(f"/api/v1/games/{game_id}/events?limit=1000").json["events"]
+    events: list[dict] = []
+    while True:  # a long game is more than one page (1,000 events)
+        url = f"/api/v1/games/{game_id}/events?after={len(events)}&limit=1000"
+        page = client.get(url).json
+        events += page["events"]
+        if not page["has_more"]:
+            break
     types = [e["type"] for e in events]
     assert types[-1] == "DeckRevealed" and "GameEnded" in types
     report = client.get(f"/api/v1/games/{game_id}/verify").json

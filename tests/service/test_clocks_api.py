@@ -87,7 +87,13 @@ def test_c6_a_resigned_seat_is_played_by_the_in_process_scheduler_to_the_end(cli
         assert r.status_code in (200, 409), r.json  # 409: the bot moved meanwhile
     else:
         raise AssertionError("the game did not end")
-    events = client.get(f"/api/v1/games/{game_id}/events?limit=1000").json["events"]
+    events: list[dict] = []
+    while True:  # a long game is more than one page (1,000 events)
+        url = f"/api/v1/games/{game_id}/events?after={len(events)}&limit=1000"
+        page = client.get(url).json
+        events += page["events"]
+        if not page["has_more"]:
+            break
     kinds = [e["type"] for e in events]
     assert "PlayerResigned" in kinds and "SeatPlayedByBot" in kinds
     bot = [e for e in events if e["type"] == "SeatPlayedByBot"]
