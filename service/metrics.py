@@ -23,7 +23,6 @@ import contextlib
 import os
 import threading
 import time
-from functools import cache
 from types import SimpleNamespace
 from typing import Any
 
@@ -36,18 +35,22 @@ MULTIPROCESS = "PROMETHEUS_MULTIPROC_DIR"
 
 
 _MAKING = threading.Lock()
+_MADE: list[Any] = []  # the metrics, once made
 
 
 def _metrics() -> Any:
     """The metrics, made once, on first use, whichever thread comes first (a worker's
     clock thread and its job raced here: the second registered every name again, and
-    prometheus_client refused it with a traceback)."""
-    with _MAKING:
-        return _made()
+    prometheus_client refused it with a traceback). Made, they are read without the
+    lock: every request counts."""
+    if not _MADE:
+        with _MAKING:
+            if not _MADE:
+                _MADE.append(_make())
+    return _MADE[0]
 
 
-@cache
-def _made() -> Any:
+def _make() -> Any:
     """prometheus_client chooses how to keep values when it is imported: in a gunicorn
     worker that is after ``tongiaki serve`` set the multiprocess directory, so nothing
     here imports it before."""

@@ -457,7 +457,7 @@ def events(game_id: str) -> ResponseReturnValue:
     )
 )
 def stream(game_id: str) -> ResponseReturnValue:
-    game_service().load(game_id)
+    stored, _ = game_service().load(game_id)  # 404 for an unknown game; the store's head
     feed: Feed = current_app.extensions["tongiaki.feed"]
     header_id = request.headers.get("Last-Event-ID")
     last = header_id or request.args.get("after") or "0"
@@ -475,8 +475,7 @@ def stream(game_id: str) -> ResponseReturnValue:
         # this process may not have heard of the last commit yet (another process sent
         # it to this viewer): the store says. Past its head, no process sent it: a
         # client's mistake
-        stored = game_service().store.head(game_id)
-        head = stored.version if stored is not None else 0
+        head = max(head, stored)
     if after > head:
         sub.close()
         raise BadRequest(

@@ -55,3 +55,14 @@ def play_to_the_end(client: Any, game_id: str, players: list[Player], seed: int)
         assert r.status_code == 200, r.json
         responses.append(r)
     raise AssertionError("the game did not end")
+
+
+def all_events(client: Any, game_id: str) -> list[dict[str, Any]]:
+    """Every event of a game, page after page (a randomly dealt game may pass 1,000)."""
+    events: list[dict[str, Any]] = []
+    while True:
+        url = f"/api/v1/games/{game_id}/events?after={len(events)}&limit=1000"
+        page = client.get(url).json
+        events += page["events"]
+        if not page["has_more"]:
+            return events

@@ -10,7 +10,7 @@ from freezegun import freeze_time
 
 from domain.deck import Deck
 from service.api import STATUSES
-from tests.service.api import Player, open_game, play_to_the_end
+from tests.service.api import Player, all_events, open_game, play_to_the_end
 
 
 def test_a_whole_game_played_by_bots_through_the_api_ends_and_verifies(client, caplog):
@@ -19,13 +19,7 @@ def test_a_whole_game_played_by_bots_through_the_api_ends_and_verifies(client, c
     responses = play_to_the_end(client, game_id, players, seed=3)
     game = client.get(f"/api/v1/games/{game_id}").json
     assert game["status"] == "ended"
-    events: list[dict] = []
-    while True:  # a long game is more than one page (1,000 events)
-        url = f"/api/v1/games/{game_id}/events?after={len(events)}&limit=1000"
-        page = client.get(url).json
-        events += page["events"]
-        if not page["has_more"]:
-            break
+    events = all_events(client, game_id)
     types = [e["type"] for e in events]
     assert types[-1] == "DeckRevealed" and "GameEnded" in types
     report = client.get(f"/api/v1/games/{game_id}/verify").json

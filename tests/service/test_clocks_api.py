@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 import time
 
-from tests.service.api import Player, open_game
+from tests.service.api import Player, all_events, open_game
 
 
 def test_c1_a_time_control_is_a_game_option_shown_in_the_game_and_the_lobby(client):
@@ -87,13 +87,7 @@ def test_c6_a_resigned_seat_is_played_by_the_in_process_scheduler_to_the_end(cli
         assert r.status_code in (200, 409), r.json  # 409: the bot moved meanwhile
     else:
         raise AssertionError("the game did not end")
-    events: list[dict] = []
-    while True:  # a long game is more than one page (1,000 events)
-        url = f"/api/v1/games/{game_id}/events?after={len(events)}&limit=1000"
-        page = client.get(url).json
-        events += page["events"]
-        if not page["has_more"]:
-            break
+    events = all_events(client, game_id)
     kinds = [e["type"] for e in events]
     assert "PlayerResigned" in kinds and "SeatPlayedByBot" in kinds
     bot = [e for e in events if e["type"] == "SeatPlayedByBot"]

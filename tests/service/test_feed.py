@@ -13,6 +13,7 @@ from service.feed import BUFFER, PAGE, Feed, View
 from service.store.base import StoreUnavailable
 from service.store.memory import MemoryEventStore
 from tests.contracts.test_event_store import events, record
+from tests.service.api import Player
 
 
 def frames(*versions):
@@ -143,12 +144,7 @@ def test_a_hub_that_cannot_be_read_is_dropped_and_its_viewer_refused(store):
 
 
 def test_a_stream_past_the_games_head_is_refused(client):
-    made = client.post("/api/v1/accounts", json={"name": "ann"}).json
-    gid = client.post(
-        "/api/v1/games",
-        json={"max_players": 2},
-        headers={"Authorization": f"Bearer {made['token']}"},
-    ).json["game_id"]
+    gid = Player(client, "ann").post("/games", {"max_players": 2}).json["game_id"]
     reply = client.get(f"/api/v1/games/{gid}/stream?after=99")
     assert reply.status_code == 422 and reply.json["code"] == "bad_last_event_id"
     assert "past the game's last version (1)" in reply.json["detail"]
@@ -157,12 +153,7 @@ def test_a_stream_past_the_games_head_is_refused(client):
 def test_a_version_another_process_sent_is_not_refused_before_this_one_heard_of_it(client, app):
     """A viewer got version N from one process and reconnects to another whose hub has
     not heard of N yet: the store's head decides, not the hub (the soak found a 422)."""
-    made = client.post("/api/v1/accounts", json={"name": "ann"}).json
-    gid = client.post(
-        "/api/v1/games",
-        json={"max_players": 2},
-        headers={"Authorization": f"Bearer {made['token']}"},
-    ).json["game_id"]
+    gid = Player(client, "ann").post("/games", {"max_players": 2}).json["game_id"]
     feed = app.extensions["tongiaki.feed"]
     watching = feed.subscribe(gid, "another viewer")  # the hub stays while watched
     try:
@@ -227,12 +218,7 @@ def test_a_game_ending_between_the_feeds_two_reads_loses_no_event(store):
 
 
 def test_the_head_of_a_stream_answers_at_once_and_holds_no_stream(client, app):
-    made = client.post("/api/v1/accounts", json={"name": "ann"}).json
-    gid = client.post(
-        "/api/v1/games",
-        json={"max_players": 2},
-        headers={"Authorization": f"Bearer {made['token']}"},
-    ).json["game_id"]
+    gid = Player(client, "ann").post("/games", {"max_players": 2}).json["game_id"]
     reply = client.head(f"/api/v1/games/{gid}/stream")
     assert reply.status_code == 200 and reply.mimetype == "text/event-stream"
     assert reply.data == b"" and app.extensions["tongiaki.feed"].open == 0
