@@ -20,6 +20,7 @@ from service.disputes import DisputeService
 from service.doorbells import BackgroundDoorbell, InlineDoorbell, RqDoorbell, sweep_inline
 from service.feed import FD_RESERVE, Feed, FeedDoorbell, fd_budget, listener_for
 from service.games import Doorbell, GameService
+from service.headers import install as install_headers
 from service.health import bp as health_bp
 from service.jsonprovider import OrjsonProvider
 from service.limits import RateLimits
@@ -166,6 +167,7 @@ def create_app(
     # first: a request refused by a check of register_errors (413 before the body) has
     # its client's request id and an access line with its duration too
     install_logs(app)
+    install_headers(app)
     track(app)
     register_errors(app)
     if settings.proxies:  # the client's address from the proxies' X-Forwarded-For (limits)

@@ -61,10 +61,34 @@ class JsonFormatter(logging.Formatter):
                 line[key] = value
         if record.exc_info:
             line["exception"] = self.formatException(record.exc_info)
-        return json.dumps(line, default=str)
+        return redact(json.dumps(line, default=str))
 
 
 CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+# credentials a line may carry, whoever wrote it (the access line's query, a refused
+# request line, an error naming a URL): their values never reach a log
+SECRET_PARAM = re.compile(
+    r"(?i)((?:^|[?&;\s\"'(\[,])(?:access_token|id_token|refresh_token|token|auth|authorization"
+    r"|api_?key|key|secret|password|passwd|pwd|signature|sig|session|code)(?:=|%3D))"
+    r"[^&;\s\"'\\)\]]+"
+)
+BEARER = re.compile(r"(?i)\b(bearer|basic|token)(\s+|%20|\+)[A-Za-z0-9._~+/=-]{8,}")
+USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s/@:\"']*:)[^\s/@\"']+@")
+REDACTED = "[redacted]"
+
+
+def redact(text: str) -> str:
+    """``text`` with every credential's value replaced by ``[redacted]``: query and form
+    parameters named like one (``access_token``, ``token``, ``password``, ``secret``,
+    ``key``, ``signature``, ``code``…), ``Bearer``/``Basic`` credentials, and the
+    password of a URL (``postgresql://user:…@host``)."""
+    if "=" in text:
+        text = SECRET_PARAM.sub(lambda m: m[1] + REDACTED, text)
+    text = BEARER.sub(lambda m: m[1] + m[2] + REDACTED, text)
+    if "@" in text:
+        text = USERINFO.sub(lambda m: m[1] + REDACTED + "@", text)
+    return text
 
 
 class TextFormatter(logging.Formatter):
@@ -81,7 +105,7 @@ class TextFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         if not getattr(record, "request_id", ""):
             record.request_id = REQUEST_ID.get() or "-"
-        return super().format(record)
+        return redact(super().format(record))
 
 
 def formatter(fmt: str) -> logging.Formatter:
@@ -153,7 +177,8 @@ def install(app: Flask) -> None:
             extra={
                 "method": request.method,
                 "path": request.path,
-                # as sent (at most gunicorn's 4,094-byte line); no secret travels in one
+                # as sent (at most gunicorn's 4,094-byte line); credentials are redacted
+                # from every line by the formatters (redact)
                 "query": request.query_string.decode("latin-1")[:QUERY_LOGGED],
                 "status": response.status_code,
                 "duration_ms": round((time.perf_counter() - started) * 1000, 2)

@@ -37,11 +37,8 @@ import logging
 import re
 import secrets
 import smtplib
-import socket
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -52,10 +49,20 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from projections.models import NOTICE_KINDS, notice_id
+from service import webhooks
+from service.addresses import (
+    Refused,
+    Resolver,
+    Unresolvable,
+    public_only,
+    resolve,
+    system_resolver,
+)
 from service.clocks import parse_time, stamp
 from service.errors import BadRequest
 from service.settings import Settings
 from service.store.base import SqlStore, StoreUnavailable
+from service.text import EMAIL_PATTERN
 
 log = logging.getLogger("tongiaki.notify")
 
@@ -93,7 +100,7 @@ TABLES = [
 CHANNELS = ("webhook", "email")
 MAX_URL = 2000
 MAX_EMAIL = 254
-EMAIL = re.compile(r"[^@\s<>,;:\"]{1,64}@[A-Za-z0-9-]{1,63}(\.[A-Za-z0-9-]{1,63})+")
+EMAIL = re.compile(EMAIL_PATTERN)
 TIMEOUT = 5.0  # seconds a webhook, or each step with the mail server, may take
 LEASE_MS = 30_000  # a claimed delivery is not claimed again for this long
 SENDERS = 16  # deliveries sent at once by one process
@@ -146,23 +153,21 @@ def malformed_host(host: str) -> str | None:
     return None
 
 
-def private_address(host: str) -> str | None:
-    """Why ``host`` may not receive webhooks (loopback, private, link-local…), or None.
-    A name is resolved: every address it has must be public."""
+def private_address(host: str, resolver: Resolver = system_resolver) -> str | None:
+    """Why ``host`` may not receive webhooks, or None: it does not resolve, or one of its
+    addresses is, or embeds, one that is not public (``service.addresses``)."""
     if (why := malformed_host(host)) is not None:
         return why
     try:
-        infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
-    except (socket.gaierror, UnicodeError):
-        return f"{host} does not resolve"
-    for info in infos:
-        address = ipaddress.ip_address(info[4][0])
-        if not address.is_global or address.is_multicast:
-            return f"{host} is a private, loopback or reserved address ({address})"
+        public_only(host, resolve(host, 0, resolver))
+    except Unresolvable as exc:
+        return str(exc)
+    except Refused as exc:
+        return str(exc)
     return None
 
 
-def check_webhook(url: str, allow_private: bool) -> str:
+def check_webhook(url: str, allow_private: bool, resolver: Resolver = system_resolver) -> str:
     """A webhook URL the service will POST to (422 ``bad_webhook`` otherwise): its host
     resolves, to public addresses only unless ``allow_private``."""
     if len(url) > MAX_URL:
@@ -186,7 +191,7 @@ def check_webhook(url: str, allow_private: bool) -> str:
         raise BadRequest("bad_webhook", "a webhook URL holds no user name or password")
     if (malformed := malformed_host(parts.hostname)) is not None:
         raise BadRequest("bad_webhook", malformed)
-    why = private_address(parts.hostname)
+    why = private_address(parts.hostname, resolver)
     if why is not None and why.endswith("does not resolve"):
         raise BadRequest("bad_webhook", f"a webhook URL's host must resolve: {why}")
     if why is not None and not allow_private:
@@ -195,19 +200,13 @@ def check_webhook(url: str, allow_private: bool) -> str:
 
 
 def check_email(address: str) -> str:
-    if len(address) > MAX_EMAIL or not EMAIL.fullmatch(address):
-        raise BadRequest("bad_email", "an e-mail address looks like name@example.org")
+    if len(address) > MAX_EMAIL or not EMAIL.match(address):
+        raise BadRequest(
+            "bad_email",
+            "email: an e-mail address is printable ASCII like name@example.org (no spaces,"
+            " quotes or control characters)",
+        )
     return address
-
-
-class NoRedirects(urllib.request.HTTPRedirectHandler):
-    """A webhook answers; it does not send the service elsewhere."""
-
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-
-OPENER = urllib.request.build_opener(NoRedirects)
 
 
 def signature(secret: str, timestamp: str, body: bytes) -> str:
@@ -224,10 +223,12 @@ class Notifier:
         store: SqlStore,
         settings: Settings,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        resolver: Resolver = system_resolver,
     ) -> None:
         self.store = store
         self.settings = settings
         self.clock = clock
+        self.resolver = resolver  # one lookup per check and per delivery (service.addresses)
         self._pool = ThreadPoolExecutor(SENDERS, thread_name_prefix="notify")
         self._lock = threading.Lock()
         self._sending: dict[str, int] = {}  # account → its deliveries being sent now
@@ -267,7 +268,7 @@ class Notifier:
         email = changes.get("email", known.email if known else None)
         kinds = changes.get("kinds", known.kinds if known else NOTICE_KINDS)
         if "webhook_url" in changes and webhook_url is not None:
-            check_webhook(webhook_url, self.settings.webhooks_private)
+            check_webhook(webhook_url, self.settings.webhooks_private, self.resolver)
         if "email" in changes and email is not None:
             check_email(email)
         if not set(kinds) <= set(NOTICE_KINDS):
@@ -540,18 +541,12 @@ class Notifier:
     def _post(self, url: str | None, secret: str, notice: dict[str, Any]) -> tuple[bool, str]:
         if not url:
             return False, "no webhook URL any more"
-        host = urlsplit(url).hostname or ""
-        if not self.settings.webhooks_private:
-            why = private_address(host)
-            if why is not None:
-                return False, f"refused: {why}"
         body = json.dumps(notice, sort_keys=True, separators=(",", ":")).encode()
         timestamp = str(int(self.clock().timestamp()))
-        request = urllib.request.Request(
+        outcome = webhooks.post(
             url,
-            data=body,
-            method="POST",
-            headers={
+            body,
+            {
                 "Content-Type": "application/json",
                 "User-Agent": "tongiaki-webhooks/1",
                 "X-Tongiaki-Delivery": notice["id"],
@@ -559,15 +554,11 @@ class Notifier:
                 "X-Tongiaki-Timestamp": timestamp,
                 "X-Tongiaki-Signature": signature(secret, timestamp, body),
             },
+            allow_private=self.settings.webhooks_private,
+            timeout=TIMEOUT,
+            resolver=self.resolver,
         )
-        try:
-            with OPENER.open(request, timeout=TIMEOUT) as answer:
-                return True, f"HTTP {answer.status}"
-        except urllib.error.HTTPError as exc:
-            return False, f"HTTP {exc.code}"
-        except (urllib.error.URLError, OSError, ValueError) as exc:
-            reason = getattr(exc, "reason", exc)
-            return False, f"{type(exc).__name__}: {reason}"[:500]
+        return outcome.ok, outcome.detail
 
     def _mail(self, address: str | None, notice: dict[str, Any]) -> tuple[bool, str]:
         if not address:

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator
 from http import HTTPStatus
 from typing import Any
 
-from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler
+from werkzeug.serving import WSGIRequestHandler
 
 from service.problems import code_for, type_uri
 from service.settings import Settings
@@ -200,6 +200,13 @@ class BodyDeadline:
                     sock.settimeout(DRAIN_TIMEOUT)
 
 
+def security_headers() -> dict[str, str]:
+    """The headers of an answer the HTTP server writes itself (``service.headers``)."""
+    from service.headers import COMMON, NOTHING_POLICY
+
+    return {"Content-Security-Policy": NOTHING_POLICY, **COMMON}
+
+
 def problem_bytes(status: int, reason: str, detail: str) -> bytes:
     """An RFC 9457 problem document for an error the HTTP server itself answers."""
     # the code follows the status, whichever server words the reason ("URI Too Long")
@@ -225,6 +232,25 @@ class ProblemRequestHandler(WSGIRequestHandler):
     seconds is closed (a stalled client does not keep its thread)."""
 
     timeout = IDLE_TIMEOUT
+    prefix = b""  # the request head the gate read (service.embedded)
+
+    def setup(self) -> None:
+        super().setup()
+        # the request is read from what the gate read, then from the socket
+        from service.embedded import Prefixed
+
+        self.rfile.close()
+        self._raw = Prefixed(self.prefix, self.connection.makefile("rb", 0))
+        self.rfile = io.BufferedReader(self._raw, 65536)
+
+    def handle(self) -> None:
+        """One request: werkzeug closes every connection after its answer (it sends
+        ``Connection: close``), so none goes back to the gate."""
+        self.close_connection = True
+        try:
+            self.handle_one_request()
+        except (ConnectionError, TimeoutError) as exc:
+            self.connection_dropped(exc)
 
     def parse_request(self) -> bool:
         if len(self.raw_requestline) > MAX_REQUEST_LINE + 2:  # with its CRLF
@@ -300,6 +326,8 @@ class ProblemRequestHandler(WSGIRequestHandler):
             self.send_header("Content-Type", PROBLEM)
             self.send_header("Content-Length", str(len(body)))
             self.send_header("X-Request-ID", rid)
+            for name, value in security_headers().items():
+                self.send_header(name, value)
             self.end_headers()
             if self.command != "HEAD":
                 self.wfile.write(body)
@@ -358,10 +386,15 @@ def run_embedded(settings: Settings, host: str, port: int) -> None:
     app = create_app(settings)
     app.wsgi_app = BodyDeadline(app.wsgi_app)  # type: ignore[method-assign]
     stop_on_sigterm()
-    settle_heap()
+    from service.embedded import EmbeddedServer
+
     # a crowd of viewers connecting at once waited for SYN retries behind werkzeug's 128
-    BaseWSGIServer.request_queue_size = LISTEN_BACKLOG
-    app.run(host=host, port=port, threaded=True, request_handler=ProblemRequestHandler)
+    EmbeddedServer.request_queue_size = LISTEN_BACKLOG
+    server = EmbeddedServer(
+        host, port, app, ProblemRequestHandler, max_connections=settings.max_connections
+    )
+    settle_heap()
+    server.serve_forever()
 
 
 def _write_problem(sock: Any, status_int: int, reason: str, mesg: str) -> None:
@@ -381,7 +414,9 @@ def _write_problem(sock: Any, status_int: int, reason: str, mesg: str) -> None:
         client = ""
     head = (
         f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\n"
-        f"Content-Type: {PROBLEM}\r\nContent-Length: {len(body)}\r\nX-Request-ID: {rid}\r\n\r\n"
+        f"Content-Type: {PROBLEM}\r\nContent-Length: {len(body)}\r\nX-Request-ID: {rid}\r\n"
+        + "".join(f"{k}: {v}\r\n" for k, v in security_headers().items())
+        + "\r\n"
     )
     # the app never saw this request: its access line is written here
     logging.getLogger("tongiaki.access").info(

@@ -294,6 +294,7 @@ class Settings:
     ready_max_lag: int = 1000  # events a read model may be behind while /readyz says ready
     max_streams: int = 0  # live streams per process; 0: the server's default (service.app)
     streams_per_client: int = 16  # live streams one client address holds per process; 0: any
+    max_connections: int = 4096  # connections the embedded server holds at once (service.embedded)
     feed_poll: float = 2.0  # seconds between the change feed's safety polls (service.feed)
     proxies: int = 0  # reverse proxies in front whose X-Forwarded-For is trusted
     log_format: str = ""  # json or text; empty: json under gunicorn and workers, else text
@@ -337,6 +338,7 @@ class Settings:
             ready_max_lag=_integer(e, "TONGIAKI_READY_MAX_LAG", 1000, 0, 1_000_000_000),
             max_streams=_integer(e, "TONGIAKI_MAX_STREAMS", 0, 0, 1_000_000),
             streams_per_client=_integer(e, "TONGIAKI_STREAMS_PER_CLIENT", 16, 0, 1_000_000),
+            max_connections=_integer(e, "TONGIAKI_MAX_CONNECTIONS", 4096, 1, 1_000_000),
             feed_poll=_seconds(e, "TONGIAKI_FEED_POLL", 2.0),
             log_format=_log_format(e.get("TONGIAKI_LOG_FORMAT", "")),
             proxies=_integer(e, "TONGIAKI_PROXIES", 0, 0, 5),

@@ -18,6 +18,12 @@ JOINERS = frozenset("\u200c\u200d")  # ZWNJ, ZWJ: parts of words and emoji
 # letters and symbols that print as nothing
 BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800\u034f")
 INVISIBLE_CATEGORIES = ("Zs", "Zl", "Zp", "Cf", "Cc", "Mn", "Me", "Cs")
+# an e-mail address as the service takes it (the API's schema, service.notify): a
+# dot-atom local part of printable ASCII (RFC 5322 atext), a domain of LDH labels; so
+# no control character (NUL, CR, LF, any Cc or Cf) ever reaches a store or a mail server
+EMAIL_PATTERN = (
+    r"^[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]{1,64}@[A-Za-z0-9-]{1,63}(\.[A-Za-z0-9-]{1,63})+\Z"
+)
 
 
 def text_problem(value: str) -> str | None:

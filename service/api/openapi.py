@@ -217,8 +217,8 @@ def docs_page(spec: dict[str, Any]) -> str:
             )
     return (
         "<!doctype html><html lang=en><meta charset=utf-8><title>Tongiaki API</title>"
-        "<style>body{font:15px system-ui;margin:2rem;max-width:70rem}td{padding:.3rem .6rem;"
-        "border-bottom:1px solid #ddd}code{font-size:14px}</style>"
+        # its style is a file of the pages': the policy allows no inline style
+        '<link rel=stylesheet href="/static/api-docs.css">'
         "<h1>Tongiaki API</h1><p>JSON under <code>/api/v1</code>; the machine-readable document "
         "is <a href=/api/v1/openapi.json><code>/api/v1/openapi.json</code></a>. 🔒 needs "
         "<code>Authorization: Bearer &lt;token&gt;</code> (from <code>POST /accounts</code>). "

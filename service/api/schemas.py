@@ -7,7 +7,7 @@ from marshmallow import RAISE, Schema, ValidationError, fields, validate, valida
 from domain.commands import TIME_CONTROLS
 from domain.state import COLOURS
 from projections.models import NOTICE_KINDS
-from service.text import text_problem
+from service.text import EMAIL_PATTERN, text_problem
 
 
 class Strict(Schema):
@@ -679,7 +679,13 @@ class NotifySettingsIn(Strict):
     email = fields.String(
         allow_none=True,
         validate=validate.Length(3, 254),
-        metadata={"description": "where mails go (when the server has SMTP_URL); null: none"},
+        metadata={
+            # documented, and checked by service.notify.check_email (422 bad_email)
+            "pattern": EMAIL_PATTERN,
+            "description": "where mails go (when the server has SMTP_URL); null: none. An"
+            " address of printable ASCII, name@domain: no spaces, quotes or control"
+            " characters (a domain in another script in its xn-- form)",
+        },
     )
     kinds = fields.List(
         fields.String(validate=validate.OneOf(NOTICE_KINDS)),

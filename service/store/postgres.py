@@ -111,7 +111,7 @@ def translated() -> Iterator[None]:
     except psycopg.errors.UniqueViolation as exc:
         raise StoreError(f"integrity: {exc}") from exc
     except psycopg.DataError as exc:  # NUL in text, integer out of range, bad encoding
-        raise InvalidData(f"postgresql refused a value: {exc.diag.message_primary}") from exc
+        raise InvalidData(f"a value cannot be stored: {exc.diag.message_primary}") from exc
     except (psycopg.OperationalError, PoolTimeout) as exc:  # unreachable, restarted, full
         raise StoreUnavailable(f"postgresql: {exc}") from exc
 

@@ -27,26 +27,6 @@ PAGES = {
 
 bp = Blueprint("web", __name__, static_folder=str(STATIC), static_url_path="/static")
 
-# The pages load only their own scripts, styles and API: no inline code, no framing.
-SECURITY_HEADERS = {
-    "Content-Security-Policy": (
-        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:;"
-        " connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self';"
-        " frame-ancestors 'none'"
-    ),
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "same-origin",
-    "X-Frame-Options": "DENY",
-}
-
-
-@bp.after_request
-def security_headers(response: Response) -> Response:
-    """Every page and static file carries the security headers."""
-    for name, value in SECURITY_HEADERS.items():
-        response.headers.setdefault(name, value)
-    return response
-
 
 def page(name: str, title: str, game_id: str = "", dispute_id: str = "") -> Response:
     """The HTML shell of a page: its module script does the rest."""

@@ -8,6 +8,7 @@ its client hung up.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import time
@@ -245,3 +246,94 @@ def test_a_trickled_body_gets_408_at_the_deadline_on_gunicorn(tmp_path, pg_schem
     _, url = pg_schema
     with production(tmp_path, url, redis_url, queue=f"trickle-{pg_schema[0]}", web=1) as servers:
         check_a_trickled_body_is_cut_off_at_the_deadline(servers[0].port)
+
+
+def healthz_within(port: int, seconds: float) -> tuple[bool, float]:
+    """Whether ``/healthz`` answered 200 within ``seconds``, and how long it took."""
+    started = time.monotonic()
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=seconds) as s:
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            ok = s.recv(64).startswith(b"HTTP/1.1 200")
+    except OSError:
+        ok = False
+    took = time.monotonic() - started
+    return ok and took <= seconds, took
+
+
+def test_a_crowd_of_slow_header_senders_never_stalls_the_embedded_server(tmp_path):
+    """Issue 26: 2,000 clients that each send a header line every 2 s (never the end of
+    their head) held a thread each, /healthz went unanswered for over 30 s, and the
+    server took minutes to recover. Now they wait at the gate without a thread, each is
+    cut off with 408 ten seconds after its first byte, /healthz answers within 1 s
+    throughout, and the server is back to normal within 5 s after they leave."""
+    import resource
+
+    from service.embedded import HEAD_TIMEOUT
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 8192)), hard))
+    crowd = 2000
+    with embedded(tmp_path) as server:
+        clients = []
+        for _ in range(crowd):
+            s = socket.create_connection(("127.0.0.1", server.port), timeout=30)
+            s.sendall(b"GET /api/v1/lobby HTTP/1.1\r\nHost: x\r\n")
+            s.setblocking(False)
+            clients.append(s)
+        checks: list[tuple[bool, float]] = []
+        answers: dict[int, bytes] = {}
+        started = time.monotonic()
+        next_line = started
+        while time.monotonic() - started < HEAD_TIMEOUT + 4:
+            if time.monotonic() >= next_line:  # a header line from each, every 2 s
+                next_line += 2
+                for s in clients:
+                    with contextlib.suppress(OSError):
+                        s.send(b"X-Slow: yes\r\n")
+            checks.append(healthz_within(server.port, 1.0))
+            for s in clients:
+                if s.fileno() not in answers:
+                    try:
+                        got = s.recv(4096)
+                    except (BlockingIOError, OSError):
+                        continue
+                    answers[s.fileno()] = got
+            time.sleep(0.2)
+        cut_off = [a for a in answers.values() if a.startswith(b"HTTP/1.1 408")]
+        for s in clients:
+            s.close()
+        left = time.monotonic()
+        while not (healthy := healthz_within(server.port, 0.2))[0]:
+            assert time.monotonic() - left < 5, "not back to normal within 5 s"
+            time.sleep(0.05)
+        worst = max(took for _, took in checks)
+        assert all(ok for ok, _ in checks), (len(checks), worst)
+        assert len(cut_off) > crowd * 0.9, len(cut_off)
+        assert b"request_timeout" in cut_off[0]
+        assert healthy[0]
+        assert " ERROR " not in server.output()
+
+
+def test_past_its_connection_limit_the_embedded_server_refuses_at_once(tmp_path):
+    """Connections past ``TONGIAKI_MAX_CONNECTIONS`` are answered 503 at once and closed;
+    the others are served when they send their request."""
+    with embedded(tmp_path, TONGIAKI_MAX_CONNECTIONS="20") as server:
+        idle = [socket.create_connection(("127.0.0.1", server.port), timeout=10) for _ in range(20)]
+        extra = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+        try:
+            started = time.monotonic()
+            status, problem = answer(extra)
+            assert status == 503 and problem["code"] == "service_unavailable"
+            assert time.monotonic() - started < 2
+            idle[0].sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert idle[0].recv(64).startswith(b"HTTP/1.1 200")
+        finally:
+            extra.close()
+            for s in idle:
+                s.close()
+        # once they are gone, new connections are served again
+        until = time.monotonic() + 5
+        while not healthz_within(server.port, 1.0)[0]:
+            assert time.monotonic() < until
+            time.sleep(0.05)
