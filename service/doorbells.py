@@ -27,6 +27,7 @@ from redis.exceptions import NoScriptError, RedisError
 from rq import Queue, Retry
 
 from projections.store import MAX_ATTEMPTS, ReadModels
+from service.outages import Outage
 from service.store.base import StoreUnavailable
 
 log = logging.getLogger("tongiaki.workers")
@@ -93,6 +94,12 @@ class RqDoorbell:
         self.pending = pending_key(queue)
         self.dirty = dirty_key(queue)
         self.script = self.redis.register_script(RING)
+        self.outage = Outage(
+            "Redis",
+            log,
+            "doorbells not rung",
+            "the sweeper catches those games' read models up",
+        )
 
     def _claim(self, game_id: str) -> bool:
         try:  # EVALSHA directly: half the client cost of the Script helper
@@ -112,8 +119,10 @@ class RqDoorbell:
                 except RedisError:
                     self.redis.delete(self.pending)
                     raise
-        except RedisError as exc:
-            log.warning("doorbell for %s not rung (%s); the sweeper will catch up", game_id, exc)
+        except RedisError as exc:  # logged once per outage, not per command
+            self.outage.failed(exc)
+            return
+        self.outage.ok()
 
 
 class BackgroundDoorbell:

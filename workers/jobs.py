@@ -9,11 +9,7 @@ imports the service's store and settings, nothing imports it.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import logging
-import os
-import signal
-import sys
 import threading
 from datetime import UTC, datetime
 from functools import cache
@@ -29,14 +25,15 @@ from projections.store import ReadModels
 from service.doorbells import RqDoorbell, dirty_key, enqueue_game, pending_key, sweep
 from service.games import GameService
 from service.notify import NOTIFY_EVERY, Notifier, run_deliveries
+from service.outages import Outage
 from service.serving import settle_heap
 from service.settings import Settings
 from service.store.base import SqlStore, StoreUnavailable
 from service.timekeeper import CLOCK_TICK, LocalScheduler, Timekeeper, from_ms, to_ms
+from workers.scheduler import Schedule
 
 log = logging.getLogger("tongiaki.workers")
 
-PR_SET_PDEATHSIG = 1  # linux/prctl.h
 _LOCAL_STARTED = threading.Event()  # this process runs its own timer (a worker, not burst)
 
 
@@ -195,67 +192,99 @@ def sweep_clocks(rm: ReadModels, queue: Queue) -> list[str]:
     return [game_id for game_id, _ in overdue]
 
 
-def die_with_parent() -> None:
-    """Make every child this process forks from now on (rq's scheduler) get SIGTERM
-    when this process dies, even by SIGKILL, instead of running on as an orphan that
-    holds the scheduler lock (Linux ``PR_SET_PDEATHSIG``; elsewhere nothing)."""
-    parent = os.getpid()
+REDIS_TIMEOUT = 10.0  # seconds a Redis command of the worker may take (a hung Redis)
+RECONNECT_AT_MOST = 2  # seconds between the worker's tries while Redis is away
+RESTART_PAUSE = 1.0  # seconds before rq's loop is started again after it gave up
 
-    def in_child() -> None:
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-        except (OSError, AttributeError):
-            return
-        if os.getppid() != parent:  # the parent died before the call above
-            os.kill(os.getpid(), signal.SIGTERM)
 
-    if sys.platform.startswith("linux"):
-        os.register_at_fork(after_in_child=in_child)
+class OutageFilter(logging.Filter):
+    """rq's "could not connect to Redis instance … retrying" (one line per try) counted
+    by the worker's ``Outage`` instead: the outage is logged once, and its end once."""
+
+    def __init__(self, outage: Outage) -> None:
+        super().__init__()
+        self.outage = outage
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if "could not connect to Redis" in record.getMessage():
+            self.outage.failed(str(record.args[1]) if len(record.args or ()) > 1 else "")
+            return False
+        return True
 
 
 def run_worker(settings: Settings, *, burst: bool = False) -> None:
-    """An rq worker on the service's queue, with the sweeper beside it.
+    """An rq worker on the service's queue, with the sweeper, the schedule and the
+    deliverer beside it.
 
     A ``SimpleWorker``: jobs run in this process, on its connection pool (a forked
     work horse would share the parent's database sockets), and the pool and the
-    folds cached by ``ReadModels`` serve every job.
+    folds cached by ``ReadModels`` serve every job. rq's scheduler is not forked:
+    a thread keeps the schedule (``workers.scheduler``), and rq's loop is started
+    again if it gives up on Redis; so a Redis outage of any length ends with the
+    worker scheduling and timing out as before, without a restart.
     """
     from rq import SimpleWorker
 
-    die_with_parent()  # rq's scheduler is a forked child: not an orphan if we are killed
-    redis = Redis.from_url(settings.redis_url)
+    redis = Redis.from_url(
+        settings.redis_url, socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT
+    )
     queue = Queue(settings.queue, connection=redis)
+    outage = Outage(
+        "Redis",
+        log,
+        "looks at the queue and the schedule failed",
+        "the sweeper then queues every game behind and every clock overdue",
+    )
+    logging.getLogger("rq.worker").addFilter(OutageFilter(outage))
     rm = readmodels()
-    sweep(rm, queue)
-    sweep_clocks(rm, queue)
+    try:
+        sweep(rm, queue)
+        sweep_clocks(rm, queue)
+    except RedisError as exc:
+        outage.failed(exc)
     stop = threading.Event()
 
     def sweeper() -> None:
         while not stop.wait(settings.sweep_every):
             try:
-                sweep(rm, queue)
-                sweep_clocks(rm, queue)
-            except (StoreUnavailable, RedisError) as exc:  # away: the next sweep tries again
+                sweep(rm, queue)  # (Redis is spoken to only when a game is behind:
+                sweep_clocks(rm, queue)  # the schedule's looks say when it is back)
+            except RedisError as exc:  # away: the next sweep tries again
+                outage.failed(exc)
+            except StoreUnavailable as exc:
                 log.warning("sweep skipped: %s", exc)
             except Exception:
                 log.exception("sweep failed")
 
+    schedule = Schedule(redis, [queue.name], outage)
     if not burst:
         threading.Thread(target=sweeper, name="sweeper", daemon=True).start()
+        schedule.start()
         # reminders: the outbox the projections fill, delivered by webhook and mail
         notifier = Notifier(store(), settings)
         notifier.upgrade()
         delivering = run_deliveries(notifier, NOTIFY_EVERY, stop.is_set)
-    if not burst:
-        local_clock().start()  # deadlines to the millisecond, beside rq's scheduler
+        local_clock().start()  # deadlines to the millisecond, beside rq's schedule
         _LOCAL_STARTED.set()
+    else:
+        with contextlib.suppress(RedisError):
+            schedule.look()  # a burst moves what is due now, once
     settle_heap()
     try:
-        SimpleWorker([queue], connection=redis).work(burst=burst, with_scheduler=True)
+        while True:
+            worker = SimpleWorker([queue], connection=redis)
+            worker.max_connection_wait_time = RECONNECT_AT_MOST  # back within 2 s of Redis
+            worker.work(burst=burst, with_scheduler=False)
+            if burst or worker._stop_requested or worker._shutdown_requested_date:
+                break  # done, or asked to stop (SIGTERM, SIGINT)
+            # rq's loop gave up (Redis timed out, or failed outside a dequeue): again
+            outage.failed("the worker's loop stopped on a Redis error")
+            if stop.wait(RESTART_PAUSE):
+                break
     finally:
         if _LOCAL_STARTED.is_set():
             local_clock().stop()
         stop.set()
         if not burst:
+            schedule.stop()
             delivering.set()

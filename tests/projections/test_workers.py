@@ -16,6 +16,7 @@ import pytest
 from redis import Redis
 from rq import Queue, SimpleWorker
 from rq.job import Job
+from rq.registry import ScheduledJobRegistry
 
 from projections.store import ReadModels
 from service.doorbells import RqDoorbell, sweep
@@ -227,10 +228,12 @@ def test_a_worker_killed_mid_batch_then_restarted_leaves_read_models_equal_to_a_
     assert dump(rm) == level
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
-def test_a_worker_killed_with_sigkill_leaves_no_orphan_scheduler(env, pg, redis_url):
-    """rq's scheduler is a forked child; killing the worker alone (not its group) must
-    not leave it running on, holding the scheduler lock (found by an operator's probe)."""
+def test_the_worker_forks_no_scheduler_and_its_thread_keeps_rqs_schedule(env, pg, redis_url):
+    """rq's scheduler was a forked child (an orphan if the worker was killed, dead after
+    a Redis outage); the worker now keeps the schedule with a thread of its own: no
+    child process, and a job scheduled a second ahead is moved to the queue and run."""
+    from datetime import UTC, datetime, timedelta
+
     url, _, _ = pg
     child_env = {**os.environ, "DATABASE_URL": url, "REDIS_URL": redis_url, "TONGIAKI_QUEUE": env}
     worker = subprocess.Popen(
@@ -240,31 +243,22 @@ def test_a_worker_killed_with_sigkill_leaves_no_orphan_scheduler(env, pg, redis_
         start_new_session=True,
         stderr=subprocess.DEVNULL,
     )
+    queue = Queue(env, connection=Redis.from_url(redis_url))
+    registry = ScheduledJobRegistry(queue=queue)
     try:
+        job = queue.enqueue_at(
+            datetime.now(UTC) + timedelta(seconds=1), jobs.catch_up, "nosuchgame"
+        )
         deadline = time.monotonic() + 30
-        while not children(worker.pid) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        scheduler = children(worker.pid)
-        assert scheduler, "the worker started no scheduler in 30 s"
-        os.kill(worker.pid, signal.SIGKILL)  # the worker alone
-        worker.wait()
-        deadline = time.monotonic() + 10
-        alive = scheduler
-        while alive and time.monotonic() < deadline:
-            alive = {pid for pid in alive if running(pid)}
-            time.sleep(0.05)
-        assert not alive, "the scheduler outlived its worker"
+        while job.get_status(refresh=True) != "finished":
+            assert time.monotonic() < deadline, job.get_status()
+            time.sleep(0.1)
+        assert registry.count == 0
+        assert children(worker.pid) == set()
     finally:
         with contextlib.suppress(ProcessLookupError):
-            os.killpg(worker.pid, signal.SIGKILL)  # anything left of the group
-
-
-def running(pid: int) -> bool:
-    """Whether ``pid`` exists and is not a zombie."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
+            os.killpg(worker.pid, signal.SIGKILL)
+        worker.wait()
 
 
 def test_a_games_tick_is_on_rqs_schedule_once_and_only_for_its_pending_decision(redis_url):
