@@ -20,6 +20,7 @@ import argparse
 import contextlib
 import ctypes
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -53,6 +54,21 @@ class Process:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
+VARIABLE = re.compile(r"\$\{(\w+)(?::-([^}]*))?\}|\$(\w+)")
+
+
+def expanded(command: str, env: dict[str, str]) -> str:
+    """``command`` as the shell runs it: ``$NAME``, ``${NAME}`` and ``${NAME:-default}``
+    replaced from ``env`` (what the log shows is what runs)."""
+
+    def value(m: re.Match[str]) -> str:
+        name = m[1] or m[3]
+        found = env.get(name, "")
+        return found if found or m[2] is None else m[2]
+
+    return VARIABLE.sub(value, command)
+
+
 def say(line: str) -> None:
     sys.stdout.write(line + "\n")
     sys.stdout.flush()
@@ -76,7 +92,9 @@ def start(proc: Process) -> None:
     proc.started = time.monotonic()
     proc.due = 0.0
     threading.Thread(target=pump, args=(proc, proc.popen.stdout), daemon=True).start()
-    say(f"stack | {proc.name} started (pid {proc.popen.pid}): {proc.command}")
+    say(
+        f"stack | {proc.name} started (pid {proc.popen.pid}): {expanded(proc.command, proc.env)}"
+    )
 
 
 def group_alive(proc: Process) -> bool:

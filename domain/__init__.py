@@ -30,6 +30,9 @@ from domain.state import EndReason, GameState, Phase
 # because the search budget ran out says so in its event. Recorded games keep
 # their events; verification reports where a re-run under these rules differs.
 # (rules-1 was recorded as "rules.md R1-R25".)
+# 1.2.1: a game's state says why it ended from its GameEnded event, so a game
+# the bot had every seat of says "abandoned" (C7) as its result does (it said
+# null); no event changes, stored snapshots are folded afresh.
 ENGINE_VERSION = revisions.ENGINE_VERSION
 RULES_VERSION = revisions.CURRENT
 RULES = revisions.CURRENT_RULES  # the rule set commands are decided under

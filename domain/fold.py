@@ -304,7 +304,15 @@ def _turn_ended(s: GameState, e: ev.TurnEnded) -> Changes:
 
 
 def _ended(s: GameState, e: ev.GameEnded) -> Changes:
-    return Changes(phase=Phase.ENDED, pending=None, voyage=None, result=e)
+    """R21 (or C7): the game is over; why is the event's reason (a game abandoned to the
+    bot draws no last tile, so only the event says it)."""
+    return Changes(
+        phase=Phase.ENDED,
+        pending=None,
+        voyage=None,
+        result=e,
+        end_reason=EndReason(e.reason),
+    )
 
 
 def _revealed(s: GameState, e: ev.DeckRevealed) -> Changes:

@@ -14,7 +14,7 @@ from typing import Any
 
 from domain.tiles import OCEAN_TILES
 
-ENGINE_VERSION = "1.2.0"  # keys snapshots and keyframes (position.FOLD_VERSION); see __init__
+ENGINE_VERSION = "1.2.1"  # keys snapshots and keyframes (position.FOLD_VERSION); see __init__
 RULES_1 = "rules-1"
 RULES_2 = "rules-2"
 HISTORY = (RULES_1, RULES_2)  # oldest first; the last is the engine's

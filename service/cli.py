@@ -31,6 +31,14 @@ class Cli(click.Group):
 
         try:
             return super().invoke(ctx)
+        except BrokenPipeError:
+            # the reader went away (``tongiaki verify … | head``): stop quietly, as
+            # ``yes | head`` does, with the status of a process ended by SIGPIPE
+            import os
+
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())  # nothing more to flush at exit
+            sys.exit(128 + 13)
         except ConfigError as exc:
             raise BadSetting(str(exc)) from exc
         except ServiceError as exc:
@@ -160,10 +168,24 @@ def _settings():  # type: ignore[no-untyped-def]
     return Settings.from_env()
 
 
-def _store():  # type: ignore[no-untyped-def]
+def _existing(settings):  # type: ignore[no-untyped-def]
+    """The settings of a database that is already there: a command that reads (verify,
+    export, disputes, projections) never makes an empty one where there was none."""
+    if not settings.uses_postgres and not settings.sqlite_path.exists():
+        raise click.ClickException(
+            f"there is no database at {settings.sqlite_path}: run this where the service"
+            " keeps its data, or point at it with TONGIAKI_DATA_DIR (the folder holding"
+            " tongiaki.db) or DATABASE_URL"
+        )
+    return settings
+
+
+def _store(existing: bool = True):  # type: ignore[no-untyped-def]
+    """The event store the settings name (``existing``: it must be there already)."""
     from service.app import open_store
 
-    store = open_store(_settings())
+    settings = _settings()
+    store = open_store(_existing(settings) if existing else settings)
     store.upgrade()
     return store
 
@@ -350,7 +372,7 @@ def import_game(source) -> None:  # type: ignore[no-untyped-def]
     from projections.store import ReadModels
     from service.transfer import import_game as load
 
-    store = _store()
+    store = _store(existing=False)  # a new service's first game may come this way
     try:
         done = load(store, source, datetime.now(UTC).isoformat())
         rm = ReadModels(store, store)
@@ -377,7 +399,7 @@ def auditor_create(name: str) -> None:
 
     from service.accounts import create_account
 
-    store = _store()
+    store = _store(existing=False)  # a new service's first auditor
     try:
         account, token = create_account(store, name, datetime.now(UTC), kind="auditor")
     finally:
@@ -398,7 +420,7 @@ def _disputes_app():  # type: ignore[no-untyped-def]
     """The service as the web process composes it (doorbell included), without a sweeper."""
     from service.app import create_app
 
-    app = create_app(_settings(), sweep=False)
+    app = create_app(_existing(_settings()), sweep=False)
     return app.extensions["tongiaki.disputes"]
 
 
@@ -512,7 +534,7 @@ def _readmodels():  # type: ignore[no-untyped-def]
     from projections.store import ReadModels
     from service.app import open_store
 
-    store = open_store(_settings())
+    store = open_store(_existing(_settings()))
     store.upgrade()
     rm = ReadModels(store, store)
     rm.upgrade()

@@ -61,6 +61,7 @@ def test_verify_passes_a_true_record_and_fails_a_tampered_one(tmp_path):
 
 
 def test_verify_an_unknown_game_is_an_error(tmp_path):
+    assert run(tmp_path, "db", "upgrade").exit_code == 0
     result = CliRunner().invoke(main, ["verify", "nope"], env={"TONGIAKI_DATA_DIR": str(tmp_path)})
     assert result.exit_code == 1 and "no game" in result.output
 
@@ -220,6 +221,7 @@ def test_more_operator_mistakes_are_one_line(tmp_path):
         (["serve"], {"DATABASE_URL": " "}, 2, "DATABASE_URL is blank"),
         (["serve"], {"TONGIAKI_DATA_DIR": "/proc/nope"}, 2, "TONGIAKI_DATA_DIR"),
     ]
+    assert run(tmp_path, "db", "upgrade").exit_code == 0
     for args, env, code, words in cases:
         result = CliRunner().invoke(main, args, env={"TONGIAKI_DATA_DIR": str(tmp_path), **env})
         assert result.exit_code == code and words in result.output, (args, result.output)
@@ -616,3 +618,47 @@ def test_export_and_import_carry_disputes_rulings_and_the_redeal(tmp_path):
     app.extensions["tongiaki.games"].store.close()
     verified = run(tmp_path / "b", "verify", game_id)
     assert verified.exit_code == 0 and "disputes         1" in verified.output, verified.output
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("verify", "0123456789ab"),
+        ("export", "0123456789ab"),
+        ("disputes", "list"),
+        ("disputes", "show", "d0123456789a"),
+        ("projections", "status"),
+    ],
+)
+def test_a_read_where_there_is_no_database_says_so_and_makes_none(tmp_path, args):
+    """Issue 26: run from another folder, these made an empty ./var/tongiaki.db and
+    answered "there is no game"."""
+    where = tmp_path / "elsewhere"
+    result = run(where, *args)
+    assert result.exit_code == 1
+    assert f"there is no database at {where / 'tongiaki.db'}" in result.output
+    assert "TONGIAKI_DATA_DIR" in result.output and "DATABASE_URL" in result.output
+    assert not where.exists()
+
+
+def test_verify_into_a_reader_that_leaves_early_exits_quietly(tmp_path):
+    """``tongiaki verify … | head -1`` printed "Error: Broken pipe"."""
+    import subprocess
+    import sys
+
+    from tests.servers import ROOT, base_env
+
+    game_id = finished_game(tmp_path)
+    env = base_env(TONGIAKI_DATA_DIR=str(tmp_path))
+    done = subprocess.run(
+        f"{sys.executable} -m service.cli verify {game_id} | head -c 10; exit ${{PIPESTATUS[0]}}",
+        shell=True,
+        executable="/bin/bash",
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        timeout=120,
+    )
+    assert done.stdout.decode().startswith("game ")
+    assert done.stderr.decode() == "", done.stderr.decode()
+    assert done.returncode in (0, 141)  # 141: as a program ended by SIGPIPE

@@ -363,6 +363,7 @@ def test_c7_a_game_whose_every_seat_the_bot_plays_ends_abandoned(tmp_path):
         _, state = service.load(game_id)
         assert state.phase is Phase.ENDED
         assert state.result.reason == "abandoned" and state.result.rule == "C7"
+        assert state.end_reason == "abandoned"  # the state says so too (it said None)
         assert state.seed_hex is not None  # the deck is revealed as at any end
         # the last timeout ends the game: no move is made, and none is journalled
         assert [e.type for e in results[1].events] == [

@@ -68,6 +68,9 @@ def test_the_stack_script_runs_two_web_processes_and_two_workers(tmp_path, pg_sc
         assert board["version"] >= head
         output = (tmp_path / "stack.log").read_text()
         assert "worker.1 |" in output and "worker.2 |" in output and "web.2 |" in output
+        # the commands as they run: the Procfile's variables expanded (issue 26)
+        assert f"--workers 1 --host 127.0.0.1 --port {port + 1}" in output, output[:2000]
+        assert "${" not in output
         # web.1's whole process group killed mid-game: web.2 plays on, web.1 comes back
         pid = int(output.split("web.1 started (pid ")[1].split(")")[0])
         os.killpg(pid, signal.SIGKILL)
