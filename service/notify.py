@@ -59,6 +59,7 @@ from service.addresses import (
     system_resolver,
 )
 from service.clocks import parse_time, stamp
+from service.digests import HELD, MODES, Digests
 from service.errors import BadRequest
 from service.settings import Settings
 from service.store.base import SqlStore, StoreUnavailable
@@ -66,7 +67,7 @@ from service.text import EMAIL_PATTERN
 
 log = logging.getLogger("tongiaki.notify")
 
-NOTIFY_SCHEMA = 1
+NOTIFY_SCHEMA = 1  # the tables as first made; MIGRATIONS bring them further
 TABLES = [
     """CREATE TABLE IF NOT EXISTS notify_settings (
         account_id TEXT PRIMARY KEY,
@@ -97,9 +98,22 @@ TABLES = [
         PRIMARY KEY (notification_id, channel, attempt))""",
 ]
 
+# 2: how your_move reminders are delivered (service.digests)
+MIGRATIONS = {
+    2: [
+        "ALTER TABLE notify_settings ADD COLUMN your_move TEXT NOT NULL DEFAULT 'batched'",
+        "ALTER TABLE notify_settings ADD COLUMN quiet_minutes INTEGER",
+        "ALTER TABLE notify_deliveries ADD COLUMN games TEXT",
+        """CREATE TABLE IF NOT EXISTS notify_digests (
+            account_id TEXT PRIMARY KEY,
+            last_ms BIGINT NOT NULL)""",
+    ]
+}
+
 CHANNELS = ("webhook", "email")
 MAX_URL = 2000
 MAX_EMAIL = 254
+MAX_QUIET_MINUTES = 1440  # a day
 EMAIL = re.compile(EMAIL_PATTERN)
 TIMEOUT = 5.0  # seconds a webhook, or each step with the mail server, may take
 LEASE_MS = 30_000  # a claimed delivery is not claimed again for this long
@@ -124,14 +138,19 @@ class NotifySettings:
     email: str | None
     kinds: tuple[str, ...]
     since: str
+    your_move: str = "batched"  # how your_move reminders go (service.digests.MODES)
+    quiet_minutes: int | None = None  # the account's quiet period; None: the server's
 
-    def view(self, mail: bool) -> dict[str, Any]:
+    def view(self, mail: bool, default_quiet: int) -> dict[str, Any]:
         """As the API shows it to its owner (the secret included: it signs their hooks)."""
         return {
             "webhook_url": self.webhook_url,
             "webhook_secret": self.secret if self.webhook_url else None,
             "email": self.email,
             "kinds": list(self.kinds),
+            "your_move": self.your_move,
+            "quiet_minutes": self.quiet_minutes,
+            "default_quiet_minutes": default_quiet,
             "email_available": mail,
         }
 
@@ -229,14 +248,17 @@ class Notifier:
         self.settings = settings
         self.clock = clock
         self.resolver = resolver  # one lookup per check and per delivery (service.addresses)
+        self.digests = Digests(store, settings.remind_quiet)
         self._pool = ThreadPoolExecutor(SENDERS, thread_name_prefix="notify")
         self._lock = threading.Lock()
         self._sending: dict[str, int] = {}  # account → its deliveries being sent now
         self._busy = 0  # senders at work
 
     def upgrade(self) -> None:
-        """Create the tables (idempotent)."""
+        """Create the tables and bring them to the latest version (idempotent)."""
         self.store.ensure_tables(TABLES, "notify_schema", NOTIFY_SCHEMA)
+        for version, statements in sorted(MIGRATIONS.items()):
+            self.store.ensure_tables(statements, "notify_schema", version)
 
     @property
     def mail(self) -> bool:
@@ -248,8 +270,7 @@ class Notifier:
     def get(self, account_id: str) -> NotifySettings | None:
         with self.store.reading() as cur:
             row = cur.execute(
-                "SELECT account_id, webhook_url, secret, email, kinds, since"
-                " FROM notify_settings WHERE account_id = %s",
+                f"SELECT {SETTINGS_COLUMNS} FROM notify_settings WHERE account_id = %s",
                 (account_id,),
             ).fetchone()
         return _settings(row) if row else None
@@ -267,6 +288,14 @@ class Notifier:
         webhook_url = changes.get("webhook_url", known.webhook_url if known else None)
         email = changes.get("email", known.email if known else None)
         kinds = changes.get("kinds", known.kinds if known else NOTICE_KINDS)
+        your_move = changes.get("your_move", known.your_move if known else "batched")
+        quiet = changes.get("quiet_minutes", known.quiet_minutes if known else None)
+        if your_move not in MODES:
+            raise BadRequest("bad_your_move", f"your_move is one of {', '.join(MODES)}")
+        if quiet is not None and not 1 <= quiet <= MAX_QUIET_MINUTES:
+            raise BadRequest(
+                "bad_quiet_minutes", f"quiet_minutes is 1 to {MAX_QUIET_MINUTES}, or null"
+            )
         if "webhook_url" in changes and webhook_url is not None:
             check_webhook(webhook_url, self.settings.webhooks_private, self.resolver)
         if "email" in changes and email is not None:
@@ -280,11 +309,13 @@ class Notifier:
         with self.store.transaction() as cur:
             cur.execute(
                 "INSERT INTO notify_settings (account_id, webhook_url, secret, email, kinds,"
-                " since, updated_at) VALUES (%s, %s, %s, %s, %s, %s, %s)"
+                " since, updated_at, your_move, quiet_minutes)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
                 " ON CONFLICT (account_id) DO UPDATE SET webhook_url = excluded.webhook_url,"
                 " secret = excluded.secret, email = excluded.email, kinds = excluded.kinds,"
-                " updated_at = excluded.updated_at",
-                (account_id, webhook_url, secret, email, chosen, since, now),
+                " updated_at = excluded.updated_at, your_move = excluded.your_move,"
+                " quiet_minutes = excluded.quiet_minutes",
+                (account_id, webhook_url, secret, email, chosen, since, now, your_move, quiet),
             )
         saved = self.get(account_id)
         assert saved is not None
@@ -300,7 +331,7 @@ class Notifier:
         with self.store.reading() as cur:
             rows = cur.execute(
                 "SELECT notification_id, channel, status, attempts, last_error, delivered_at,"
-                f" next_ms FROM notify_deliveries WHERE notification_id IN ({marks})"
+                f" next_ms, games FROM notify_deliveries WHERE notification_id IN ({marks})"
                 " ORDER BY channel",
                 tuple(ids),
             ).fetchall()
@@ -315,10 +346,11 @@ class Notifier:
                 {"attempt": attempt, "at": at, "ok": bool(ok), "detail": detail}
             )
         found: dict[str, list[dict[str, Any]]] = {}
-        for n, channel, status, attempts, error, delivered, next_ms in rows:
+        for n, channel, status, attempts, error, delivered, next_ms, games in rows:
             found.setdefault(n, []).append(
                 {
                     "channel": channel,
+                    "games": [g["game_id"] for g in json.loads(games)] if games else None,
                     "status": status,
                     "attempts": attempts,
                     "last_error": error,
@@ -340,7 +372,12 @@ class Notifier:
         if remind:
             self.remind(now)
         self.plan(now)
+        self.digests.run(now, self.channels)
         return self.pump(now)
+
+    def channels(self, s: NotifySettings) -> list[str]:
+        """The channels an account is told on (mail only where the server sends mail)."""
+        return [c for c, on in (("webhook", s.webhook_url), ("email", s.email and self.mail)) if on]
 
     def idle(self) -> bool:
         """Whether no delivery is being sent (tests)."""
@@ -405,23 +442,26 @@ class Notifier:
                 for s in map(
                     _settings,
                     cur.execute(
-                        "SELECT account_id, webhook_url, secret, email, kinds, since"
-                        f" FROM notify_settings WHERE account_id IN ({marks})",
+                        f"SELECT {SETTINGS_COLUMNS} FROM notify_settings"
+                        f" WHERE account_id IN ({marks})",
                         tuple(accounts),
                     ).fetchall(),
                 )
             }
             planned = []
+            held = []  # your_move, batched: for the account's next digest (service.digests)
             for n, account_id, kind, created in rows:
                 s = chosen.get(account_id)
                 if s is None or kind not in s.kinds:
                     continue
                 if parse_time(created) < parse_time(s.since):
                     continue
-                if s.webhook_url:
-                    planned.append((n, "webhook", account_id, "pending", 0, now_ms))
-                if s.email and self.mail:
-                    planned.append((n, "email", account_id, "pending", 0, now_ms))
+                channels = self.channels(s)
+                if kind == "your_move" and s.your_move != "every":
+                    if s.your_move == "batched" and channels:
+                        held.append(n)
+                    continue
+                planned += [(n, c, account_id, "pending", 0, now_ms) for c in channels]
             for row in planned:
                 cur.execute(
                     "INSERT INTO notify_deliveries (notification_id, channel, account_id,"
@@ -435,6 +475,12 @@ class Notifier:
                 f" ({', '.join(['%s'] * len(ids))})",
                 tuple(ids),
             )
+            if held:
+                cur.execute(
+                    f"UPDATE rm_notifications SET planned = {HELD} WHERE id IN"
+                    f" ({', '.join(['%s'] * len(held))})",
+                    tuple(held),
+                )
         return len(planned)
 
     def pump(self, now: datetime) -> int:
@@ -452,7 +498,8 @@ class Notifier:
         with self.store.transaction() as cur:
             rows = cur.execute(
                 "SELECT d.notification_id, d.channel, d.attempts, n.account_id, n.game_id,"
-                " n.version, n.kind, n.created_at, n.text, s.webhook_url, s.secret, s.email"
+                " n.version, n.kind, n.created_at, n.text, s.webhook_url, s.secret, s.email,"
+                " d.games"
                 " FROM notify_deliveries d"
                 " JOIN rm_notifications n ON n.id = d.notification_id"
                 " JOIN notify_settings s ON s.account_id = d.account_id"
@@ -518,8 +565,10 @@ class Notifier:
         return handed
 
     def _send(self, row: Sequence[Any]) -> tuple[bool, str]:
-        n, channel, _, account_id, game_id, version, kind, created, text, url, secret, email = row
-        notice = {
+        n, channel, _, account_id, game_id, version, kind, created, text, url, secret, email = row[
+            :12
+        ]
+        notice: dict[str, Any] = {
             "id": n,
             "account_id": account_id,
             "game_id": game_id,
@@ -528,8 +577,17 @@ class Notifier:
             "created_at": created,
             "text": text,
         }
-        if self.settings.public_url:  # where the player opens the game
-            notice["url"] = f"{self.settings.public_url}/games/{game_id}"
+        public = self.settings.public_url
+        if public:  # where the player opens the game
+            notice["url"] = f"{public}/games/{game_id}"
+        if row[12]:  # a digest: every game where it is the player's move (service.digests)
+            games = json.loads(row[12])
+            for g in games:
+                if public:
+                    g["url"] = f"{public}/games/{g['game_id']}"
+            notice["games"] = games
+            if len(games) > 1:
+                notice["text"] = f"It is your move in {len(games)} games."
         try:
             if channel == "webhook":
                 return self._post(url, secret, notice)
@@ -572,11 +630,19 @@ class Notifier:
         message["Subject"] = f"Tongiaki: {notice['text']}"[:200]
         message["Message-ID"] = f"<{notice['id']}@tongiaki>"  # a repeat is the same mail
         message["Date"] = formatdate(self.clock().timestamp(), usegmt=True)
-        link = f"\n{notice['url']}\n" if "url" in notice else ""
-        message.set_content(
-            f"{notice['text']}\n{link}\nGame {notice['game_id']}, version {notice['version']}"
-            f" ({notice['created_at']}).\n"
-        )
+        if len(notice.get("games", [])) > 1:
+            lines = [
+                f"- game {g['game_id']} (version {g['version']})"
+                + (f": {g['url']}" if "url" in g else "")
+                for g in notice["games"]
+            ]
+            message.set_content(f"{notice['text']}\n\n" + "\n".join(lines) + "\n")
+        else:
+            link = f"\n{notice['url']}\n" if "url" in notice else ""
+            message.set_content(
+                f"{notice['text']}\n{link}\nGame {notice['game_id']}, version"
+                f" {notice['version']} ({notice['created_at']}).\n"
+            )
         secure = parts.scheme == "smtps"
         port = parts.port or (465 if secure else 25)
         klass = smtplib.SMTP_SSL if secure else smtplib.SMTP
@@ -639,10 +705,20 @@ def _insert(
     )
 
 
+SETTINGS_COLUMNS = "account_id, webhook_url, secret, email, kinds, since, your_move, quiet_minutes"
+
+
 def _settings(row: Sequence[Any]) -> NotifySettings:
-    account_id, url, secret, email, kinds, since = row
+    account_id, url, secret, email, kinds, since, your_move, quiet = row
     return NotifySettings(
-        account_id, url, secret, email, tuple(k for k in kinds.split(",") if k), since
+        account_id,
+        url,
+        secret,
+        email,
+        tuple(k for k in kinds.split(",") if k),
+        since,
+        your_move,
+        int(quiet) if quiet is not None else None,
     )
 
 

@@ -305,6 +305,7 @@ class Settings:
     webhooks_private: bool = False  # let webhooks reach loopback and private addresses
     notify_backoff: tuple[float, ...] = (5.0, 30.0, 120.0, 600.0, 3600.0)  # retry delays
     remind_before: int = 3600  # seconds before a deadline that "deadline_soon" is sent
+    remind_quiet: int = 15  # minutes: at most one "your move" message per quiet period
     host: str = "127.0.0.1"
     port: int = 8000
     # kind → limits; empty: no rate limits (TONGIAKI_RATE_LIMITS=off)
@@ -349,6 +350,7 @@ class Settings:
             webhooks_private=_flag(e, "TONGIAKI_WEBHOOKS_PRIVATE"),
             notify_backoff=_backoff(e.get("TONGIAKI_NOTIFY_BACKOFF", "")),
             remind_before=_integer(e, "TONGIAKI_REMIND_BEFORE", 3600, 60, 7 * 86_400),
+            remind_quiet=_integer(e, "TONGIAKI_REMIND_QUIET", 15, 1, 1440),
             host=host,
             port=_integer(e, "TONGIAKI_PORT", 8000, 1, 65_535),
             rate_limits=parse_rate_limits(e.get("TONGIAKI_RATE_LIMITS", "")),

@@ -88,15 +88,19 @@ def player() -> str:
 )
 def get_settings() -> ResponseReturnValue:
     found = notifier().get(player())
+    quiet = notifier().settings.remind_quiet
     if found is None:
         return jsonify(
             webhook_url=None,
             webhook_secret=None,
             email=None,
             kinds=[],
+            your_move="batched",
+            quiet_minutes=None,
+            default_quiet_minutes=quiet,
             email_available=notifier().mail,
         )
-    return jsonify(found.view(notifier().mail))
+    return jsonify(found.view(notifier().mail, quiet))
 
 
 @bp.put("/me/notifications/settings")
@@ -104,7 +108,7 @@ def get_settings() -> ResponseReturnValue:
     Operation(
         "/me/notifications/settings",
         "put",
-        "Choose a webhook and/or e-mail and the kinds wanted",
+        "Choose a webhook and/or e-mail, the kinds wanted, and how your_move reminders go",
         NotifySettingsView,
         request=NotifySettingsIn,
         auth=True,
@@ -118,7 +122,7 @@ def put_settings() -> ResponseReturnValue:
     data = body(NotifySettingsIn)
     rotate = data.pop("rotate_secret")
     saved = notifier().put(me, data, rotate)
-    return jsonify(saved.view(notifier().mail))
+    return jsonify(saved.view(notifier().mail, notifier().settings.remind_quiet))
 
 
 @bp.get("/me/notifications")

@@ -7,6 +7,7 @@ from marshmallow import RAISE, Schema, ValidationError, fields, validate, valida
 from domain.commands import TIME_CONTROLS
 from domain.state import COLOURS
 from projections.models import NOTICE_KINDS
+from service.digests import MODES as YOUR_MOVE_MODES
 from service.text import EMAIL_PATTERN, text_problem
 
 
@@ -692,6 +693,20 @@ class NotifySettingsIn(Strict):
         validate=validate.Length(0, len(NOTICE_KINDS)),
         metadata={"description": "the kinds wanted (all, at an account's first save)"},
     )
+    your_move = fields.String(
+        validate=validate.OneOf(YOUR_MOVE_MODES),
+        metadata={
+            "description": "how your_move reminders are delivered (docs/clocks.md, Reminders):"
+            " batched (the default: the first at once, then at most one message per quiet"
+            " period listing every game where it is still your move), every (each one),"
+            " never"
+        },
+    )
+    quiet_minutes = fields.Integer(
+        allow_none=True,
+        validate=validate.Range(1, 1440),
+        metadata={"description": "the quiet period of batched reminders; null: the server's"},
+    )
     rotate_secret = strict_boolean(
         load_default=False, metadata={"description": "make a new webhook signing secret"}
     )
@@ -709,6 +724,11 @@ class NotifySettingsView(Strict):
     )
     email = fields.String(allow_none=True, required=True)
     kinds = fields.List(fields.String(), required=True)
+    your_move = fields.String(required=True, metadata={"description": ", ".join(YOUR_MOVE_MODES)})
+    quiet_minutes = fields.Integer(allow_none=True, required=True)
+    default_quiet_minutes = fields.Integer(
+        required=True, metadata={"description": "the server's quiet period (TONGIAKI_REMIND_QUIET)"}
+    )
     email_available = fields.Boolean(
         required=True, metadata={"description": "whether this server sends mail (SMTP_URL)"}
     )
@@ -725,9 +745,11 @@ class Notification(Strict):
         fields.Dict(),
         required=True,
         metadata={
-            "description": "per channel: status (pending, delivered, failed), attempts,"
-            " last_error, delivered_at, next_attempt_at (pending: the next try, or while"
-            " one is under way the end of its 30 s claim), log (every attempt)"
+            "description": "per channel: status (pending, delivered, failed; batched: told"
+            " in a digest, skipped: no longer your move when the digest was due), attempts,"
+            " last_error (batched, skipped: why), delivered_at, next_attempt_at (pending: the"
+            " next try, or while one is under way the end of its 30 s claim), games (a"
+            " digest: every game it tells of), log (every attempt)"
         },
     )
 

@@ -10,6 +10,7 @@ from service.headers import NOTHING_POLICY, PAGE_POLICY, install
 def test_each_kind_of_answer_gets_its_policy():
     app = Flask(__name__)
     install(app)
+
     def empty() -> Response:
         answer = Response(status=204)
         del answer.headers["Content-Type"]  # as the stream's 204: no type at all

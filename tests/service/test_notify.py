@@ -379,9 +379,11 @@ def outbox(app, account_id: str, n: int, kind: str = "your_move") -> None:
 
 
 def hook(player: Player, url: str) -> None:
+    """A webhook for each your_move notification on its own (these tests are about
+    delivery; test_digests is about batching)."""
     r = player.client.put(
         "/api/v1/me/notifications/settings",
-        json={"webhook_url": url, "kinds": ["your_move"]},
+        json={"webhook_url": url, "kinds": ["your_move"], "your_move": "every"},
         headers=player.headers,
     )
     assert r.status_code == 200, r.json
