@@ -92,9 +92,7 @@ def start(proc: Process) -> None:
     proc.started = time.monotonic()
     proc.due = 0.0
     threading.Thread(target=pump, args=(proc, proc.popen.stdout), daemon=True).start()
-    say(
-        f"stack | {proc.name} started (pid {proc.popen.pid}): {expanded(proc.command, proc.env)}"
-    )
+    say(f"stack | {proc.name} started (pid {proc.popen.pid}): {expanded(proc.command, proc.env)}")
 
 
 def group_alive(proc: Process) -> bool:

@@ -60,7 +60,7 @@ class Prefixed(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: Any) -> int | None:  # type: ignore[override]
+    def readinto(self, buffer: Any) -> int | None:
         if len(self._prefix):
             n = min(len(buffer), len(self._prefix))
             buffer[:n] = self._prefix[:n]
@@ -369,7 +369,7 @@ class EmbeddedServer(BaseWSGIServer):
         self.pool.submit(lambda: self._serve(sock, address, head))
 
     def _serve(self, sock: socket.socket, address: Any, head: bytes) -> None:
-        handler_class = self.RequestHandlerClass
+        handler_class: Any = self.RequestHandlerClass
         handler = handler_class.__new__(handler_class)
         handler.prefix = head
         try:

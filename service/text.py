@@ -11,7 +11,9 @@ only spaces, marks or blank-looking letters (Hangul fillers, the Braille blank).
 
 from __future__ import annotations
 
+import sys
 import unicodedata
+from functools import cache
 
 BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 JOINERS = frozenset("\u200c\u200d")  # ZWNJ, ZWJ: parts of words and emoji
@@ -44,3 +46,44 @@ def has_visible(value: str) -> bool:
     return any(
         unicodedata.category(c) not in INVISIBLE_CATEGORIES and c not in BLANK for c in value
     )
+
+
+def _ranges(test: object) -> str:
+    """A regular-expression character class body of every code point ``test`` holds for."""
+    parts = []
+    start = None
+    for cp in range(sys.maxunicode + 2):
+        inside = cp <= sys.maxunicode and test(chr(cp))  # type: ignore[operator]
+        if inside and start is None:
+            start = cp
+        elif not inside and start is not None:
+            last = cp - 1
+            parts.append(_escape(start) + (f"-{_escape(last)}" if last > start else ""))
+            start = None
+    return "".join(parts)
+
+
+def _escape(cp: int) -> str:
+    return f"\\x{cp:02x}" if cp < 0x100 else f"\\u{cp:04x}" if cp < 0x10000 else f"\\U{cp:08x}"
+
+
+@cache
+def patterns() -> dict[str, str]:
+    """The shape ``text_problem`` enforces, as a regular expression for the OpenAPI
+    document (made once, when the document is): ``shown``, text others see. (That a name
+    shows a visible character, ``has_visible``, is said in words: as a pattern, its class
+    of invisible characters, repeated up to a name's length, is past the size the
+    validators' regular-expression engines compile.)"""
+
+    # lone surrogates (Cs) are left out: no JSON text that is valid UTF-8 carries one,
+    # and regular-expression engines other than Python's refuse them in a class
+    def surrogate(c: str) -> bool:
+        return unicodedata.category(c) == "Cs"
+
+    # and only the Basic Multilingual Plane: JSON Schema's regular expressions (ECMA-262)
+    # name a character past U+FFFF by its surrogate pair, which other engines read as two
+    # (the few format characters there are refused all the same, and said in words)
+    refused = _ranges(
+        lambda c: ord(c) <= 0xFFFF and not surrogate(c) and text_problem(c) is not None
+    )
+    return {"shown": f"^[^{refused}]*$"}

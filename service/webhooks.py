@@ -56,9 +56,10 @@ class _Pinned(http.client.HTTPConnection):
         super().__init__(host, port, timeout=timeout)
         self._address = address
         self._connector = connector
+        self._seconds = timeout
 
     def connect(self) -> None:
-        self.sock = self._connector((str(self._address), self.port), self.timeout)
+        self.sock = self._connector((str(self._address), self.port), self._seconds)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 

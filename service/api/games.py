@@ -30,7 +30,7 @@ from service.api import (
     player_or_auditor,
     status_arg,
 )
-from service.api.openapi import MAX_OFFSET, OFFSET, Operation, documented, header, query
+from service.api.openapi import MAX_OFFSET, OFFSET, VERSION, Operation, documented, header, query
 from service.api.schemas import (
     CommandAccepted,
     CommandEnvelope,
@@ -97,7 +97,7 @@ def include_legal() -> bool:
     Checked before the command runs: a bad query changes nothing.
     """
     raw = request.args.get("include")
-    if raw is None or raw == "":
+    if raw is None:
         return False
     if raw != "legal":
         raise BadRequest("bad_query", "include accepts only 'legal'")
@@ -108,7 +108,10 @@ IDEMPOTENCY_KEY = header(
     "Idempotency-Key",
     "1 to 128 visible ASCII characters, yours for this game: a retry of the same request "
     "gets the stored outcome (same status and body); another request with it gets 422 "
-    "idempotency_key_reused",
+    "idempotency_key_reused (422 bad_idempotency_key for a key of another shape)",
+    pattern="^[!-~]{1,128}$",
+    minLength=1,
+    maxLength=128,
 )
 
 
@@ -355,16 +358,18 @@ def _expected_version(envelope: dict[str, object]) -> int | None:
     if text == "*":  # any version (RFC 9110)
         header_version = None
     else:
-        # a strong tag only: a weak one (W/"12") never matches If-Match (RFC 9110 13.1.1)
+        # a strong tag only: a weak one (W/"12") never matches If-Match (RFC 9110 13.1.1);
+        # the bare number too, as many clients send it
         quoted = len(text) >= 3 and text[0] == text[-1] == '"'
         try:
-            if not quoted:
-                raise BadRequest("bad_if_match", "not quoted")
-            header_version = bounded_int(text[1:-1], "If-Match", 0)
+            header_version = bounded_int(text[1:-1] if quoted else text, "If-Match", 0)
         except BadRequest as exc:
             raise BadRequest(
-                "bad_if_match", 'If-Match is the quoted version, e.g. "12" (a strong tag), or *'
+                "bad_if_match",
+                'If-Match is the version, quoted as a strong tag ("12") or bare (12), or *',
             ) from exc
+    if text == "*":  # any version: the body's, if it names one
+        return in_body
     if in_body is not None and in_body != header_version:
         raise BadRequest(
             "conflicting_versions", "If-Match and expected_version name different versions"
@@ -383,7 +388,12 @@ def _expected_version(envelope: dict[str, object]) -> int | None:
         auth=True,
         errors=(401, 403, 404, 409, 422),
         params=[
-            header("If-Match", 'expected version, e.g. "12" (or *: any)'),
+            header(
+                "If-Match",
+                'expected version, quoted as a strong tag ("12") or bare (12); or *: any (422'
+                " bad_if_match otherwise; 409 stale_version when the game is elsewhere)",
+                pattern=f'^(\\*|"{VERSION}"|{VERSION})$',
+            ),
             IDEMPOTENCY_KEY,
             INCLUDE,
         ],
@@ -445,8 +455,19 @@ def events(game_id: str) -> ResponseReturnValue:
         StreamEvent,
         content="text/event-stream",
         params=[
-            header("Last-Event-ID", "the last version received"),
-            query("after", "integer", "as Last-Event-ID (for clients that cannot send it)"),
+            header(
+                "Last-Event-ID",
+                "the last version received (empty: none); past the game's last version:"
+                " 422 bad_last_event_id",
+                pattern=f"^{VERSION}?$",
+            ),
+            query(
+                "after",
+                "integer",
+                "as Last-Event-ID (for clients that cannot send it)",
+                minimum=0,
+                maximum=MAX_INT,
+            ),
             query("timeout", "integer", "close after this many seconds", minimum=1, maximum=3600),
         ],
         errors=(404, 422, 429, 503),

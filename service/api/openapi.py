@@ -12,6 +12,8 @@ from apispec.ext.marshmallow import MarshmallowPlugin
 from marshmallow import Schema
 
 from service.api import schemas
+from service.api.command_schema import commands_body
+from service.text import patterns as text_patterns
 
 
 @dataclass
@@ -57,12 +59,36 @@ def query(name: str, kind: str, description: str, **schema: Any) -> dict[str, An
     }
 
 
-def header(name: str, description: str) -> dict[str, Any]:
-    """A request header."""
-    return {"in": "header", "name": name, "schema": {"type": "string"}, "description": description}
+def header(name: str, description: str, **schema: Any) -> dict[str, Any]:
+    """A request header (``schema`` adds its shape: pattern, lengths…)."""
+    return {
+        "in": "header",
+        "name": name,
+        "schema": {"type": "string", **schema},
+        "description": description,
+    }
 
 
 MAX_INT = 2**31 - 1
+
+
+def up_to(limit: int) -> str:
+    """A regular expression (no anchors) for the decimal numbers 0 to ``limit`` as the
+    service reads them: plain digits, no sign, no leading zero."""
+    digits = str(limit)
+    parts = ["0", f"[1-9][0-9]{{0,{len(digits) - 2}}}"] if len(digits) > 1 else ["[0-9]"]
+    for i, d in enumerate(digits):  # same length: below the limit at position i
+        low = 1 if i == 0 else 0
+        if int(d) > low:
+            top = str(int(d) - 1)
+            span = top if top == str(low) else f"[{low}-{top}]"
+            rest = len(digits) - i - 1
+            parts.append(digits[:i] + span + (f"[0-9]{{{rest}}}" if rest else ""))
+    parts.append(digits)
+    return "(" + "|".join(parts) + ")"
+
+
+VERSION = up_to(MAX_INT)  # a version in a header, as plain digits
 
 # Response headers the service sends, by name.
 HEADERS: dict[str, dict[str, Any]] = {
@@ -167,7 +193,11 @@ def build_spec() -> dict[str, Any]:
             }
             if code in ERROR_HEADERS:
                 responses[str(code)]["headers"] = {h: HEADERS[h] for h in ERROR_HEADERS[code]}
-        operation: dict[str, Any] = {"summary": op.summary, "responses": responses}
+        operation: dict[str, Any] = {
+            "operationId": operation_id(op.method, op.path),
+            "summary": op.summary,
+            "responses": responses,
+        }
         params = [dict(p) for p in op.params]
         if "{game_id}" in op.path:
             params.insert(
@@ -199,9 +229,53 @@ def build_spec() -> dict[str, Any]:
         if op.auth:
             operation["security"] = [{"bearer": []}]
         by_path.setdefault(op.path, {})[op.method] = operation
+    _link(by_path, "/games", "post", "201", "game_id")
+    _link(by_path, "/games/{game_id}/disputes", "post", "201", "dispute_id")
     for path, operations in by_path.items():
         spec.path(path=path, operations=operations)
-    return spec.to_dict()
+    document = spec.to_dict()
+    # what a schema checks across its fields (marshmallow's validates_schema), said in
+    # JSON Schema where the class says it (``openapi_extra``)
+    for name, component in document["components"]["schemas"].items():
+        schema = getattr(schemas, name, None)
+        if name == "CommandEnvelope":  # every command's own shape, from the domain's types
+            component.clear()
+            component.update(commands_body())
+            continue
+        extra = getattr(schema, "openapi_extra", None)
+        if extra:
+            component.update(extra)
+        # text checked by service.text: its exact shape, made once per process
+        for field_name, kind in getattr(schema, "openapi_patterns", {}).items():
+            component["properties"][field_name]["pattern"] = text_patterns()[kind]
+    return document
+
+
+def operation_id(method: str, path: str) -> str:
+    """An operation's id: its method and path in words (``get_games_game_id_state``)."""
+    words = [w.strip("{}") for w in path.strip("/").split("/") if w]
+    return "_".join([method, *words])
+
+
+def _link(
+    by_path: dict[str, dict[str, Any]], path: str, method: str, status: str, name: str
+) -> None:
+    """OpenAPI links from an answer carrying ``name`` (a new game's or dispute's id) to
+    every operation that takes it in its path: clients and stateful testers follow them."""
+    source = by_path.get(path, {}).get(method)
+    if source is None:
+        return
+    links = {}
+    for target_path, operations in by_path.items():
+        if "{" + name + "}" not in target_path:
+            continue
+        for target_method in operations:
+            target = operation_id(target_method, target_path)
+            parameters = {name: f"$response.body#/{name}"}
+            if "{game_id}" in target_path and name != "game_id":
+                parameters["game_id"] = "$request.path.game_id"
+            links[target] = {"operationId": target, "parameters": parameters}
+    source["responses"][status]["links"] = links
 
 
 def docs_page(spec: dict[str, Any]) -> str:

@@ -33,10 +33,15 @@ def shown(value: str) -> None:
 
 
 class AccountCreate(Strict):
+    openapi_patterns = {"name": "shown"}  # service.accounts checks it (422 bad_name)
+
     name = fields.String(
         required=True,
         validate=[validate.Length(1, 64), PRINTABLE],
-        metadata={"description": "1 to 64 printable characters, not only spaces"},
+        metadata={
+            "description": "1 to 64 characters others can read: no control, format or"
+            " bidirectional characters, and at least one visible one (422 bad_name)"
+        },
     )
 
 
@@ -114,6 +119,10 @@ class GameCreate(Strict):
 
 
 class SeatCreate(Strict):
+    # exactly one of the two (one_of_colour_or_colours)
+    openapi_extra = {"oneOf": [{"required": ["colour"]}, {"required": ["colours"]}]}
+    openapi_patterns = {"entropy": "shown"}
+
     colour = fields.String(validate=validate.OneOf(COLOURS))
     colours = fields.List(
         fields.String(validate=validate.OneOf(COLOURS)), validate=validate.Length(1, 2)
@@ -663,6 +672,16 @@ class Evidence(Schema):
     draws = fields.Dict(required=True)
 
 
+# what service.notify.check_webhook takes, as far as a pattern can say it: http(s), a
+# host (a name or a bracketed IPv6 address) and no user, a port from 1 to 65535,
+# printable ASCII throughout; whether the host resolves, and where, is its own check
+WEBHOOK_PATTERN = (
+    r"^https?://(\[[0-9A-Fa-f:.]{2,45}\]|[!$&-.0-9;=A-Z_a-z~]+)"
+    r"(:(0*([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]"
+    r"|6553[0-5]))?)?([/?#][!-~]*)?$"
+)
+
+
 class NotifySettingsIn(Strict):
     """A change: fields left out keep their value; null clears an address."""
 
@@ -671,7 +690,7 @@ class NotifySettingsIn(Strict):
         validate=validate.Length(1, 2000),
         metadata={
             # documented, and checked by service.notify.check_webhook with its own words
-            "pattern": r"^https?://[^\s/?#@:]+",
+            "pattern": WEBHOOK_PATTERN,
             "description": "http(s) URL that receives signed JSON POSTs; null: none. Its host"
             " must resolve, to public addresses only unless the server allows private ones"
             " (else 422 bad_webhook)",

@@ -169,10 +169,11 @@ def test_a_last_event_id_out_of_range_is_422(client, value):
 
 
 @pytest.mark.parametrize(
-    "value", ['"18446744073709551617"', '"-3"', "twelve", 'W/"3"', '" 3"', '"3', "3"]
+    "value", ['"18446744073709551617"', '"-3"', "twelve", 'W/"3"', '" 3"', '"3', "03", "-3", ""]
 )
 def test_an_if_match_out_of_range_or_weak_is_422_and_changes_nothing(client, value):
-    """A weak tag never matches If-Match (RFC 9110 13.1.1); the version is quoted."""
+    """A weak tag never matches If-Match (RFC 9110 13.1.1); the version is a strong tag
+    or a bare number."""
     game_id, players = open_game(client, ["blue", "red"])
     legal = client.get(f"/api/v1/games/{game_id}/legal").json
     mover = next(p for p in players if p.id == legal["player_id"])
@@ -321,3 +322,19 @@ def test_games_lobby_and_my_games_come_a_page_at_a_time(client):
         assert (len(rest[key]), rest["has_more"]) == (1, False), path
         ids = {g["game_id"] for g in first[key] + rest[key]}
         assert ids == set(made), path
+
+
+def test_a_bare_version_in_if_match_is_read_as_the_quoted_one(client):
+    game_id, players = open_game(client, ["blue", "red"])
+    legal = client.get(f"/api/v1/games/{game_id}/legal").json
+    mover = next(p for p in players if p.id == legal["player_id"])
+    stale = mover.post(
+        f"/games/{game_id}/commands",
+        legal["commands"][0],
+        **{"If-Match": str(legal["version"] - 1)},
+    )
+    assert (stale.status_code, stale.json["code"]) == (409, "stale_version")
+    r = mover.post(
+        f"/games/{game_id}/commands", legal["commands"][0], **{"If-Match": str(legal["version"])}
+    )
+    assert r.status_code == 200, r.json
