@@ -481,9 +481,11 @@ def stream(game_id: str) -> ResponseReturnValue:
     stored, _ = game_service().load(game_id)  # 404 for an unknown game; the store's head
     feed: Feed = current_app.extensions["tongiaki.feed"]
     header_id = request.headers.get("Last-Event-ID")
-    last = header_id or request.args.get("after") or "0"
-    try:
-        after = bounded_int(last, "Last-Event-ID")
+    given = request.args.get("after")
+    try:  # each checked when given; the header (a browser reconnecting) wins
+        after = bounded_int(given, "after") if given is not None else 0
+        if header_id:
+            after = bounded_int(header_id, "Last-Event-ID")
     except BadRequest as exc:
         raise BadRequest(
             "bad_last_event_id", "Last-Event-ID (or ?after=) is a version number"

@@ -155,7 +155,10 @@ def _statuses(op: Operation) -> set[int]:
 
 
 def _required(schema: type[Schema]) -> bool:
-    return any(f.required for f in schema._declared_fields.values())
+    """Whether a body must be sent: a field is required, or the schema asks for one of
+    several (``openapi_extra``: an empty body is ``{}``, which would not do)."""
+    extra = getattr(schema, "openapi_extra", {})
+    return any(f.required for f in schema._declared_fields.values()) or "oneOf" in extra
 
 
 def build_spec() -> dict[str, Any]:

@@ -338,3 +338,13 @@ def test_a_bare_version_in_if_match_is_read_as_the_quoted_one(client):
         f"/games/{game_id}/commands", legal["commands"][0], **{"If-Match": str(legal["version"])}
     )
     assert r.status_code == 200, r.json
+
+
+def test_a_bad_after_is_refused_even_beside_a_good_last_event_id(client):
+    """Each is checked when given (the fuzzer found ``after=-1`` passed unread when a
+    Last-Event-ID came with it); the header wins when both are good."""
+    game_id, _ = open_game(client, ["blue", "red"])
+    r = client.get(
+        f"/api/v1/games/{game_id}/stream?timeout=1&after=-1", headers={"Last-Event-ID": "0"}
+    )
+    assert (r.status_code, r.json["code"]) == (422, "bad_last_event_id")
