@@ -382,9 +382,7 @@ def _objects_as_text(case: Any) -> None:
     parameter of its own (form style): the parameter itself never reaches the server,
     which then rightly reads it as not given. Sent as text, it does."""
     if case.query and any(isinstance(v, dict) for v in case.query.values()):
-        case.query = {
-            k: json.dumps(v) if isinstance(v, dict) else v for k, v in case.query.items()
-        }
+        case.query = {k: json.dumps(v) if isinstance(v, dict) else v for k, v in case.query.items()}
 
 
 def _check(target: Target, case: Any, sent: dict[str, str] | None = None) -> None:
