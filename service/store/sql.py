@@ -196,6 +196,12 @@ class SqlEventStore:
             return
         with self._tx() as cur:
             self._upgrade_lock(cur)
+            # again, under the lock: another process may have done it meanwhile (two
+            # gunicorn workers starting together both ran an ALTER TABLE otherwise)
+            if self._table_exists(cur, marker):
+                done = self._exec(cur, f"SELECT MAX(version) FROM {marker}").fetchone()
+                if int(done[0] or 0) >= version:
+                    return
             self._exec(cur, f"CREATE TABLE IF NOT EXISTS {marker} (version INTEGER PRIMARY KEY)")
             for statement in statements:
                 cur.execute(statement)

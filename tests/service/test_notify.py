@@ -469,3 +469,25 @@ def test_a_delivery_claimed_by_a_process_that_died_is_sent_when_its_lease_ends(
         if stop is not None:
             stop.set()
         receiver.close()
+
+
+def test_a_migration_two_processes_start_together_runs_once(pg_schema):
+    """Two gunicorn workers starting together both read version 1 before either took
+    the upgrade lock; the second then ran the ALTER TABLE again and failed to boot. The
+    version is read again under the lock."""
+    from service import notify
+
+    _, url = pg_schema
+    first, second = PostgresEventStore(url, max_size=2), PostgresEventStore(url, max_size=2)
+    try:
+        for store in (first, second):
+            store.upgrade()
+        first.ensure_tables(notify.TABLES, "notify_schema", 1)
+        # the second process read the version before the first migrated: it saw 1
+        second.recorded_version = lambda table="schema_version": 1  # type: ignore[method-assign]
+        notify.Notifier(first, Settings()).upgrade()
+        notify.Notifier(second, Settings()).upgrade()  # raised DuplicateColumn
+        assert first.recorded_version("notify_schema") == max(notify.MIGRATIONS)
+    finally:
+        first.close()
+        second.close()
