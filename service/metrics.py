@@ -20,9 +20,11 @@ adds them all up.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import threading
 import time
+from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
@@ -50,12 +52,36 @@ def _metrics() -> Any:
     return _MADE[0]
 
 
+_FAILED: list[str] = []  # why counting failed, once logged
+
+
+def _count(what: Callable[[], None]) -> None:
+    """Count, or if the metrics cannot be kept (their directory removed under a worker
+    that is stopping, say) say so once and go on: counting never fails a request."""
+    try:
+        what()
+    except Exception as exc:
+        if not _FAILED:
+            _FAILED.append(repr(exc))
+            logging.getLogger("tongiaki.metrics").warning("metrics not counted: %s", exc)
+
+
 def _make() -> Any:
     """prometheus_client chooses how to keep values when it is imported: in a gunicorn
     worker that is after ``tongiaki serve`` set the multiprocess directory, so nothing
     here imports it before."""
-    from prometheus_client import Counter, Gauge, Histogram
+    from prometheus_client import REGISTRY, Counter, Gauge, Histogram
 
+    before = set(REGISTRY._collector_to_names)
+    try:
+        return _made(Counter, Gauge, Histogram)
+    except Exception:  # made whole or not at all: a later try must not find half of it
+        for collector in set(REGISTRY._collector_to_names) - before:
+            REGISTRY.unregister(collector)
+        raise
+
+
+def _made(Counter: Any, Gauge: Any, Histogram: Any) -> Any:
     made = SimpleNamespace(
         requests=Histogram(
             "tongiaki_requests_seconds",
@@ -81,17 +107,17 @@ OUTCOMES = ("accepted", "rejected", "replayed")
 
 def command(outcome: str) -> None:
     """A command judged: ``accepted``, ``rejected`` or ``replayed``."""
-    _metrics().commands.labels(outcome).inc()
+    _count(lambda: _metrics().commands.labels(outcome).inc())
 
 
 def rejection(code: str) -> None:
     """A refusal journalled, by its code."""
-    _metrics().rejections.labels(code).inc()
+    _count(lambda: _metrics().rejections.labels(code).inc())
 
 
 def streams(delta: int) -> None:
     """A stream opened (+1) or closed (-1)."""
-    _metrics().streams.inc(delta)
+    _count(lambda: _metrics().streams.inc(delta))
 
 
 bp = Blueprint("metrics", __name__)
@@ -113,8 +139,13 @@ def track(app: Flask) -> None:
         if began is not None:
             rule = request.url_rule.rule if request.url_rule is not None else "unmatched"
             method = request.method if request.method in METHODS else "other"  # bounded labels
-            _metrics().requests.labels(method, rule, str(response.status_code)).observe(
-                time.perf_counter() - began
+            took = time.perf_counter() - began
+            _count(
+                lambda: (
+                    _metrics()
+                    .requests.labels(method, rule, str(response.status_code))
+                    .observe(took)
+                )
             )
         return response
 

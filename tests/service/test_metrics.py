@@ -96,3 +96,30 @@ def test_threads_that_first_count_at_once_make_the_metrics_once():
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
     )
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_metrics_that_cannot_be_made_never_fail_a_request_and_are_made_whole_later(monkeypatch):
+    """A gunicorn worker whose metrics directory was removed under it (its master
+    stopping) answered 500 and registered half its metrics, then refused the rest as
+    duplicates at every request."""
+    from prometheus_client import REGISTRY
+
+    from service import metrics
+
+    monkeypatch.setattr(metrics, "_MADE", [])
+    monkeypatch.setattr(metrics, "_FAILED", [])
+    names = set(REGISTRY._names_to_collectors)
+
+    def broken(counter, gauge, histogram):  # type: ignore[no-untyped-def]
+        histogram("tongiaki_test_half", "made before the failure")
+        raise FileNotFoundError("the metrics directory is gone")
+
+    real = metrics._made
+    monkeypatch.setattr(metrics, "_made", broken)
+    metrics.command("accepted")  # no exception: counting never fails a request
+    assert set(REGISTRY._names_to_collectors) == names  # nothing half made is left
+    assert metrics._FAILED
+    monkeypatch.setattr(metrics, "_made", real)
+    if not any(n.startswith("tongiaki_requests") for n in names):
+        metrics.command("accepted")  # made whole now
+        assert metrics._MADE
