@@ -286,6 +286,7 @@ def start_service(args: argparse.Namespace, url: str | None, tmp: str) -> tuple[
         TONGIAKI_PORT=str(port),
         TONGIAKI_RATE_LIMITS="off",
         TONGIAKI_STREAMS_PER_CLIENT="0",  # every viewer comes from 127.0.0.1 here
+        TONGIAKI_CONNECTIONS_PER_CLIENT="0",
         TONGIAKI_DATA_DIR=tmp,
     )
     processes = []

@@ -28,10 +28,12 @@ import io
 import logging
 import os
 import queue
+import re
 import selectors
 import socket
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -41,10 +43,12 @@ from werkzeug.serving import BaseWSGIServer
 log = logging.getLogger("tongiaki.serving")
 
 HEAD_TIMEOUT = 10.0  # seconds from a request's first byte to the end of its head
+BODY_TIMEOUT = 5.0  # seconds from the end of its head to the end of its body
 IDLE_TIMEOUT = 30.0  # seconds a connection may wait silent for its next request
 MAX_HEAD = 128 * 1024  # bytes of a request head at most (gunicorn: 100 lines of 8,190)
 MAX_REQUEST_LINE = 4094  # beyond it with no line end: the handler answers 414
 MAX_CONNECTIONS = 4096  # open at once unless TONGIAKI_MAX_CONNECTIONS says
+PER_CLIENT = 256  # of them from one client address unless TONGIAKI_CONNECTIONS_PER_CLIENT says
 MAX_THREADS = 256  # requests served at once
 THREAD_LINGER = 2.0  # seconds an idle request thread waits for work before it ends
 TICK = 0.25  # seconds between the gate's looks at its deadlines
@@ -74,13 +78,44 @@ class Prefixed(io.RawIOBase):
         super().close()
 
 
-def head_complete(data: bytes | bytearray) -> bool:
-    """Whether ``data`` holds a whole request head (a blank line ends it; bare LF too)."""
-    return b"\r\n\r\n" in data or b"\n\n" in data
+def head_end(data: bytes | bytearray) -> int:
+    """Where a whole request head ends in ``data`` (a blank line ends it; bare LF too),
+    or -1 while it is not whole."""
+    ends = [i + n for i, n in ((data.find(b"\r\n\r\n"), 4), (data.find(b"\n\n"), 2)) if i >= 0]
+    return min(ends) if ends else -1
 
 
-def refuse(sock: socket.socket, status: int, reason: str, detail: str) -> None:
-    """Answer a problem document without blocking (as much as the socket takes), close."""
+LENGTH = re.compile(rb"^content-length[ \t]*:[ \t]*([0-9]{1,9})[ \t]*\r?$", re.I | re.M)
+
+
+def body_length(head: bytes) -> int | None:
+    """The body the gate reads before a thread takes the request: its Content-Length,
+    when there is one (once) and it is within the body limit. None leaves the body to
+    the request (its deadline then is ``service.serving.BodyDeadline``'s): none or an
+    empty one, a chunked one, one the client sends only after "100 Continue", one too
+    large (the request answers 413 without reading it), or a malformed one (the
+    request's parser answers)."""
+    from service.api import MAX_BODY
+
+    lower = head.lower()
+    if b"transfer-encoding" in lower or b"100-continue" in lower:
+        return None
+    found = LENGTH.findall(head)
+    if len(found) != 1 or lower.count(b"content-length") != 1:
+        return None
+    length = int(found[0])
+    return length if 0 < length <= MAX_BODY else None
+
+
+def refuse(
+    sock: socket.socket,
+    status: int,
+    reason: str,
+    detail: str,
+    log: Callable[[int, str, str], None] | None = None,
+) -> None:
+    """Answer a problem document without blocking (as much as the socket takes), close.
+    The access line is written here, or given to ``log`` (which may gather them)."""
     from service.logs import REQUEST_ID
     from service.serving import PROBLEM, problem_bytes, security_headers
 
@@ -93,19 +128,22 @@ def refuse(sock: socket.socket, status: int, reason: str, detail: str) -> None:
         + "".join(f"{k}: {v}\r\n" for k, v in security_headers().items())
         + "\r\n"
     )
+    try:
+        client = str(sock.getpeername()[0])
+    except (OSError, IndexError, TypeError):
+        client = ""
     token = REQUEST_ID.set(rid)
     try:
-        try:
-            client = str(sock.getpeername()[0])
-        except (OSError, IndexError, TypeError):
-            client = ""
-        logging.getLogger("tongiaki.access").info(
-            "refused by the HTTP server: %s %s (%s)",
-            status,
-            reason,
-            detail,
-            extra={"status": status, "request_id": rid, "bytes": len(body), "client": client},
-        )
+        if log is not None:
+            log(status, detail, client)
+        else:
+            logging.getLogger("tongiaki.access").info(
+                "refused by the HTTP server: %s %s (%s)",
+                status,
+                reason,
+                detail,
+                extra={"status": status, "request_id": rid, "bytes": len(body), "client": client},
+            )
     finally:
         REQUEST_ID.reset(token)
     with contextlib.suppress(OSError):
@@ -114,6 +152,38 @@ def refuse(sock: socket.socket, status: int, reason: str, detail: str) -> None:
         sock.shutdown(socket.SHUT_WR)
     with contextlib.suppress(OSError):
         sock.close()
+
+
+def _client(address: Any) -> str:
+    """A connection's client address (the key of the per-client bound)."""
+    return str(address[0]) if isinstance(address, tuple) and address else str(address)
+
+
+class Refusals:
+    """Connections refused for a limit, logged at most once a second with how many: a
+    flood of connections is not a flood of log lines."""
+
+    EVERY = 1.0
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.count = 0
+        self.last = 0.0
+
+    def note(self, status: int, detail: str, client: str) -> None:
+        now = time.monotonic()
+        with self.lock:
+            self.count += 1
+            if now - self.last < self.EVERY:
+                return
+            count, self.count, self.last = self.count, 0, now
+        logging.getLogger("tongiaki.access").warning(
+            "refused by the HTTP server: %d connection(s) since the last line, the last %s (%s)",
+            count,
+            status,
+            detail,
+            extra={"status": status, "refused": count, "client": client},
+        )
 
 
 @dataclass
@@ -125,6 +195,8 @@ class Waiting:
     data: bytearray
     since: float  # when it came: for the idle timeout
     first: float | None = None  # when the head's first byte came: for the head timeout
+    whole: int = 0  # once the head is whole: the bytes head and body come to
+    headed: float = 0.0  # when the head was whole: for the body's deadline
 
 
 class Gate:
@@ -133,14 +205,16 @@ class Gate:
     def __init__(
         self,
         dispatch: Callable[[socket.socket, Any, bytes], None],
-        release: Callable[[], None],
+        release: Callable[[Any], None],
         head_timeout: float = HEAD_TIMEOUT,
         idle_timeout: float = IDLE_TIMEOUT,
+        body_timeout: float = BODY_TIMEOUT,
     ) -> None:
-        self.dispatch = dispatch  # a whole head: hand the connection to a request thread
-        self.release = release  # a connection closed here
+        self.dispatch = dispatch  # a whole request: hand the connection to a request thread
+        self.release = release  # a connection (of this client address) closed here
         self.head_timeout = head_timeout
         self.idle_timeout = idle_timeout
+        self.body_timeout = body_timeout
         self.selector = selectors.DefaultSelector()
         self.waiting: dict[int, Waiting] = {}
         self.inbox: queue.SimpleQueue[Waiting] = queue.SimpleQueue()
@@ -184,36 +258,46 @@ class Gate:
             self.waiting[w.sock.fileno()] = w
 
     def _whole(self, w: Waiting) -> bool:
-        """Hand ``w`` on if its head is whole (or too long a line for the handler to judge);
-        refuse it if its head is too large. Whether it left the gate."""
+        """Hand ``w`` on once its head, and the body its ``Content-Length`` announces, are
+        whole; refuse it if its request line or head is too long. Whether it left."""
         data = w.data
+        if w.whole:  # the head is here: waiting for the body
+            if len(data) < w.whole:
+                return False
+            return self._hand_on(w)
         line_end = data.find(b"\n")
         if line_end > MAX_REQUEST_LINE + 1 or (line_end < 0 and len(data) > MAX_REQUEST_LINE + 2):
-            self._forget(w)
-            refuse(
-                w.sock,
-                414,
-                "URI Too Long",
-                f"a request line has at most {MAX_REQUEST_LINE} bytes",
+            return self._refuse(
+                w, 414, "URI Too Long", f"a request line has at most {MAX_REQUEST_LINE} bytes"
             )
-            self.release()
-            return True
-        if head_complete(data):
-            self._forget(w)
-            w.sock.setblocking(True)
-            self.dispatch(w.sock, w.address, bytes(data))
-            return True
-        if len(data) > MAX_HEAD:
-            self._forget(w)
-            refuse(
-                w.sock,
+        end = head_end(data)
+        if (end if end >= 0 else len(data)) > MAX_HEAD:
+            return self._refuse(
+                w,
                 431,
                 "Request Header Fields Too Large",
                 f"a request head has at most {MAX_HEAD} bytes",
             )
-            self.release()
-            return True
-        return False
+        if end < 0:
+            return False
+        length = body_length(bytes(data[:end]))
+        if length is None:  # no body, a chunked one, or one the client waits to send
+            return self._hand_on(w)
+        w.whole = end + length
+        w.headed = time.monotonic()
+        return self._whole(w)
+
+    def _hand_on(self, w: Waiting) -> bool:
+        self._forget(w)
+        w.sock.setblocking(True)
+        self.dispatch(w.sock, w.address, bytes(w.data))
+        return True
+
+    def _refuse(self, w: Waiting, status: int, reason: str, detail: str) -> bool:
+        self._forget(w)
+        refuse(w.sock, status, reason, detail)
+        self.release(w.address)
+        return True
 
     def _forget(self, w: Waiting) -> None:
         if self.waiting.pop(w.sock.fileno(), None) is not None:
@@ -224,7 +308,7 @@ class Gate:
         self._forget(w)
         with contextlib.suppress(OSError):
             w.sock.close()
-        self.release()
+        self.release(w.address)
 
     def _read(self, w: Waiting) -> None:
         try:
@@ -244,15 +328,20 @@ class Gate:
 
     def _expire(self, now: float) -> None:
         for w in list(self.waiting.values()):
-            if w.first is not None and now - w.first > self.head_timeout:
-                self._forget(w)
-                refuse(
-                    w.sock,
+            if w.whole and now - w.headed > self.body_timeout:
+                self._refuse(
+                    w,
+                    408,
+                    "Request Timeout",
+                    f"a request body arrives within {self.body_timeout:g} s",
+                )
+            elif not w.whole and w.first is not None and now - w.first > self.head_timeout:
+                self._refuse(
+                    w,
                     408,
                     "Request Timeout",
                     f"a request's head arrives within {self.head_timeout:g} s",
                 )
-                self.release()
             elif w.first is None and now - w.since > self.idle_timeout:
                 self._close(w)
 
@@ -275,48 +364,71 @@ class Gate:
                 self._expire(now)
 
 
+class _Idle:
+    """A request thread waiting for work: handed a job directly, or ending."""
+
+    __slots__ = ("job", "ready")
+
+    def __init__(self) -> None:
+        self.job: Callable[[], None] | None = None
+        self.ready = threading.Event()
+
+
 class Pool:
     """At most ``size`` request threads, made as needed; one idle for ``linger`` seconds
-    ends (daemons: a stopping server does not wait for them)."""
+    ends (daemons: a stopping server does not wait for them).
+
+    A job goes straight to a thread waiting for one (under the lock, so a thread that
+    is about to end never takes it silently), else to a new thread, else it waits in
+    the backlog for the first thread free. (The first version counted idle threads,
+    and the count ran ahead of them: after a burst of more than ``size`` requests,
+    the lingering threads ended while the count said some were waiting, and the next
+    request waited for ever. A helper's probe found it.)"""
 
     def __init__(self, size: int, linger: float = THREAD_LINGER) -> None:
         self.size = size
         self.linger = linger
-        self.jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
         self.lock = threading.Lock()
+        self.idle: list[_Idle] = []
+        self.backlog: deque[Callable[[], None]] = deque()
         self.threads = 0
-        self.idle = 0
 
     def submit(self, job: Callable[[], None]) -> None:
         with self.lock:
-            if self.idle:  # a thread waits: it takes this job
-                self.idle -= 1
-                start = False
-            else:
-                start = self.threads < self.size
-                if start:
-                    self.threads += 1
-        self.jobs.put(job)  # with every thread busy, it waits for the first one free
-        if start:
-            threading.Thread(target=self._work, name="http-request", daemon=True).start()
+            if self.idle:
+                waiting = self.idle.pop()
+                waiting.job = job
+                waiting.ready.set()
+                return
+            if self.threads >= self.size:
+                self.backlog.append(job)
+                return
+            self.threads += 1
+        threading.Thread(target=self._work, args=(job,), name="http-request", daemon=True).start()
 
-    def _work(self) -> None:
+    def _work(self, job: Callable[[], None]) -> None:
+        me = _Idle()
         while True:
-            try:
-                job = self.jobs.get(timeout=self.linger)
-            except queue.Empty:
-                with self.lock:
-                    if self.idle:  # no job was promised to an idle thread: this one ends
-                        self.idle -= 1
-                        self.threads -= 1
-                        return
-                continue  # a job was promised to an idle thread: it is on its way
             try:
                 job()
             except Exception:  # pragma: no cover - a handler's own errors are its own
                 log.exception("a request thread's job failed")
             with self.lock:
-                self.idle += 1
+                if self.backlog:
+                    job = self.backlog.popleft()
+                    continue
+                me.job = None
+                me.ready.clear()
+                self.idle.append(me)
+            if not me.ready.wait(self.linger):
+                with self.lock:
+                    if me in self.idle:  # no job came: this thread ends
+                        self.idle.remove(me)
+                        self.threads -= 1
+                        return
+                me.ready.wait()  # a job came just as the wait ended: it is set
+            assert me.job is not None
+            job = me.job
 
 
 class EmbeddedServer(BaseWSGIServer):
@@ -331,37 +443,50 @@ class EmbeddedServer(BaseWSGIServer):
         app: Any,
         handler: Any,
         max_connections: int = MAX_CONNECTIONS,
+        per_client: int = PER_CLIENT,
         max_threads: int = MAX_THREADS,
         head_timeout: float = HEAD_TIMEOUT,
         idle_timeout: float = IDLE_TIMEOUT,
     ) -> None:
         super().__init__(host, port, app, handler=handler)
         self.max_connections = max_connections
+        self.per_client = per_client  # 0: no bound per client address
         self.open = 0  # connections of ours: at the gate or in a request
+        self.by_client: dict[str, int] = {}
         self._count = threading.Lock()
+        self.refused = Refusals()
         self.pool = Pool(max_threads)
         self.gate = Gate(self._dispatch, self._release, head_timeout, idle_timeout)
 
     # --- accepting ---------------------------------------------------------------
 
     def process_request(self, request: Any, client_address: Any) -> None:
+        client = _client(client_address)
         with self._count:
             full = self.open >= self.max_connections
-            if not full:
+            crowded = bool(self.per_client) and self.by_client.get(client, 0) >= self.per_client
+            if not full and not crowded:
                 self.open += 1
-        if full:
-            refuse(
-                request,
-                503,
-                "Service Unavailable",
-                f"the server holds {self.max_connections} connections already; try again",
+                self.by_client[client] = self.by_client.get(client, 0) + 1
+        if full or crowded:
+            held = (
+                f"the server holds {self.max_connections} connections already"
+                if full
+                else f"this address holds {self.per_client} connections already"
             )
+            refuse(request, 503, "Service Unavailable", f"{held}; try again", log=self.refused.note)
             return
         self.gate.admit(request, client_address)
 
-    def _release(self) -> None:
+    def _release(self, client_address: Any) -> None:
+        client = _client(client_address)
         with self._count:
             self.open -= 1
+            left = self.by_client.get(client, 1) - 1
+            if left > 0:
+                self.by_client[client] = left
+            else:
+                self.by_client.pop(client, None)
 
     # --- serving -----------------------------------------------------------------
 
@@ -379,7 +504,7 @@ class EmbeddedServer(BaseWSGIServer):
         finally:
             if sock.fileno() >= 0:  # not handed to the stream writer (detached)
                 self.shutdown_request(sock)
-            self._release()
+            self._release(address)
 
     def server_close(self) -> None:
         self.gate.stop()

@@ -149,12 +149,27 @@ class BodyDeadline:
             owner = getattr(start_response, "__self__", None)
             if callable(getattr(owner, "force_close", None)):
                 owner.force_close()
+            # the app never saw the request: its id, access line and headers are given here
+            rid = _request_id(environ)
+            logging.getLogger("tongiaki.access").info(
+                "refused by the HTTP server: 408 Request Timeout (a body too slow)",
+                extra={
+                    "status": 408,
+                    "request_id": rid,
+                    "bytes": len(body),
+                    "client": environ.get("REMOTE_ADDR", ""),
+                    "method": environ.get("REQUEST_METHOD", ""),
+                    "path": environ.get("PATH_INFO", ""),
+                },
+            )
             start_response(
                 "408 Request Timeout",
                 [
                     ("Content-Type", PROBLEM),
                     ("Content-Length", str(len(body))),
                     ("Connection", "close"),
+                    ("X-Request-ID", rid),
+                    *security_headers().items(),
                 ],
             )
             return self._then_hurry([body], sock, stalled=True, environ=environ)
@@ -198,6 +213,16 @@ class BodyDeadline:
                     sock.shutdown(socket.SHUT_RD)
                 elif embedded:
                     sock.settimeout(DRAIN_TIMEOUT)
+
+
+def _request_id(environ: dict[str, Any]) -> str:
+    """The client's ``X-Request-ID`` when it is a sane one, else a new one."""
+    import uuid
+
+    from service.logs import SANE_ID
+
+    given = str(environ.get("HTTP_X_REQUEST_ID", ""))
+    return given if SANE_ID.fullmatch(given) else uuid.uuid4().hex
 
 
 def security_headers() -> dict[str, str]:
@@ -260,6 +285,9 @@ class ProblemRequestHandler(WSGIRequestHandler):
             self.send_error(414, f"a request line has at most {MAX_REQUEST_LINE} bytes")
             return False
         if not super().parse_request():
+            return False
+        if self.request_version == "HTTP/0.9":  # a bare request line: no headers to answer in
+            self.send_error(400, "HTTP/0.9 is not spoken: send HTTP/1.0 or HTTP/1.1")
             return False
         for name, value in self.headers.items():
             if len(name) + 2 + len(value) > MAX_HEADER_LINE:
@@ -391,7 +419,12 @@ def run_embedded(settings: Settings, host: str, port: int) -> None:
     # a crowd of viewers connecting at once waited for SYN retries behind werkzeug's 128
     EmbeddedServer.request_queue_size = LISTEN_BACKLOG
     server = EmbeddedServer(
-        host, port, app, ProblemRequestHandler, max_connections=settings.max_connections
+        host,
+        port,
+        app,
+        ProblemRequestHandler,
+        max_connections=settings.max_connections,
+        per_client=settings.connections_per_client,
     )
     settle_heap()
     server.serve_forever()

@@ -295,6 +295,7 @@ class Settings:
     max_streams: int = 0  # live streams per process; 0: the server's default (service.app)
     streams_per_client: int = 16  # live streams one client address holds per process; 0: any
     max_connections: int = 4096  # connections the embedded server holds at once (service.embedded)
+    connections_per_client: int = 256  # of them from one client address; 0: any
     feed_poll: float = 2.0  # seconds between the change feed's safety polls (service.feed)
     proxies: int = 0  # reverse proxies in front whose X-Forwarded-For is trusted
     log_format: str = ""  # json or text; empty: json under gunicorn and workers, else text
@@ -340,6 +341,9 @@ class Settings:
             max_streams=_integer(e, "TONGIAKI_MAX_STREAMS", 0, 0, 1_000_000),
             streams_per_client=_integer(e, "TONGIAKI_STREAMS_PER_CLIENT", 16, 0, 1_000_000),
             max_connections=_integer(e, "TONGIAKI_MAX_CONNECTIONS", 4096, 1, 1_000_000),
+            connections_per_client=_integer(
+                e, "TONGIAKI_CONNECTIONS_PER_CLIENT", 256, 0, 1_000_000
+            ),
             feed_poll=_seconds(e, "TONGIAKI_FEED_POLL", 2.0),
             log_format=_log_format(e.get("TONGIAKI_LOG_FORMAT", "")),
             proxies=_integer(e, "TONGIAKI_PROXIES", 0, 0, 5),

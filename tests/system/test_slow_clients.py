@@ -274,7 +274,8 @@ def test_a_crowd_of_slow_header_senders_never_stalls_the_embedded_server(tmp_pat
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 8192)), hard))
     crowd = 2000
-    with embedded(tmp_path) as server:
+    # the crowd and the health checks come from one address here: no bound per address
+    with embedded(tmp_path, TONGIAKI_CONNECTIONS_PER_CLIENT="0") as server:
         clients = []
         for _ in range(crowd):
             s = socket.create_connection(("127.0.0.1", server.port), timeout=30)
@@ -337,3 +338,109 @@ def test_past_its_connection_limit_the_embedded_server_refuses_at_once(tmp_path)
         while not healthz_within(server.port, 1.0)[0]:
             assert time.monotonic() < until
             time.sleep(0.05)
+
+
+def connect_from(source: str, port: int) -> socket.socket:
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.settimeout(10)
+    s.bind((source, 0))  # the whole of 127/8 is this host's own on Linux
+    s.connect(("127.0.0.1", port))
+    return s
+
+
+def test_one_address_holds_at_most_its_share_of_connections(tmp_path):
+    """A helper's probe held every slot of the embedded server with idle connections
+    from one address. One address holds at most TONGIAKI_CONNECTIONS_PER_CLIENT; past
+    it, 503 at once, while another address is served; a flood of refusals is logged a
+    line a second, not a line each."""
+    with embedded(tmp_path, TONGIAKI_CONNECTIONS_PER_CLIENT="20") as server:
+        held = [connect_from("127.0.0.2", server.port) for _ in range(20)]
+        refused = [connect_from("127.0.0.2", server.port) for _ in range(200)]
+        try:
+            status, problem = answer(refused[0])
+            assert status == 503 and "this address holds 20" in problem["detail"]
+            other = connect_from("127.0.0.3", server.port)
+            other.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert other.recv(64).startswith(b"HTTP/1.1 200")
+            other.close()
+        finally:
+            for s in held + refused:
+                s.close()
+        time.sleep(0.5)
+        lines = [x for x in server.output().splitlines() if "connection(s) since" in x]
+        assert 1 <= len(lines) <= 5, lines  # not 200
+
+
+def test_body_tricklers_hold_no_request_thread_on_the_embedded_server(tmp_path):
+    """A helper's probe: 300 clients trickling their bodies a byte a second held every
+    request thread, and /healthz took 4.6-4.8 s. A body of a known length is read at the
+    gate, like the head: each trickler is cut off with 408 five seconds after its head,
+    and /healthz answers within 1 s throughout."""
+    with embedded(tmp_path, TONGIAKI_CONNECTIONS_PER_CLIENT="0") as server:
+        clients = [stalled(server.port) for _ in range(300)]
+        try:
+            started = time.monotonic()
+            worst = 0.0
+            while time.monotonic() - started < BODY_DEADLINE + 2:
+                ok, took = healthz_within(server.port, 1.0)
+                assert ok, took
+                worst = max(worst, took)
+                time.sleep(0.2)
+            with ThreadPoolExecutor(50) as pool:
+                answers = list(pool.map(answer, clients))
+            assert all(status == 408 for status, _ in answers), answers[:3]
+        finally:
+            for c in clients:
+                c.close()
+
+
+@pytest.mark.parametrize(
+    "request_bytes, status",
+    [
+        # a head past 128 KiB arriving in one write (it was served)
+        (
+            b"GET /healthz HTTP/1.1\r\nHost: x\r\n"
+            + b"".join(b"X-Pad-%d: %s\r\n" % (i, b"a" * 4000) for i in range(40))
+            + b"\r\n",
+            431,
+        ),
+        (b"GET /healthz\r\n\r\n", 400),  # HTTP/0.9: answered with a bare body before
+    ],
+)
+def test_the_embedded_server_refuses_an_oversized_head_and_http_0_9(
+    tmp_path, request_bytes, status
+):
+    with (
+        embedded(tmp_path) as server,
+        socket.create_connection(("127.0.0.1", server.port), timeout=10) as s,
+    ):
+        s.sendall(request_bytes)
+        heads: list[str] = []
+        got, problem = answer(s, heads)
+        assert got == status and problem["status"] == status
+        assert "x-content-type-options: nosniff" in heads[0].lower()
+
+
+def check_a_408_is_like_every_answer(server, logs) -> None:  # type: ignore[no-untyped-def]
+    s = stalled(server.port)
+    try:
+        heads: list[str] = []
+        status, _ = answer(s, heads)
+    finally:
+        s.close()
+    head = heads[0].lower()
+    assert status == 408
+    assert "content-security-policy: default-src 'none'" in head, head
+    rid = next(x.split(": ", 1)[1] for x in head.split("\r\n") if x.startswith("x-request-id:"))
+    time.sleep(0.3)
+    assert any(rid in line and "408" in line for line in logs().splitlines()), logs()[-2000:]
+
+
+def test_a_408_carries_headers_an_id_and_an_access_line_on_both_servers(
+    tmp_path, pg_schema, redis_url
+):
+    with embedded(tmp_path / "e") as server:
+        check_a_408_is_like_every_answer(server, server.output)
+    _, url = pg_schema
+    with production(tmp_path / "p", url, redis_url, queue=f"t408-{pg_schema[0]}", web=1) as s:
+        check_a_408_is_like_every_answer(s[0], s[0].output)

@@ -72,7 +72,9 @@ def check_a_crowd(port: int, http: Http, viewers: int, pid: int) -> None:
 
 
 def test_a_crowd_of_viewers_on_the_embedded_server_holds_no_thread(tmp_path):
-    with embedded(tmp_path, TONGIAKI_STREAMS_PER_CLIENT="0") as server:
+    with embedded(
+        tmp_path, TONGIAKI_STREAMS_PER_CLIENT="0", TONGIAKI_CONNECTIONS_PER_CLIENT="0"
+    ) as server:
         check_a_crowd(server.port, server.http(), 300, server.pid)
 
 
@@ -209,7 +211,9 @@ def test_sigterm_ends_every_stream_and_stops_within_5_s(tmp_path, pg_schema, red
 
 
 def test_sigterm_on_the_embedded_server_ends_every_stream_and_says_so(tmp_path):
-    with embedded(tmp_path, TONGIAKI_STREAMS_PER_CLIENT="0") as server:
+    with embedded(
+        tmp_path, TONGIAKI_STREAMS_PER_CLIENT="0", TONGIAKI_CONNECTIONS_PER_CLIENT="0"
+    ) as server:
         check_sigterm(server)
 
 
