@@ -39,9 +39,19 @@ SIX_TO_FOUR = ipaddress.ip_network("2002::/16")
 SHARED = ipaddress.ip_network("100.64.0.0/10")  # RFC 6598
 PRIVATE = [ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16")]
 BROADCAST = ipaddress.ip_address("255.255.255.255")
+NOT_GLOBAL_V6 = [
+    (ipaddress.ip_network("fe80::/10"), "link-local"),
+    (ipaddress.ip_network("fec0::/10"), "site-local"),
+    (ipaddress.ip_network("ff00::/8"), "multicast"),
+    (ipaddress.ip_network("fc00::/7"), "unique local"),
+    (ipaddress.ip_network("2001:db8::/32"), "documentation"),
+    (ipaddress.ip_network("3fff::/20"), "documentation"),  # RFC 9637
+    (ipaddress.ip_network("100::/64"), "discard-only"),
+]
 
 
-def _v4_refusal(address: ipaddress.IPv4Address) -> str | None:
+def _v4_kind(address: ipaddress.IPv4Address) -> str | None:
+    """What ``address`` is, if not public: loopback, private, link-local…"""
     if address.is_unspecified:
         return "unspecified"
     if address.is_loopback:
@@ -61,50 +71,51 @@ def _v4_refusal(address: ipaddress.IPv4Address) -> str | None:
     return None
 
 
+def _a(kind: str) -> str:
+    return ("an " if kind[0] in "aeiouAEIOU" else "a ") + kind
+
+
 def refusal(address: Address) -> str | None:
-    """Why ``address`` may not be sent to (a few words), or None for a public address."""
+    """Why ``address`` may not be sent to, as words ("a loopback address", "a NAT64
+    address of a link-local one"…), or None for a public address."""
     if isinstance(address, ipaddress.IPv4Address):
-        return _v4_refusal(address)
+        kind = _v4_kind(address)
+        return f"{_a(kind)} address" if kind else None
+    embedded: tuple[str, ipaddress.IPv4Address | None] | None = None
     if address.is_unspecified:
-        return "unspecified"
+        return "an unspecified address"
     if address.is_loopback:
-        return "loopback"
+        return "a loopback address"
     if address.ipv4_mapped is not None:
-        inner = _v4_refusal(address.ipv4_mapped)
-        return f"IPv4-mapped {inner}" if inner else None
-    if address in TRANSLATED:
-        inner = _v4_refusal(ipaddress.IPv4Address(int(address) & 0xFFFFFFFF))
-        return f"IPv4-translated {inner}" if inner else None
-    if address in COMPATIBLE:
-        return "IPv4-compatible (deprecated)"
-    if address in NAT64:
-        inner = _v4_refusal(ipaddress.IPv4Address(int(address) & 0xFFFFFFFF))
-        return f"NAT64 of a {inner} address" if inner else None
-    if address in NAT64_LOCAL:
-        return "local-use NAT64"
-    if address in SIX_TO_FOUR:
-        embedded = address.sixtofour
-        inner = _v4_refusal(embedded) if embedded is not None else "reserved"
-        return f"6to4 of a {inner} address" if inner else None
-    if address in TEREDO:
+        embedded = ("an IPv4-mapped", address.ipv4_mapped)
+    elif address in TRANSLATED:
+        embedded = ("an IPv4-translated", ipaddress.IPv4Address(int(address) & 0xFFFFFFFF))
+    elif address in COMPATIBLE:
+        return "an IPv4-compatible address (deprecated)"
+    elif address in NAT64:
+        embedded = ("a NAT64", ipaddress.IPv4Address(int(address) & 0xFFFFFFFF))
+    elif address in NAT64_LOCAL:
+        return "a local-use NAT64 address"
+    elif address in SIX_TO_FOUR:
+        embedded = ("a 6to4", address.sixtofour)
+    elif address in TEREDO:
         pair = address.teredo
-        if pair is None:
-            return "Teredo"
+        if pair is None:  # pragma: no cover - every 2001::/32 address has its pair
+            return "a Teredo address"
         for part in pair:
-            inner = _v4_refusal(part)
-            if inner:
-                return f"Teredo through a {inner} address"
+            kind = _v4_kind(part)
+            if kind:
+                return f"a Teredo address through {_a(kind)} one"
         return None
-    if address.is_link_local:
-        return "link-local"
-    if address.is_site_local:
-        return "site-local"
-    if address.is_multicast:
-        return "multicast"
-    if address in ipaddress.ip_network("fc00::/7"):
-        return "unique local"
+    if embedded is not None:
+        form, inner = embedded
+        kind = _v4_kind(inner) if inner is not None else "reserved"
+        return f"{form} address of {_a(kind)} one" if kind else None
+    for net, kind in NOT_GLOBAL_V6:
+        if address in net:
+            return f"{_a(kind)} address"
     if address.is_private or address.is_reserved or not address.is_global:
-        return "reserved"
+        return "a reserved address"
     return None
 
 
@@ -159,4 +170,4 @@ def public_only(host: str, addresses: Sequence[Address]) -> None:
         why = refusal(address)
         if why is not None:
             shown = host if literal(host) is not None else f"{host} ({address})"
-            raise Refused(f"{shown} is a {why} address")
+            raise Refused(f"{shown} is {why}")

@@ -20,12 +20,13 @@ from limits.storage import MemoryStorage, Storage, storage_from_string
 from limits.strategies import FixedWindowRateLimiter
 
 from service.errors import TooManyRequests
+from service.outages import Outage
 from service.settings import Settings
 
 log = logging.getLogger("tongiaki.limits")
 
 REDIS_TIMEOUT = 0.1  # seconds
-FALLBACK_SECONDS = 30.0
+FALLBACK_SECONDS = 5.0  # a hung Redis costs one request 0.1 s this often, at most
 NAMESPACE = "tongiaki"
 
 
@@ -48,6 +49,12 @@ class RateLimits:
             self.shared = FixedWindowRateLimiter(storage)
         self._shared_down_until = 0.0
         self._lock = threading.Lock()
+        self.outage = Outage(
+            "Redis",
+            log,
+            "rate-limit checks counted in this process's memory",
+            f"the limits are shared again (after at most {FALLBACK_SECONDS:.0f} s of memory)",
+        )
 
     @property
     def enabled(self) -> bool:
@@ -78,12 +85,14 @@ class RateLimits:
         limiter = self._limiter()
         try:
             allowed = all(getattr(limiter, how)(item, NAMESPACE, kind, key) for item in items)
+            if limiter is self.shared:
+                self.outage.ok()  # Redis answers (again): said once
         except Exception as exc:  # Redis away or hung: count in memory for a while
             if limiter is self.memory:
                 raise
             with self._lock:
                 self._shared_down_until = time.monotonic() + FALLBACK_SECONDS
-            log.warning("rate limits fall back to memory for %.0f s: %s", FALLBACK_SECONDS, exc)
+            self.outage.failed(exc)  # said once for the whole outage, not every 30 s
             limiter = self.memory
             allowed = all(getattr(limiter, how)(item, NAMESPACE, kind, key) for item in items)
         if allowed or not refuse:

@@ -21,6 +21,7 @@ import time
 import uuid
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import unquote
 
 from flask import Flask, g, request
 from flask.wrappers import Response
@@ -67,24 +68,34 @@ class JsonFormatter(logging.Formatter):
 CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 # credentials a line may carry, whoever wrote it (the access line's query, a refused
-# request line, an error naming a URL): their values never reach a log
-SECRET_PARAM = re.compile(
-    r"(?i)((?:^|[?&;\s\"'(\[,])(?:access_token|id_token|refresh_token|token|auth|authorization"
-    r"|api_?key|key|secret|password|passwd|pwd|signature|sig|session|code)(?:=|%3D))"
-    r"[^&;\s\"'\\)\]]+"
+# request line, an error naming a URL): their values never reach a log. A parameter is
+# taken for one when its name, %-decoded, says so anywhere in it (client_secret,
+# private_token, access%5Ftoken, access_token[] …): better a value too many hidden
+PARAMETER = re.compile(r"(^|[?&;\s\"'(\[,{])([^=&;\s\"'(){},]{1,200})=([^&;\s\"'\\)\]]*)")
+SECRET_NAME = re.compile(
+    r"token|secret|pass|pwd|key|sig|session|sid|jwt|bearer|auth|credential|code|private|cookie",
+    re.I,
 )
 BEARER = re.compile(r"(?i)\b(bearer|basic|token)(\s+|%20|\+)[A-Za-z0-9._~+/=-]{8,}")
 USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s/@:\"']*:)[^\s/@\"']+@")
 REDACTED = "[redacted]"
 
 
+def _hidden(m: re.Match[str]) -> str:
+    name = m[2]
+    if SECRET_NAME.search(unquote(name)) and m[3]:
+        return f"{m[1]}{name}={REDACTED}"
+    return m[0]
+
+
 def redact(text: str) -> str:
     """``text`` with every credential's value replaced by ``[redacted]``: query and form
-    parameters named like one (``access_token``, ``token``, ``password``, ``secret``,
-    ``key``, ``signature``, ``code``…), ``Bearer``/``Basic`` credentials, and the
-    password of a URL (``postgresql://user:…@host``)."""
+    parameters whose name says it is one (``token``, ``secret``, ``password``, ``key``,
+    ``session``, ``jwt``, ``credential``, ``code``… anywhere in the name, %-decoded),
+    ``Bearer``/``Basic`` credentials, and the password of a URL
+    (``postgresql://user:…@host``)."""
     if "=" in text:
-        text = SECRET_PARAM.sub(lambda m: m[1] + REDACTED, text)
+        text = PARAMETER.sub(_hidden, text)
     text = BEARER.sub(lambda m: m[1] + m[2] + REDACTED, text)
     if "@" in text:
         text = USERINFO.sub(lambda m: m[1] + REDACTED + "@", text)

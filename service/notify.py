@@ -201,7 +201,15 @@ def check_webhook(url: str, allow_private: bool, resolver: Resolver = system_res
         parts = urlsplit(url)
         parts.port  # noqa: B018 - raises on a bad port
     except ValueError as exc:
-        raise BadRequest("bad_webhook", f"not a URL: {exc}") from exc
+        text = str(exc)
+        why = (
+            "its port is a number from 1 to 65535"
+            if "port" in text.lower()
+            else "what is in brackets must be an IPv6 address"
+            if "IPv6" in text or "does not appear" in text
+            else "it cannot be read as one"
+        )
+        raise BadRequest("bad_webhook", f"not a URL: {why}") from exc
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise BadRequest("bad_webhook", "a webhook URL is http:// or https:// with a host")
     if parts.port == 0:

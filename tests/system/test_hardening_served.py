@@ -96,6 +96,11 @@ def test_credentials_never_reach_a_log_line(kind, tmp_path, request):
             f"/api/v1/me?access_token={SECRET}",
             f"/api/v1/lobby?status=open&token={SECRET}",
             f"/api/v1/me?password={SECRET}&x=1",
+            # names that say they hold a secret, however spelt (a helper's probe)
+            f"/api/v1/me/games?sid={SECRET}&jwt={SECRET}&bearer={SECRET}&pass={SECRET}",
+            f"/api/v1/me/games?private_token={SECRET}&client_secret={SECRET}&credential={SECRET}",
+            f"/api/v1/me/games?access%5Ftoken={SECRET}&%61ccess_token={SECRET}",
+            f"/api/v1/me/games?access_token%00={SECRET}&access_token[]={SECRET}",
             f"/api/v1/me?access_token={token}",
         ):
             assert http.call("GET", path).status in (200, 401, 422), path
