@@ -39,6 +39,13 @@ class PayloadTooLarge(ServiceError):
     title = "Payload too large"
 
 
+class UnsupportedMediaType(ServiceError):
+    """A body that is not sent as JSON."""
+
+    status = 415
+    title = "Unsupported media type"
+
+
 class TooManyRequests(ServiceError):
     """A client sent more than its share (rate limits)."""
 

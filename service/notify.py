@@ -227,7 +227,7 @@ def check_webhook(url: str, allow_private: bool, resolver: Resolver = system_res
 
 
 def check_email(address: str) -> str:
-    if len(address) > MAX_EMAIL or not EMAIL.match(address):
+    if len(address) > MAX_EMAIL or not EMAIL.fullmatch(address):
         raise BadRequest(
             "bad_email",
             "email: an e-mail address is printable ASCII like name@example.org (no spaces,"

@@ -21,10 +21,14 @@ JOINERS = frozenset("\u200c\u200d")  # ZWNJ, ZWJ: parts of words and emoji
 BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800\u034f")
 INVISIBLE_CATEGORIES = ("Zs", "Zl", "Zp", "Cf", "Cc", "Mn", "Me", "Cs")
 # an e-mail address as the service takes it (the API's schema, service.notify): a
-# dot-atom local part of printable ASCII (RFC 5322 atext), a domain of LDH labels; so
-# no control character (NUL, CR, LF, any Cc or Cf) ever reaches a store or a mail server
+# dot-atom local part of printable ASCII (RFC 5322 atext, dots only between atoms), a
+# domain of LDH labels (no hyphen at either end) whose last one starts with a letter
+# (so not a bare IPv4 address); so no control character (NUL, CR, LF, any Cc or Cf)
+# ever reaches a store or a mail server
+_ATEXT = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]"
+_LABEL = "[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 EMAIL_PATTERN = (
-    r"^[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]{1,64}@[A-Za-z0-9-]{1,63}(\.[A-Za-z0-9-]{1,63})+\Z"
+    f"^{_ATEXT}+(\\.{_ATEXT}+)*@({_LABEL}\\.)+[A-Za-z]([A-Za-z0-9-]{{0,61}}[A-Za-z0-9])?$"
 )
 
 

@@ -22,6 +22,7 @@ from service.errors import (
     TooManyRequests,
     Unauthorized,
     Unavailable,
+    UnsupportedMediaType,
 )
 from service.games import GameService
 from service.limits import RateLimits
@@ -148,6 +149,8 @@ def body(schema: type[Schema]) -> dict[str, Any]:
         raise MalformedRequest("unreadable_body", f"the body cannot be read: {exc}") from exc
     if len(raw) > MAX_BODY:  # a chunked body has no Content-Length to check beforehand
         raise PayloadTooLarge("body_too_large", f"a request body has at most {MAX_BODY} bytes")
+    if raw.strip():
+        json_media_type()
     data = parse_json(raw) if raw.strip() else {}
     if not isinstance(data, dict):
         raise MalformedRequest("malformed_body", "the body must be a JSON object")
@@ -156,6 +159,22 @@ def body(schema: type[Schema]) -> dict[str, Any]:
     except ValidationError as exc:
         raise BadRequest("invalid_fields", "some fields are invalid", errors=exc.messages) from exc
     return loaded
+
+
+def json_media_type() -> None:
+    """A body is sent as ``application/json`` (or a ``+json`` type), in UTF-8 when a
+    charset is named: 415 otherwise (the document names no other; a form or text body
+    was read as JSON all the same before)."""
+    kind = request.mimetype
+    charset = request.mimetype_params.get("charset", "utf-8").lower()
+    if (kind == "application/json" or kind.endswith("+json")) and charset in ("utf-8", "utf8"):
+        return
+    sent = request.headers.get("Content-Type", "")
+    raise UnsupportedMediaType(
+        "unsupported_media_type",
+        "send the body as JSON: Content-Type: application/json (UTF-8)"
+        + (f", not {sent[:80]}" if sent else " (none was given)"),
+    )
 
 
 def int_arg(name: str, default: int | None = None, low: int = 0, high: int = MAX_INT) -> int | None:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, jsonify
+import hashlib
+import json
+from functools import cache
+
+from flask import Blueprint, Response, jsonify, request
 from flask.typing import ResponseReturnValue
 
 from domain.position import LETTER
@@ -14,14 +18,35 @@ from service.api.schemas import TileData
 bp = Blueprint("meta", __name__)
 
 
+@cache
+def _documents() -> tuple[bytes, bytes, str]:
+    """The document, its page and their ETag: made once per process (they are what the
+    code says, and cost ~40 ms of CPU to make: a crowd asking for them at once took
+    seconds each, found by a probe)."""
+    spec = build_spec()
+    document = json.dumps(spec, separators=(",", ":"), sort_keys=True).encode()
+    page = docs_page(spec).encode()
+    return document, page, hashlib.sha256(document).hexdigest()[:32]
+
+
+def _cached(body: bytes, mimetype: str, tag: str) -> Response:
+    response = Response(body, mimetype=mimetype)
+    response.set_etag(tag)
+    response.cache_control.public = True
+    response.cache_control.max_age = 300
+    return response.make_conditional(request)  # 304 to a client that has it
+
+
 @bp.get("/openapi.json")
 def openapi() -> ResponseReturnValue:
-    return jsonify(build_spec())
+    document, _, tag = _documents()
+    return _cached(document, "application/json", tag)
 
 
 @bp.get("/docs")
 def docs() -> ResponseReturnValue:
-    return Response(docs_page(build_spec()), mimetype="text/html")
+    _, page, tag = _documents()
+    return _cached(page, "text/html", tag)
 
 
 def tile_data() -> dict[str, object]:

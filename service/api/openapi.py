@@ -122,6 +122,7 @@ REASONS = {
     409: "a rule violation (with its rule) or a stale version (problem)",
     413: "the body is over 16 KiB, whatever the method (problem)",
     414: "the request line is too long for the HTTP server (problem)",
+    415: "a body not sent as application/json in UTF-8 (problem)",
     422: "a field, query argument or header is invalid (problem)",
     429: "too many requests of this kind from this account or address (problem)",
     431: "the headers are too large for the HTTP server (problem)",
@@ -146,7 +147,7 @@ def _statuses(op: Operation) -> set[int]:
     if op.limited:
         codes |= {429}
     if op.method in ("post", "put", "patch") or op.request is not None:  # a JSON body
-        codes |= {400, 408, 413, 422}
+        codes |= {400, 408, 413, 415, 422}
     if "{game_id}" in op.path or "{dispute_id}" in op.path:
         codes |= {404}
     if any(p["in"] in ("query", "header") for p in op.params):

@@ -348,3 +348,50 @@ def test_a_bad_after_is_refused_even_beside_a_good_last_event_id(client):
         f"/api/v1/games/{game_id}/stream?timeout=1&after=-1", headers={"Last-Event-ID": "0"}
     )
     assert (r.status_code, r.json["code"]) == (422, "bad_last_event_id")
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    [
+        "text/plain",
+        "application/x-www-form-urlencoded",
+        "application/xml",
+        "application/json; charset=utf-16",
+        None,
+    ],
+)
+def test_a_body_not_sent_as_json_is_415_and_changes_nothing(client, content_type):
+    """Found by a probe: any Content-Type, or none, was read as JSON."""
+    headers = {"Content-Type": content_type} if content_type else {}
+    r = client.post("/api/v1/accounts", data=b'{"name": "ann"}', headers=headers)
+    assert r.status_code == 415 and r.content_type == "application/problem+json"
+    assert r.json["code"] == "unsupported_media_type"
+    ok = client.post(
+        "/api/v1/accounts",
+        data=b'{"name": "ann"}',
+        headers={"Content-Type": "application/json; charset=UTF-8"},
+    )
+    assert ok.status_code == 201
+    empty = client.post("/api/v1/accounts", data=b"", headers={"Content-Type": "text/plain"})
+    assert empty.status_code == 422  # no body: {} (no name), whatever the type says
+
+
+@pytest.mark.parametrize(
+    "address", ["a..b@example.com", ".a@example.com", "a.@example.com", "a@-x-.com", "a@1.2.3.4"]
+)
+def test_an_email_address_of_another_shape_is_refused(client, address):
+    from tests.service.api import Player
+
+    ann = Player(client, "ann")
+    r = client.put(
+        "/api/v1/me/notifications/settings", json={"email": address}, headers=ann.headers
+    )
+    assert (r.status_code, r.json["code"]) == (422, "bad_email")
+
+
+def test_the_openapi_document_is_made_once_and_revalidated_by_its_etag(client):
+    first = client.get("/api/v1/openapi.json")
+    tag = first.headers["ETag"]
+    again = client.get("/api/v1/openapi.json", headers={"If-None-Match": tag})
+    assert first.status_code == 200 and again.status_code == 304
+    assert client.get("/api/v1/docs", headers={"If-None-Match": tag}).status_code == 304
