@@ -118,6 +118,7 @@ def test_after_a_redis_outage_the_worker_times_out_on_time_and_logs_it_once(
             wait_for(lambda: registry.count >= 1, 20, "a tick on rq's schedule after the outage")
             verified = http.call("GET", f"/games/{gid}/verify", None, tokens["ann"]).json
             assert verified["ok"] is True
+
             # the last "back" lines: the rate limits try Redis again 5 s after it failed
             # (noticed at the next request they count: one is sent until they say so)
             def limits_back() -> bool:
