@@ -28,7 +28,6 @@ import io
 import logging
 import os
 import queue
-import re
 import selectors
 import socket
 import threading
@@ -36,22 +35,36 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from email.utils import formatdate
 from typing import Any
 
 from werkzeug.serving import BaseWSGIServer
+
+from service.framing import (
+    Head,
+    Refused,
+    chunked_end,
+    head_end,
+    parse_head,
+    request_line_version,
+    without_expect,
+)
 
 log = logging.getLogger("tongiaki.serving")
 
 HEAD_TIMEOUT = 10.0  # seconds from a request's first byte to the end of its head
 BODY_TIMEOUT = 5.0  # seconds from the end of its head to the end of its body
 IDLE_TIMEOUT = 30.0  # seconds a connection may wait silent for its next request
-MAX_HEAD = 128 * 1024  # bytes of a request head at most (gunicorn: 100 lines of 8,190)
+MAX_HEAD = 64 * 1024  # bytes of a request head at most (a browser's are a few KiB)
+MAX_BODY = 16 * 1024  # bytes of a request body (service.api.MAX_BODY; checked equal by a test)
 MAX_REQUEST_LINE = 4094  # beyond it with no line end: the handler answers 414
 MAX_CONNECTIONS = 4096  # open at once unless TONGIAKI_MAX_CONNECTIONS says
 PER_CLIENT = 256  # of them from one client address unless TONGIAKI_CONNECTIONS_PER_CLIENT says
 MAX_THREADS = 256  # requests served at once
 THREAD_LINGER = 2.0  # seconds an idle request thread waits for work before it ends
 TICK = 0.25  # seconds between the gate's looks at its deadlines
+DRAIN_TIME = 1.0  # seconds a refused connection's further bytes are read and dropped
+DRAIN_LIMIT = 1 << 20  # bytes of them at most
 
 
 class Prefixed(io.RawIOBase):
@@ -78,51 +91,27 @@ class Prefixed(io.RawIOBase):
         super().close()
 
 
-def head_end(data: bytes | bytearray) -> int:
-    """Where a whole request head ends in ``data`` (a blank line ends it; bare LF too),
-    or -1 while it is not whole."""
-    ends = [i + n for i, n in ((data.find(b"\r\n\r\n"), 4), (data.find(b"\n\n"), 2)) if i >= 0]
-    return min(ends) if ends else -1
-
-
-LENGTH = re.compile(rb"^content-length[ \t]*:[ \t]*([0-9]{1,9})[ \t]*\r?$", re.I | re.M)
-
-
-def body_length(head: bytes) -> int | None:
-    """The body the gate reads before a thread takes the request: its Content-Length,
-    when there is one (once) and it is within the body limit. None leaves the body to
-    the request (its deadline then is ``service.serving.BodyDeadline``'s): none or an
-    empty one, a chunked one, one the client sends only after "100 Continue", one too
-    large (the request answers 413 without reading it), or a malformed one (the
-    request's parser answers)."""
-    from service.api import MAX_BODY
-
-    lower = head.lower()
-    if b"transfer-encoding" in lower or b"100-continue" in lower:
-        return None
-    found = LENGTH.findall(head)
-    if len(found) != 1 or lower.count(b"content-length") != 1:
-        return None
-    length = int(found[0])
-    return length if 0 < length <= MAX_BODY else None
-
-
 def refuse(
     sock: socket.socket,
     status: int,
     reason: str,
     detail: str,
     log: Callable[[int, str, str], None] | None = None,
+    head: Head | None = None,
+    close: bool = True,
 ) -> None:
     """Answer a problem document without blocking (as much as the socket takes), close.
-    The access line is written here, or given to ``log`` (which may gather them)."""
-    from service.logs import REQUEST_ID
+    The access line is written here (with the request's id, method and path when its
+    head came), or given to ``log`` (which may gather them)."""
+    from service.logs import REQUEST_ID, SANE_ID
     from service.serving import PROBLEM, problem_bytes, security_headers
 
     body = problem_bytes(status, reason, detail)
-    rid = os.urandom(16).hex()
-    head = (
-        f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\nContent-Type: {PROBLEM}\r\n"
+    given = head.request_id if head is not None else ""
+    rid = given if SANE_ID.fullmatch(given) else os.urandom(16).hex()
+    head_text = (
+        f"HTTP/1.1 {status} {reason}\r\nDate: {formatdate(usegmt=True)}\r\n"
+        f"Connection: close\r\nContent-Type: {PROBLEM}\r\n"
         f"Content-Length: {len(body)}\r\nX-Request-ID: {rid}\r\n"
         + ("Retry-After: 5\r\n" if status == 503 else "")
         + "".join(f"{k}: {v}\r\n" for k, v in security_headers().items())
@@ -137,21 +126,29 @@ def refuse(
         if log is not None:
             log(status, detail, client)
         else:
+            where = {"method": head.method, "path": head.target[:200]} if head else {}
             logging.getLogger("tongiaki.access").info(
                 "refused by the HTTP server: %s %s (%s)",
                 status,
                 reason,
                 detail,
-                extra={"status": status, "request_id": rid, "bytes": len(body), "client": client},
+                extra={
+                    "status": status,
+                    "request_id": rid,
+                    "bytes": len(body),
+                    "client": client,
+                    **where,
+                },
             )
     finally:
         REQUEST_ID.reset(token)
     with contextlib.suppress(OSError):
         sock.setblocking(False)
-        sock.send(head.encode("latin-1") + body)
+        sock.send(head_text.encode("latin-1") + body)
         sock.shutdown(socket.SHUT_WR)
-    with contextlib.suppress(OSError):
-        sock.close()
+    if close:
+        with contextlib.suppress(OSError):
+            sock.close()
 
 
 def _client(address: Any) -> str:
@@ -169,14 +166,22 @@ class Refusals:
         self.lock = threading.Lock()
         self.count = 0
         self.last = 0.0
+        self.what: tuple[int, str, str] = (0, "", "")
 
     def note(self, status: int, detail: str, client: str) -> None:
-        now = time.monotonic()
         with self.lock:
             self.count += 1
-            if now - self.last < self.EVERY:
+            self.what = (status, detail, client)
+        self.flush(time.monotonic())
+
+    def flush(self, now: float) -> None:
+        """Write the line of the refusals not yet told, if a second has passed (the gate
+        calls this four times a second, so the end of a flood is told too)."""
+        with self.lock:
+            if not self.count or now - self.last < self.EVERY:
                 return
             count, self.count, self.last = self.count, 0, now
+            status, detail, client = self.what
         logging.getLogger("tongiaki.access").warning(
             "refused by the HTTP server: %d connection(s) since the last line, the last %s (%s)",
             count,
@@ -195,8 +200,10 @@ class Waiting:
     data: bytearray
     since: float  # when it came: for the idle timeout
     first: float | None = None  # when the head's first byte came: for the head timeout
-    whole: int = 0  # once the head is whole: the bytes head and body come to
+    head: Head | None = None  # once the head is whole: its framing
     headed: float = 0.0  # when the head was whole: for the body's deadline
+    draining: float = 0.0  # when it was refused: what it still sends is dropped a while
+    drained: int = 0
 
 
 class Gate:
@@ -209,12 +216,14 @@ class Gate:
         head_timeout: float = HEAD_TIMEOUT,
         idle_timeout: float = IDLE_TIMEOUT,
         body_timeout: float = BODY_TIMEOUT,
+        tick: Callable[[float], None] | None = None,
     ) -> None:
         self.dispatch = dispatch  # a whole request: hand the connection to a request thread
         self.release = release  # a connection (of this client address) closed here
         self.head_timeout = head_timeout
         self.idle_timeout = idle_timeout
         self.body_timeout = body_timeout
+        self.tick = tick  # called at every look at the deadlines (the refusals' log)
         self.selector = selectors.DefaultSelector()
         self.waiting: dict[int, Waiting] = {}
         self.inbox: queue.SimpleQueue[Waiting] = queue.SimpleQueue()
@@ -258,17 +267,29 @@ class Gate:
             self.waiting[w.sock.fileno()] = w
 
     def _whole(self, w: Waiting) -> bool:
-        """Hand ``w`` on once its head, and the body its ``Content-Length`` announces, are
-        whole; refuse it if its request line or head is too long. Whether it left."""
+        """Hand ``w`` on once its head and its body (``service.framing``) are whole; refuse
+        it at once when its request line or head is too long, or its framing says so
+        (HTTP/0.9, a body past the limit, one read two ways). Whether it left the gate."""
         data = w.data
-        if w.whole:  # the head is here: waiting for the body
-            if len(data) < w.whole:
-                return False
+        head = w.head
+        if head is not None:  # the head is here: waiting for the body
+            try:
+                if head.chunked:
+                    if chunked_end(data, head.end, MAX_BODY) < 0:
+                        return False
+                elif len(data) < head.end + (head.length or 0):
+                    return False
+            except Refused as no:
+                return self._refuse(w, no.status, no.reason, no.detail)
             return self._hand_on(w)
         line_end = data.find(b"\n")
         if line_end > MAX_REQUEST_LINE + 1 or (line_end < 0 and len(data) > MAX_REQUEST_LINE + 2):
             return self._refuse(
                 w, 414, "URI Too Long", f"a request line has at most {MAX_REQUEST_LINE} bytes"
+            )
+        if line_end >= 0 and not request_line_version(bytes(data[:line_end])):
+            return self._refuse(
+                w, 400, "Bad Request", "HTTP/0.9 is not spoken: send HTTP/1.0 or HTTP/1.1"
             )
         end = head_end(data)
         if (end if end >= 0 else len(data)) > MAX_HEAD:
@@ -280,10 +301,17 @@ class Gate:
             )
         if end < 0:
             return False
-        length = body_length(bytes(data[:end]))
-        if length is None:  # no body, a chunked one, or one the client waits to send
-            return self._hand_on(w)
-        w.whole = end + length
+        try:
+            head = parse_head(bytes(data[:end]), MAX_BODY)
+        except Refused as no:
+            return self._refuse(w, no.status, no.reason, no.detail)
+        if head.expects_continue:  # say it here, and read the body here
+            with contextlib.suppress(OSError):
+                w.sock.send(b"HTTP/1.1 100 Continue\r\n\r\n")
+            kept = without_expect(bytes(data[:end]))
+            w.data = data = bytearray(kept) + data[end:]
+            head.end = len(kept)
+        w.head = head
         w.headed = time.monotonic()
         return self._whole(w)
 
@@ -294,9 +322,18 @@ class Gate:
         return True
 
     def _refuse(self, w: Waiting, status: int, reason: str, detail: str) -> bool:
+        """Answer ``w`` at once; then read and drop what it still sends, a little while
+        (closed with unread bytes, the socket would be reset, and the reset can destroy
+        the answer before the client reads it)."""
         self._forget(w)
-        refuse(w.sock, status, reason, detail)
-        self.release(w.address)
+        refuse(w.sock, status, reason, detail, head=w.head, close=False)
+        w.draining = time.monotonic()
+        try:
+            self.selector.register(w.sock, selectors.EVENT_READ, w)
+        except (OSError, ValueError):
+            self._close(w)
+            return True
+        self.waiting[w.sock.fileno()] = w
         return True
 
     def _forget(self, w: Waiting) -> None:
@@ -318,8 +355,13 @@ class Gate:
         except OSError:
             self._close(w)
             return
-        if not chunk:  # the client hung up before its request was whole: nothing to do
+        if not chunk:  # the client hung up (before its request was whole: nothing to do)
             self._close(w)
+            return
+        if w.draining:  # answered already: dropped, up to DRAIN_LIMIT
+            w.drained += len(chunk)
+            if w.drained > DRAIN_LIMIT:
+                self._close(w)
             return
         if w.first is None:
             w.first = time.monotonic()
@@ -328,14 +370,17 @@ class Gate:
 
     def _expire(self, now: float) -> None:
         for w in list(self.waiting.values()):
-            if w.whole and now - w.headed > self.body_timeout:
+            if w.draining:
+                if now - w.draining > DRAIN_TIME:
+                    self._close(w)
+            elif w.head is not None and now - w.headed > self.body_timeout:
                 self._refuse(
                     w,
                     408,
                     "Request Timeout",
                     f"a request body arrives within {self.body_timeout:g} s",
                 )
-            elif not w.whole and w.first is not None and now - w.first > self.head_timeout:
+            elif w.head is None and w.first is not None and now - w.first > self.head_timeout:
                 self._refuse(
                     w,
                     408,
@@ -362,6 +407,8 @@ class Gate:
                 last = now
                 self._take_inbox()
                 self._expire(now)
+                if self.tick is not None:
+                    self.tick(now)
 
 
 class _Idle:
@@ -456,7 +503,13 @@ class EmbeddedServer(BaseWSGIServer):
         self._count = threading.Lock()
         self.refused = Refusals()
         self.pool = Pool(max_threads)
-        self.gate = Gate(self._dispatch, self._release, head_timeout, idle_timeout)
+        self.gate = Gate(
+            self._dispatch,
+            self._release,
+            head_timeout,
+            idle_timeout,
+            tick=self.refused.flush,
+        )
 
     # --- accepting ---------------------------------------------------------------
 

@@ -167,7 +167,6 @@ class BodyDeadline:
                 [
                     ("Content-Type", PROBLEM),
                     ("Content-Length", str(len(body))),
-                    ("Connection", "close"),
                     ("X-Request-ID", rid),
                     *security_headers().items(),
                 ],
@@ -232,11 +231,15 @@ def security_headers() -> dict[str, str]:
     return {"Content-Security-Policy": NOTHING_POLICY, **COMMON}
 
 
+# the code the app answers for the same refusal, whichever server refuses first
+CODES = {413: "body_too_large", 408: "request_timeout"}
+
+
 def problem_bytes(status: int, reason: str, detail: str) -> bytes:
     """An RFC 9457 problem document for an error the HTTP server itself answers."""
     # the code follows the status, whichever server words the reason ("URI Too Long")
     try:
-        code = code_for(HTTPStatus(status).phrase)
+        code = CODES.get(status) or code_for(HTTPStatus(status).phrase)
     except ValueError:
         code = code_for(reason)
     document = {
@@ -424,7 +427,8 @@ def run_embedded(settings: Settings, host: str, port: int) -> None:
         app,
         ProblemRequestHandler,
         max_connections=settings.max_connections,
-        per_client=settings.connections_per_client,
+        # behind a proxy every connection comes from its address: no bound per address
+        per_client=0 if settings.proxies else settings.connections_per_client,
     )
     settle_heap()
     server.serve_forever()

@@ -444,3 +444,118 @@ def test_a_408_carries_headers_an_id_and_an_access_line_on_both_servers(
     _, url = pg_schema
     with production(tmp_path / "p", url, redis_url, queue=f"t408-{pg_schema[0]}", web=1) as s:
         check_a_408_is_like_every_answer(s[0], s[0].output)
+
+
+TRICKLED = {
+    "a fake header naming 100-continue": b"X-Note: 100-continue\r\nContent-Length: 20\r\n",
+    "a fake header naming transfer-encoding": b"X-Y: transfer-encoding\r\nContent-Length: 20\r\n",
+    "a second header ending in content-length": b"X-Original-Content-Length: 1\r\n"
+    b"Content-Length: 20\r\n",
+    "a real Expect: 100-continue": b"Expect: 100-continue\r\nContent-Length: 20\r\n",
+    "a chunked body": b"Transfer-Encoding: chunked\r\n",
+}
+
+
+@pytest.mark.parametrize("fields", list(TRICKLED.values()), ids=list(TRICKLED))
+def test_every_kind_of_trickled_body_waits_at_the_gate(tmp_path, fields):
+    """A helper's re-probe: bodies the gate did not frame itself (a field it read as text,
+    Expect, chunked) went to request threads; 256 of them from one address held every
+    thread, and /healthz took 4-5 s a wave."""
+    with embedded(tmp_path) as server:
+        clients = []
+        for _ in range(256):  # one address's whole share
+            s = socket.create_connection(("127.0.0.1", server.port), timeout=30)
+            s.sendall(
+                b"POST /api/v1/accounts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                + fields
+                + b"\r\n"
+                + (b"1\r\n{\r\n" if b"chunked" in fields else b"{")
+            )
+            clients.append(s)
+        try:
+            started = time.monotonic()
+            while time.monotonic() - started < BODY_DEADLINE + 1:
+                other = socket.socket()
+                other.settimeout(5)
+                other.bind(("127.0.0.3", 0))
+                began = time.monotonic()
+                other.connect(("127.0.0.1", server.port))
+                other.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+                assert other.recv(64).startswith(b"HTTP/1.1 200")
+                assert time.monotonic() - began < 1.0
+                other.close()
+                time.sleep(0.25)
+        finally:
+            for c in clients:
+                c.close()
+
+
+def test_a_chunked_body_and_an_expected_continue_are_read_whole(tmp_path):
+    body = b'{"name": "chunky"}'
+    with embedded(tmp_path) as server:
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
+            s.sendall(
+                b"POST /api/v1/accounts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"Transfer-Encoding: chunked\r\n\r\n"
+                + b"%x\r\n%s\r\n" % (len(body[:5]), body[:5])
+                + b"%x\r\n%s\r\n0\r\n\r\n" % (len(body[5:]), body[5:])
+            )
+            status, made = answer(s)
+            assert status == 201 and made["name"] == "chunky"
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
+            s.sendall(
+                b"POST /api/v1/accounts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"Expect: 100-continue\r\nContent-Length: %d\r\n\r\n" % len(body)
+            )
+            interim = s.recv(64)
+            assert interim == b"HTTP/1.1 100 Continue\r\n\r\n", interim
+            s.sendall(body)
+            data = b""
+            while b"\r\n\r\n" not in data:
+                data += s.recv(65536)
+            assert data.startswith(b"HTTP/1.1 201") and b"100 Continue" not in data
+
+
+@pytest.mark.parametrize(
+    "request_bytes, status",
+    [
+        (b"GET /healthz\r\n", 400),  # HTTP/0.9 with one line end: refused at once
+        (
+            b"POST /api/v1/accounts HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}",
+            400,
+        ),
+        (
+            b"POST /api/v1/accounts HTTP/1.1\r\nContent-Length: 2\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n{}",
+            400,
+        ),
+    ],
+)
+def test_a_request_read_two_ways_or_without_a_version_is_refused_at_once(
+    tmp_path, request_bytes, status
+):
+    with (
+        embedded(tmp_path) as server,
+        socket.create_connection(("127.0.0.1", server.port), timeout=10) as s,
+    ):
+        started = time.monotonic()
+        s.sendall(request_bytes)
+        got, _ = answer(s)
+        assert got == status and time.monotonic() - started < 2
+
+
+def test_the_gates_408_keeps_the_clients_request_id(tmp_path):
+    with embedded(tmp_path) as server:
+        s = socket.create_connection(("127.0.0.1", server.port), timeout=30)
+        s.sendall(
+            b"POST /api/v1/accounts HTTP/1.1\r\nHost: x\r\nX-Request-ID: mine-123\r\n"
+            b"Content-Type: application/json\r\nContent-Length: 20\r\n\r\n{"
+        )
+        heads: list[str] = []
+        status, _ = answer(s, heads)
+        s.close()
+        assert status == 408 and "x-request-id: mine-123" in heads[0].lower()
+        assert "\r\ndate: " in heads[0].lower()
+        time.sleep(0.3)
+        line = next(x for x in server.output().splitlines() if "[mine-123]" in x)
+        assert "408" in line
