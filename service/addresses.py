@@ -72,7 +72,9 @@ def _v4_kind(address: ipaddress.IPv4Address) -> str | None:
 
 
 def _a(kind: str) -> str:
-    return ("an " if kind[0] in "aeiouAEIOU" else "a ") + kind
+    """The article: "an IPv4…", "a unique local…", "a loopback…"."""
+    vowel = kind[0] in "aeiouAEIOU" and not kind.startswith(("uni", "use"))
+    return ("an " if vowel else "a ") + kind
 
 
 def refusal(address: Address) -> str | None:

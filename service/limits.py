@@ -53,7 +53,8 @@ class RateLimits:
             "Redis",
             log,
             "rate-limit checks counted in this process's memory",
-            f"the limits are shared again (after at most {FALLBACK_SECONDS:.0f} s of memory)",
+            f"Redis is tried again every {FALLBACK_SECONDS:.0f} s",
+            back_note="the limits are shared by every process again",
         )
 
     @property
@@ -83,6 +84,8 @@ class RateLimits:
         if not items:
             return
         limiter = self._limiter()
+        if limiter is self.memory and self.shared is not None:
+            self.outage.count()  # counted here while Redis is away
         try:
             allowed = all(getattr(limiter, how)(item, NAMESPACE, kind, key) for item in items)
             if limiter is self.shared:
@@ -92,7 +95,7 @@ class RateLimits:
                 raise
             with self._lock:
                 self._shared_down_until = time.monotonic() + FALLBACK_SECONDS
-            self.outage.failed(exc)  # said once for the whole outage, not every 30 s
+            self.outage.failed(exc)  # said once for the whole outage, not every 5 s
             limiter = self.memory
             allowed = all(getattr(limiter, how)(item, NAMESPACE, kind, key) for item in items)
         if allowed or not refuse:

@@ -62,7 +62,10 @@ class JsonFormatter(logging.Formatter):
                 line[key] = value
         if record.exc_info:
             line["exception"] = self.formatException(record.exc_info)
-        return redact(json.dumps(line, default=str))
+        # each text redacted as it is, before JSON escapes it (an escape would end a value)
+        return json.dumps(
+            {k: redact(v) if isinstance(v, str) else v for k, v in line.items()}, default=str
+        )
 
 
 CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -70,14 +73,16 @@ CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 # credentials a line may carry, whoever wrote it (the access line's query, a refused
 # request line, an error naming a URL): their values never reach a log. A parameter is
 # taken for one when its name, %-decoded, says so anywhere in it (client_secret,
-# private_token, access%5Ftoken, access_token[] …): better a value too many hidden
-PARAMETER = re.compile(r"(^|[?&;\s\"'(\[,{])([^=&;\s\"'(){},]{1,200})=([^&;\s\"'\\)\]]*)")
+# private_token, access%5Ftoken, access_token[] …): better a value too many hidden. Its
+# value runs to the next & or space, whatever it holds (quotes, backslashes, bytes)
+PARAMETER = re.compile(r"(^|[?&;\s\"'(\[,{])([^=&;\s\"'(){},]{1,200})=([^&\s]*)")
 SECRET_NAME = re.compile(
-    r"token|secret|pass|pwd|key|sig|session|sid|jwt|bearer|auth|credential|code|private|cookie",
+    r"token|secret|pass|pwd|\bpw\b|^pw|key|sig|session|sid|jwt|bearer|auth|credential|code"
+    r"|private|cookie|otp|pin|assertion|saml|hmac|nonce|state",
     re.I,
 )
-BEARER = re.compile(r"(?i)\b(bearer|basic|token)(\s+|%20|\+)[A-Za-z0-9._~+/=-]{8,}")
-USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s/@:\"']*:)[^\s/@\"']+@")
+BEARER = re.compile(r"(?i)\b(bearer|basic)(\s+|%20|\+)[^\s\"',;]+")
+USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s/@:\"']*:)\S*@")
 REDACTED = "[redacted]"
 
 
@@ -91,9 +96,9 @@ def _hidden(m: re.Match[str]) -> str:
 def redact(text: str) -> str:
     """``text`` with every credential's value replaced by ``[redacted]``: query and form
     parameters whose name says it is one (``token``, ``secret``, ``password``, ``key``,
-    ``session``, ``jwt``, ``credential``, ``code``… anywhere in the name, %-decoded),
-    ``Bearer``/``Basic`` credentials, and the password of a URL
-    (``postgresql://user:…@host``)."""
+    ``session``, ``jwt``, ``otp``, ``credential``, ``code``… anywhere in the name,
+    %-decoded), ``Bearer``/``Basic`` credentials, and the password of a URL
+    (``postgresql://user:…@host``, up to its last ``@``)."""
     if "=" in text:
         text = PARAMETER.sub(_hidden, text)
     text = BEARER.sub(lambda m: m[1] + m[2] + REDACTED, text)

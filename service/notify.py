@@ -164,11 +164,13 @@ def malformed_host(host: str) -> str | None:
         return None
     except ValueError:
         pass
-    try:
-        if len(host) > 253 or not host.rstrip(".").encode("idna"):
-            raise UnicodeError
-    except UnicodeError:
-        return f"{host[:80]!r} is not a host name (labels of 1 to 63 characters)"
+    if len(host.rstrip(".")) > 253:
+        return "a host name has at most 253 characters"
+    if not re.fullmatch(webhooks.HOST_NAME, host):
+        return (
+            f"{host[:80]!r} is not a host name: labels of 1 to 63 letters, digits, hyphens"
+            " or underscores, between dots"
+        )
     return None
 
 
@@ -187,8 +189,9 @@ def private_address(host: str, resolver: Resolver = system_resolver) -> str | No
 
 
 def check_webhook(url: str, allow_private: bool, resolver: Resolver = system_resolver) -> str:
-    """A webhook URL the service will POST to (422 ``bad_webhook`` otherwise): its host
-    resolves, to public addresses only unless ``allow_private``."""
+    """A webhook URL the service will POST to (422 ``bad_webhook`` otherwise): of the
+    shape ``service.webhooks.URL_PATTERN`` says (the API's document says the same), its
+    host resolves, to public addresses only unless ``allow_private``."""
     if len(url) > MAX_URL:
         raise BadRequest("bad_webhook", f"a webhook URL has at most {MAX_URL} characters")
     if any(not 33 <= ord(c) <= 126 for c in url):
@@ -197,28 +200,12 @@ def check_webhook(url: str, allow_private: bool, resolver: Resolver = system_res
             "a webhook URL is printable ASCII without spaces (a host name in another script"
             " in its xn-- form, other characters %-encoded)",
         )
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 - raises on a bad port
-    except ValueError as exc:
-        text = str(exc)
-        why = (
-            "its port is a number from 1 to 65535"
-            if "port" in text.lower()
-            else "what is in brackets must be an IPv6 address"
-            if "IPv6" in text or "does not appear" in text
-            else "it cannot be read as one"
-        )
-        raise BadRequest("bad_webhook", f"not a URL: {why}") from exc
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise BadRequest("bad_webhook", "a webhook URL is http:// or https:// with a host")
-    if parts.port == 0:
-        raise BadRequest("bad_webhook", "a webhook URL's port is 1 to 65535")
-    if parts.username or parts.password:
-        raise BadRequest("bad_webhook", "a webhook URL holds no user name or password")
-    if (malformed := malformed_host(parts.hostname)) is not None:
-        raise BadRequest("bad_webhook", malformed)
-    why = private_address(parts.hostname, resolver)
+    if not webhooks.URL.fullmatch(url):
+        raise BadRequest("bad_webhook", f"not a webhook URL: {_url_problem(url)}")
+    host = urlsplit(url).hostname or ""
+    if len(host.rstrip(".")) > 253:
+        raise BadRequest("bad_webhook", "a webhook URL's host name has at most 253 characters")
+    why = private_address(host, resolver)
     if why is not None and why.endswith("does not resolve"):
         raise BadRequest("bad_webhook", f"a webhook URL's host must resolve: {why}")
     if why is not None and not allow_private:
@@ -226,12 +213,48 @@ def check_webhook(url: str, allow_private: bool, resolver: Resolver = system_res
     return url
 
 
+def _url_problem(url: str) -> str:
+    """What is wrong with a URL of another shape, in a few words."""
+    scheme, _, rest = url.partition("://")
+    if scheme not in ("http", "https") or not _:
+        return "it is http:// or https://"
+    authority = rest.split("/", 1)[0].split("?", 1)[0].split("#", 1)[0]
+    if "@" in authority:
+        return "it holds no user name or password"
+    host, port = authority, ""
+    if authority.startswith("["):
+        inside, close, after = authority[1:].partition("]")
+        if not close or (after and not after.startswith(":")):
+            return "an address in brackets is an IPv6 address, then at most a port"
+        if not re.fullmatch(webhooks.IPV6, inside):
+            return f"[{inside[:60]}] is not an IPv6 address"
+        port = after[1:]
+    else:
+        host, _, port = authority.partition(":")
+        if not host:
+            return "it has a host"
+        if not re.fullmatch(webhooks.HOST_NAME, host):
+            return (
+                f"{host[:80]!r} is not a host name: labels of 1 to 63 letters, digits,"
+                " hyphens or underscores, between dots"
+            )
+    if port and not re.fullmatch(webhooks.PORT, port):
+        return "its port is a number from 1 to 65535"
+    return "it is http(s)://host[:port][/path]"
+
+
 def check_email(address: str) -> str:
-    if len(address) > MAX_EMAIL or not EMAIL.fullmatch(address):
+    if len(address) > MAX_EMAIL:
+        raise BadRequest(
+            "bad_email", f"email: an e-mail address has at most {MAX_EMAIL} characters"
+        )
+    if not EMAIL.fullmatch(address):
         raise BadRequest(
             "bad_email",
-            "email: an e-mail address is printable ASCII like name@example.org (no spaces,"
-            " quotes or control characters)",
+            "email: an e-mail address is name@example.org: the name of printable ASCII without"
+            " spaces, quotes or control characters, dots only between characters; the domain"
+            " of labels of letters, digits and hyphens (not at either end), the last one"
+            " starting with a letter",
         )
     return address
 

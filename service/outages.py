@@ -16,11 +16,19 @@ import time
 class Outage:
     """The state of one dependency as its users see it: up, or away since when."""
 
-    def __init__(self, what: str, log: logging.Logger, affected: str, remedy: str) -> None:
+    def __init__(
+        self,
+        what: str,
+        log: logging.Logger,
+        affected: str,
+        remedy: str,
+        back_note: str | None = None,
+    ) -> None:
         self.what = what  # "Redis"
         self.log = log
         self.affected = affected  # what one failure is, plural: "doorbells not rung"
         self.remedy = remedy  # what makes up for them: "the sweeper catches those games up"
+        self.back_note = back_note or remedy  # said when it is over
         self._lock = threading.Lock()
         self._since: float | None = None
         self._count = 0
@@ -47,6 +55,14 @@ class Outage:
                 extra={"outage": self.what, "state": "away"},
             )
 
+    def count(self) -> None:
+        """One more operation affected while the dependency is away (no line)."""
+        if self._since is None:
+            return
+        with self._lock:
+            if self._since is not None:
+                self._count += 1
+
     def ok(self) -> None:
         """An operation worked: if the dependency was away, say it is back, once."""
         if self._since is None:  # the common case: no lock
@@ -62,7 +78,7 @@ class Outage:
             lasted,
             count,
             self.affected,
-            self.remedy,
+            self.back_note,
             extra={
                 "outage": self.what,
                 "state": "back",

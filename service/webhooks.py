@@ -14,6 +14,7 @@ elsewhere.
 from __future__ import annotations
 
 import http.client
+import re
 import socket
 import ssl
 from collections.abc import Callable, Mapping
@@ -29,6 +30,44 @@ from service.addresses import (
     resolve,
     system_resolver,
 )
+
+
+# what a webhook URL is (service.notify.check_webhook; the API's document says the same):
+# http(s), a host - a name of labels of 1 to 63 letters, digits, hyphens or underscores,
+# or an IPv6 address in brackets (RFC 3986's grammar) -, no user, a port from 1 to
+# 65535, printable ASCII throughout. Whether the host resolves, and where, is checked
+# on its own
+def _ipv6() -> str:
+    """RFC 3986's IPv6address, as a regular expression (no anchors)."""
+    h16 = "[0-9A-Fa-f]{1,4}"
+    dec = "(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
+    ls32 = f"({h16}:{h16}|{dec}(\\.{dec}){{3}})"
+
+    def times(n: int) -> str:  # n times "h16:"
+        return f"({h16}:){{{n}}}" if n else ""
+
+    def up_to(n: int) -> str:  # at most n + 1 h16, colon-separated, or none
+        return f"(({h16}:){{0,{n}}}{h16})?"
+
+    forms = [
+        f"{times(6)}{ls32}",
+        f"::{times(5)}{ls32}",
+        f"({h16})?::{times(4)}{ls32}",
+        f"{up_to(1)}::{times(3)}{ls32}",
+        f"{up_to(2)}::{times(2)}{ls32}",
+        f"{up_to(3)}::{h16}:{ls32}",
+        f"{up_to(4)}::{ls32}",
+        f"{up_to(5)}::{h16}",
+        f"{up_to(6)}::",
+    ]
+    return "(" + "|".join(forms) + ")"
+
+
+IPV6 = _ipv6()
+HOST_NAME = r"([A-Za-z0-9_-]{1,63}\.)*[A-Za-z0-9_-]{1,63}\.?"
+PORT = r"0*([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])"
+URL_PATTERN = r"^https?://(\[" + IPV6 + r"\]|" + HOST_NAME + r")(:(" + PORT + r")?)?([/?#][!-~]*)?$"
+URL = re.compile(URL_PATTERN)
 
 # how a connection is opened: (address, port) → socket (tests record where it went)
 Connector = Callable[[tuple[str, int], float], socket.socket]

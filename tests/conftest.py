@@ -120,8 +120,24 @@ def pg_schema(postgres_url):
         conn.execute(f"CREATE SCHEMA {name}")
     sep = "&" if "?" in postgres_url else "?"
     yield name, f"{postgres_url}{sep}options=-csearch_path%3D{name}"
-    with psycopg.connect(postgres_url, autocommit=True) as conn:
-        conn.execute(f"DROP SCHEMA {name} CASCADE")
+    drop_schema(postgres_url, name)
+
+
+def drop_schema(postgres_url: str, name: str) -> None:
+    """Drop a test's schema. A background thread of the test's app may still be in a
+    transaction on its tables as the test ends (a deliverer's round, a sweep): the drop
+    may then deadlock with it, once; it is tried again."""
+    import time
+
+    for attempt in range(10):
+        try:
+            with psycopg.connect(postgres_url, autocommit=True) as conn:
+                conn.execute(f"DROP SCHEMA IF EXISTS {name} CASCADE")
+            return
+        except (psycopg.errors.DeadlockDetected, psycopg.errors.LockNotAvailable):
+            if attempt == 9:
+                raise
+            time.sleep(0.2)
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from functools import cache
 from typing import Any, TypeVar
@@ -96,7 +97,9 @@ def parse_json(raw: bytes) -> Any:
     try:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
-        raise MalformedRequest("malformed_json", f"the body is not valid JSON: {exc}") from exc
+        raise MalformedRequest(
+            "malformed_json", f"the body is not valid JSON: {_why(exc)}"
+        ) from exc
     colons = 0  # in the parsed value: one per object member, and those inside strings
     stack: list[tuple[Any, int]] = [(data, 1)]
     while stack:  # iterative: the nesting is checked here, not by recursion
@@ -123,6 +126,17 @@ def parse_json(raw: bytes) -> Any:
         # which the slower check below tells apart).
         _no_duplicate_keys(raw)
     return data
+
+
+def _why(exc: ValueError) -> str:
+    """The JSON parser's complaint in the service's words, with where it is."""
+    message = str(getattr(exc, "msg", exc))
+    where = f"line {getattr(exc, 'lineno', 1)}, column {getattr(exc, 'colno', 1)}"
+    if "UTF-8" in message and "BOM" not in message:
+        return f"it is not UTF-8 text ({where})"
+    if "BOM" in message or "byte order mark" in message:
+        return "it starts with a byte order mark (send UTF-8 without one)"
+    return f"{message} ({where})"
 
 
 def _no_duplicate_keys(raw: bytes) -> None:
@@ -161,14 +175,22 @@ def body(schema: type[Schema]) -> dict[str, Any]:
     return loaded
 
 
+JSON_TYPE = re.compile(r"application/([a-z0-9][a-z0-9.!#$&^_-]*\+)?json")
+
+
 def json_media_type() -> None:
     """A body is sent as ``application/json`` (or a ``+json`` type), in UTF-8 when a
     charset is named: 415 otherwise (the document names no other; a form or text body
     was read as JSON all the same before)."""
     kind = request.mimetype
     charset = request.mimetype_params.get("charset", "utf-8").lower()
-    if (kind == "application/json" or kind.endswith("+json")) and charset in ("utf-8", "utf8"):
+    coding = request.headers.get("Content-Encoding", "identity").strip().lower()
+    if JSON_TYPE.fullmatch(kind) and charset in ("utf-8", "utf8") and coding == "identity":
         return
+    if coding != "identity":
+        raise UnsupportedMediaType(
+            "unsupported_media_type", "send the body uncompressed (no Content-Encoding)"
+        )
     sent = request.headers.get("Content-Type", "")
     raise UnsupportedMediaType(
         "unsupported_media_type",

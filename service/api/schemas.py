@@ -9,6 +9,7 @@ from domain.state import COLOURS
 from projections.models import NOTICE_KINDS
 from service.digests import MODES as YOUR_MOVE_MODES
 from service.text import EMAIL_PATTERN, text_problem
+from service.webhooks import URL_PATTERN as WEBHOOK_PATTERN
 
 
 class Strict(Schema):
@@ -672,19 +673,6 @@ class Evidence(Schema):
     draws = fields.Dict(required=True)
 
 
-# what service.notify.check_webhook takes, as far as a pattern can say it: http(s), a
-# host (a name or a bracketed IPv6 address) and no user, a port from 1 to 65535,
-# printable ASCII throughout; whether the host resolves, and where, is its own check
-IPV6 = (  # RFC 3986's IPv6address
-    "(([0-9A-Fa-f]{1,4}:){6}([0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}|(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])(\\.(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])){3})|::([0-9A-Fa-f]{1,4}:){5}([0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}|(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])(\\.(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])){3})|([0-9A-Fa-f]{1,4})?::([0-9A-Fa-f]{1,4}:){4}([0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}|(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])(\\.(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])){3})|(([0-9A-Fa-f]{1,4}:){0,1}[0-9A-Fa-f]{1,4})?::([0-9A-Fa-f]{1,4}:){3}([0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}|(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])(\\.(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])){3})|(([0-9A-Fa-f]{1,4}:){0,2}[0-9A-Fa-f]{1,4})?::([0-9A-Fa-f]{1,4}:){2}([0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}|(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])(\\.(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])){3})|(([0-9A-Fa-f]{1,4}:){0,3}[0-9A-Fa-f]{1,4})?::[0-9A-Fa-f]{1,4}:([0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}|(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])(\\.(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])){3})|(([0-9A-Fa-f]{1,4}:){0,4}[0-9A-Fa-f]{1,4})?::([0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}|(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])(\\.(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])){3})|(([0-9A-Fa-f]{1,4}:){0,5}[0-9A-Fa-f]{1,4})?::[0-9A-Fa-f]{1,4}|(([0-9A-Fa-f]{1,4}:){0,6}[0-9A-Fa-f]{1,4})?::)"
-)
-WEBHOOK_PATTERN = (
-    r"^https?://(\[" + IPV6 + r"\]|[!$&-.0-9;=A-Z_a-z~]+)"
-    r"(:(0*([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]"
-    r"|6553[0-5]))?)?([/?#][!-~]*)?$"
-)
-
-
 class NotifySettingsIn(Strict):
     """A change: fields left out keep their value; null clears an address."""
 
@@ -701,8 +689,9 @@ class NotifySettingsIn(Strict):
     )
     email = fields.String(
         allow_none=True,
-        validate=validate.Length(3, 254),
         metadata={
+            # checked by service.notify.check_email, length included (422 bad_email)
+            "maxLength": 254,
             # documented, and checked by service.notify.check_email (422 bad_email)
             "pattern": EMAIL_PATTERN,
             "description": "where mails go (when the server has SMTP_URL); null: none. An"

@@ -357,6 +357,8 @@ def test_a_bad_after_is_refused_even_beside_a_good_last_event_id(client):
         "application/x-www-form-urlencoded",
         "application/xml",
         "application/json; charset=utf-16",
+        "+json",
+        "application/+json",
         None,
     ],
 )
@@ -394,4 +396,27 @@ def test_the_openapi_document_is_made_once_and_revalidated_by_its_etag(client):
     tag = first.headers["ETag"]
     again = client.get("/api/v1/openapi.json", headers={"If-None-Match": tag})
     assert first.status_code == 200 and again.status_code == 304
-    assert client.get("/api/v1/docs", headers={"If-None-Match": tag}).status_code == 304
+    page = client.get("/api/v1/docs")
+    assert page.headers["ETag"] != tag  # each by its own bytes
+    assert (
+        client.get("/api/v1/docs", headers={"If-None-Match": page.headers["ETag"]}).status_code
+        == 304
+    )
+    assert len(again.headers.getlist("Date")) <= 1
+
+
+def test_a_compressed_body_is_415_and_bad_text_is_said_in_our_words(client):
+    r = client.post(
+        "/api/v1/accounts",
+        data=b'{"name": "ann"}',
+        headers={"Content-Type": "application/json", "Content-Encoding": "gzip"},
+    )
+    assert (r.status_code, r.json["code"]) == (415, "unsupported_media_type")
+    for raw, words in (
+        (b"\xff\xfe{}", "not UTF-8"),
+        (b"\xef\xbb\xbf{}", "byte order mark"),
+        (b'{"a":', "line 1, column"),
+    ):
+        r = client.post("/api/v1/accounts", data=raw, headers={"Content-Type": "application/json"})
+        assert r.status_code == 400 and words in r.json["detail"], r.json
+        assert "str is not" not in r.json["detail"]

@@ -198,3 +198,30 @@ def test_literal_forms_are_refused_before_any_connection():
         assert not outcome.ok and outcome.detail.startswith("refused:"), (address, outcome)
     assert sent == []
     assert literal("[::1]") == ipaddress.ip_address("::1")
+
+
+@pytest.mark.parametrize(
+    "url, words",
+    [
+        ("http://[2606:4700:4700::1111]junk/", "in brackets"),
+        ("http://[2606:4700:4700::1111]]/", "in brackets"),
+        ("http://[::1]x/", "in brackets"),
+        ("https://[99EcBC48]/", "is not an IPv6 address"),
+        ("http://%zz/", "is not a host name"),
+        ("http://x:0/", "port is a number from 1 to 65535"),
+        ("http://x:99999/", "port is a number from 1 to 65535"),
+        ("http://u@example.org/", "no user name"),
+        ("http://" + "a." * 130 + "com/", "at most 253"),
+    ],
+)
+def test_a_webhook_url_of_another_shape_is_refused_in_our_words(strict, url, words):
+    """A helper's re-probe: junk after a bracketed address was accepted and stored;
+    Python's own exception text reached clients."""
+    client = strict.test_client()
+    ann = Player(client, "ann")
+    r = client.put(
+        "/api/v1/me/notifications/settings", json={"webhook_url": url}, headers=ann.headers
+    )
+    assert r.status_code == 422 and r.json["code"] == "bad_webhook", (url, r.json)
+    assert words in r.json["detail"], r.json["detail"]
+    assert "does not appear" not in r.json["detail"]
