@@ -11,17 +11,20 @@
 # within 5 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=""
-if [ -x .venv/bin/tongiaki ]; then  # the README's install: the Procfile finds tongiaki there
-  bin=.venv/bin/
-  export PATH="$PWD/.venv/bin:$PATH"
+if [ ! -x .venv/bin/tongiaki ]; then
+  # the service as the README installs it: the exact versions of the lock, hash-checked
+  echo "stack: installing the service into .venv from requirements/service.lock"
+  python3 -m venv .venv
+  .venv/bin/python -m pip install --quiet --require-hashes -r requirements/service.lock
+  .venv/bin/python -m pip install --quiet --no-deps --no-build-isolation -e .
 fi
+bin=.venv/bin/  # the Procfile finds tongiaki there
+export PATH="$PWD/.venv/bin:$PATH"
 export DATABASE_URL=${DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/tongiaki}
 export REDIS_URL=${REDIS_URL:-redis://127.0.0.1:6379/0}
 web=${1:-1}
 workers=${2:-2}
 python=${bin}python
-[ -n "$bin" ] || python=python3
 "$python" - <<'PY'
 import os, psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo

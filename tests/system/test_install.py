@@ -1,0 +1,80 @@
+"""The README's run command, as a newcomer runs it in a fresh clone: it installs the
+service from its lock (hash-checked, nothing else) and serves.
+
+A clone of this repository's last commit (what CI checks out), into a temporary
+folder; the command is read from README.md as ``.ci/run`` reads the test command.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.servers import ROOT, Http, base_env, free_port
+
+
+def readme_command(marker: str) -> str:
+    text = (ROOT / "README.md").read_text()
+    after = text.split(f"<!-- {marker} -->", 1)[1]
+    return after.split("```sh\n", 1)[1].split("\n```", 1)[0].strip()
+
+
+def locked(lock: Path) -> dict[str, str]:
+    pins = re.findall(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)", lock.read_text(), re.M)
+    return {re.sub(r"[-_.]+", "-", n).lower(): v for n, v in pins}
+
+
+@pytest.mark.timeout(600)
+def test_the_run_command_installs_the_service_lock_and_serves(tmp_path):
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
+    port = free_port()
+    env = base_env(TONGIAKI_PORT=str(port), TONGIAKI_DATA_DIR=str(tmp_path / "var"))
+    log = (tmp_path / "run.log").open("wb")
+    process = subprocess.Popen(
+        ["bash", "-c", readme_command("run-command")],
+        cwd=clone,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 500
+        while True:
+            assert process.poll() is None, (tmp_path / "run.log").read_text()[-3000:]
+            try:
+                if Http(port, prefix="").call("GET", "/healthz").status == 200:
+                    break
+            except OSError:
+                pass
+            assert time.monotonic() < deadline, (tmp_path / "run.log").read_text()[-3000:]
+            time.sleep(0.5)
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=30)
+        log.close()
+    freeze = subprocess.run(
+        [str(clone / ".venv" / "bin" / "python"), "-m", "pip", "freeze", "--exclude-editable"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    installed = {
+        re.sub(r"[-_.]+", "-", name).lower(): version
+        for name, version in re.findall(r"^([^=\s]+)==(\S+)$", freeze, re.M)
+    }
+    wanted = locked(clone / "requirements" / "service.lock")
+    assert "pytest" not in installed  # the service's lock only
+    for name, version in installed.items():
+        if name in ("pip",):  # the environment's own installer
+            continue
+        assert wanted.get(name) == version, f"{name} {version} installed, lock: {wanted.get(name)}"
