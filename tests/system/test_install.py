@@ -12,22 +12,17 @@ import re
 import signal
 import subprocess
 import time
-from pathlib import Path
 
 import pytest
 
 from tests.servers import ROOT, Http, base_env, free_port
+from tests.test_lock import here
 
 
 def readme_command(marker: str) -> str:
     text = (ROOT / "README.md").read_text()
     after = text.split(f"<!-- {marker} -->", 1)[1]
     return after.split("```sh\n", 1)[1].split("\n```", 1)[0].strip()
-
-
-def locked(lock: Path) -> dict[str, str]:
-    pins = re.findall(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)", lock.read_text(), re.M)
-    return {re.sub(r"[-_.]+", "-", n).lower(): v for n, v in pins}
 
 
 @pytest.mark.timeout(600)
@@ -72,7 +67,7 @@ def test_the_run_command_installs_the_service_lock_and_serves(tmp_path):
         re.sub(r"[-_.]+", "-", name).lower(): version
         for name, version in re.findall(r"^([^=\s]+)==(\S+)$", freeze, re.M)
     }
-    wanted = locked(clone / "requirements" / "service.lock")
+    wanted = {name: pin.version for name, pin in here("service.lock").items()}
     assert "pytest" not in installed  # the service's lock only
     for name, version in installed.items():
         if name in ("pip",):  # the environment's own installer
