@@ -116,6 +116,7 @@ def create_app(
         max_streams=max_streams,
         per_client=settings.streams_per_client,
         poll_every=settings.feed_poll,
+        heartbeat=settings.stream_heartbeat,
         listener=listener_for(settings.database_url) if settings.uses_postgres else None,
     )
     doorbell: Doorbell

@@ -173,8 +173,10 @@ class Feed:
         per_client: int,
         poll_every: float = 2.0,
         listener: Callable[[Feed], Any] | None = None,
+        heartbeat: float = 15.0,
     ) -> None:
         self.store = store
+        self.heartbeat = heartbeat  # seconds between a quiet stream's heartbeats
         self.max_streams = max_streams
         self.per_client = per_client
         self.poll_every = poll_every

@@ -297,6 +297,7 @@ class Settings:
     max_connections: int = 4096  # connections the embedded server holds at once (service.embedded)
     connections_per_client: int = 256  # of them from one client address; 0: any
     feed_poll: float = 2.0  # seconds between the change feed's safety polls (service.feed)
+    stream_heartbeat: float = 15.0  # seconds of silence before a stream's heartbeat event
     proxies: int = 0  # reverse proxies in front whose X-Forwarded-For is trusted
     log_format: str = ""  # json or text; empty: json under gunicorn and workers, else text
     # smtp://[user:password@]host[:port] or smtps://…; "": no mail (kept out of reprs)
@@ -345,6 +346,7 @@ class Settings:
                 e, "TONGIAKI_CONNECTIONS_PER_CLIENT", 256, 0, 1_000_000
             ),
             feed_poll=_seconds(e, "TONGIAKI_FEED_POLL", 2.0),
+            stream_heartbeat=_seconds(e, "TONGIAKI_STREAM_HEARTBEAT", 15.0),
             log_format=_log_format(e.get("TONGIAKI_LOG_FORMAT", "")),
             proxies=_integer(e, "TONGIAKI_PROXIES", 0, 0, 5),
             dispute_window=_integer(e, "TONGIAKI_DISPUTE_WINDOW", 7 * 86_400, 0, 366 * 86_400),

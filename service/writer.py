@@ -42,9 +42,18 @@ from typing import Any
 log = logging.getLogger("tongiaki.streams")
 
 END_FRAME = b"event: end\ndata: {}\n\n"
-KEEP_ALIVE = b": keep-alive\n\n"
 RETRY = b"retry: 2000\n\n"  # how long a browser waits before it reconnects
-HEARTBEAT = 15.0  # seconds of silence before a comment line keeps proxies from timing out
+HEARTBEAT = 15.0  # seconds of silence before a heartbeat (TONGIAKI_STREAM_HEARTBEAT)
+
+
+def heartbeat_frame(every: float) -> bytes:
+    """The heartbeat a stream gets when it opens and after ``every`` seconds of silence:
+    an event (not a comment, which a page cannot see), without an id, saying how often
+    it comes — a page that hears nothing for longer knows the stream is dead, even when
+    its connection is not closed (a laptop waking, a changed network)."""
+    return b'event: heartbeat\ndata: {"every": %s}\n\n' % (b"%g" % every)
+
+
 TICK = 1.0  # seconds between looks at hang-ups, timeouts and heartbeats
 BATCH = 256  # writes between two chances for other requests (and threads) to run
 TAIL_LIMIT = 64 * 1024  # bytes a viewer's socket may leave unwritten before it is closed
@@ -152,6 +161,8 @@ class Writer:
 
     def __init__(self, feed: Any) -> None:
         self.feed = feed
+        self.heartbeat = float(getattr(feed, "heartbeat", HEARTBEAT))
+        self.beat_frame = heartbeat_frame(self.heartbeat)
         self.lock = threading.Lock()
         self.streams: dict[int, Parked] = {}
         self._dirty: dict[int, Any] = {}  # hubs with new frames or new streams, by id
@@ -182,7 +193,7 @@ class Writer:
         try:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
             sock.settimeout(CATCH_UP_TIMEOUT)
-            out = head + RETRY
+            out = head + RETRY + self.beat_frame
             while True:
                 frames, over, level = first if first is not None else sub.pending(after)
                 first = None
@@ -380,8 +391,8 @@ class Writer:
                     self._close(stream, WHY_SLOW)
             elif now >= stream.deadline:
                 self._close(stream, WHY_TIMEOUT)
-            elif now - stream.beat >= HEARTBEAT:
-                self._send(stream, KEEP_ALIVE, now)
+            elif now - stream.beat >= self.heartbeat:
+                self._send(stream, self.beat_frame, now)
             if n % BATCH == 0:
                 time.sleep(0)
 

@@ -54,13 +54,12 @@ from service.streams import ParkingResponse
 from service.verify import verify_game
 from service.writer import (
     END_FRAME,
-    HEARTBEAT,
-    KEEP_ALIVE,
     RETRY,
     WHY_END,
     WHY_LEFT,
     WHY_STOPPING,
     WHY_TIMEOUT,
+    heartbeat_frame,
     stream_ended,
 )
 
@@ -538,7 +537,8 @@ def stream(game_id: str) -> ResponseReturnValue:
             yield b""  # taken below: from here on, closing the generator runs ``finally``
             deadline = opened + timeout
             beat = time.monotonic()
-            yield RETRY
+            every = feed.heartbeat
+            yield RETRY + heartbeat_frame(every)
             while True:
                 left = deadline - time.monotonic()
                 if left <= 0:
@@ -557,9 +557,9 @@ def stream(game_id: str) -> ResponseReturnValue:
                         why = WHY_END
                         yield END_FRAME
                     return
-                if not frames and time.monotonic() - beat >= HEARTBEAT:
+                if not frames and time.monotonic() - beat >= every:
                     beat = time.monotonic()
-                    yield KEEP_ALIVE
+                    yield heartbeat_frame(every)
         finally:
             sub.close()
             stream_ended(game_id, why, sent, after, opened, rid)

@@ -176,7 +176,10 @@ class CommandAccepted(Strict):
 
 class StreamEvent(Schema):
     """One server-sent event: ``id`` the version, ``event`` its type, ``data`` the stored
-    event as JSON text (as in EventPage); comments keep the connection alive."""
+    event as JSON text (as in EventPage). Besides: ``heartbeat`` (no id; ``data``
+    ``{"every": seconds}``) when the stream opens and after that many seconds of
+    silence (a client hearing nothing for longer takes the stream for dead), and
+    ``end`` when the game is over and every event was sent."""
 
     class Meta:
         unknown = "include"

@@ -171,15 +171,23 @@ def test_a_viewer_that_sends_anything_is_closed(feed):
     until(lambda: feed.open == 0)
 
 
-def test_a_stream_ends_at_its_timeout_and_idle_ones_are_kept_alive(feed, monkeypatch):
-    monkeypatch.setattr(w, "HEARTBEAT", 0.3)
+def test_a_stream_ends_at_its_timeout_and_idle_ones_get_heartbeats(store, monkeypatch):
+    """A quiet stream gets a heartbeat event at once and after each ``heartbeat`` seconds
+    of silence, saying how often it comes (a page hearing nothing for longer knows the
+    stream is dead: issue 39)."""
     monkeypatch.setattr(w, "TICK", 0.1)
-    viewer = open_stream(feed, timeout=1.5)
-    began = time.monotonic()
-    data = closed(viewer, seconds=5)
-    assert 1.3 <= time.monotonic() - began < 3
-    assert data.count(b": keep-alive\n\n") >= 2 and ids(data) == [1, 2, 3]
-    until(lambda: feed.open == 0)
+    feed = Feed(store, max_streams=100, per_client=50, poll_every=0.05, heartbeat=0.3)
+    try:
+        viewer = open_stream(feed, timeout=1.5)
+        began = time.monotonic()
+        data = closed(viewer, seconds=5)
+        assert 1.3 <= time.monotonic() - began < 3
+        beat = b'event: heartbeat\ndata: {"every": 0.3}\n\n'
+        assert data.count(beat) >= 3 and ids(data) == [1, 2, 3]
+        assert data.index(beat) < data.index(b"id: 1")  # the first comes with the head
+        until(lambda: feed.open == 0)
+    finally:
+        feed.close()
 
 
 @pytest.mark.parametrize("limit", ["tail", "stall", "behind"])

@@ -787,17 +787,21 @@ function banner(status) {
   const box = document.getElementById("connection");
   const previous = view.connection;
   view.connection = status;
+  // every state but "live" means this page may show an older position than the game's
   const words = {
-    reconnecting: "The live connection was lost: reconnecting… Moves made meanwhile will show when it is back.",
-    offline: "No connection to the server: retrying every few seconds.",
+    reconnecting: "The live connection was lost: reconnecting… This page may be behind the game until it is back.",
+    silent: "No word from the server for a while: reconnecting… This page may be behind the game.",
+    offline: "You are offline: this page may be behind the game. It catches up as soon as the connection is back.",
+    "catching-up": "Catching up with the moves made meanwhile…",
     polling: "The server is busy: this page checks for new moves every 2 seconds.",
   }[status];
+  document.body.dataset.connection = status; // for tests and styles: "live" when up to date
   if (words) {
     box.textContent = words;
-    box.className = `banner ${status === "polling" ? "info" : "warning"}`;
+    box.className = `banner ${status === "polling" || status === "catching-up" ? "info" : "warning"}`;
     box.hidden = false;
   } else if (previous !== "live") {
-    box.textContent = "The live connection is back.";
+    box.textContent = "The live connection is back: this page is up to date.";
     box.className = "banner ok";
     box.hidden = false;
     clearTimeout(banner.timer);
