@@ -152,7 +152,9 @@ def main() -> int:
         python = install(VENV, staged_test)
         result = subprocess.run([str(python), "-m", "pytest", "-q"], cwd=ROOT, check=False)
         if result.returncode != 0:
-            say(f"the suite failed on the new lock: kept the old one ({staged_test.name} beside it)")
+            say(
+                f"the suite failed on the new lock: kept the old one ({staged_test.name} beside it)"
+            )
             return 1
     if not args.skip_bench:
         old_python = ROOT / ".venv" / "bin" / "python"
