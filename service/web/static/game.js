@@ -7,7 +7,7 @@ import { Board, beachWords, DIRECTION, overlayFor, tilePreview, tileToward } fro
 import { mountDisputes } from "./disputing.js";
 import { follow } from "./live.js";
 import { groupMoves, lastSeen, loadHistory, markSeen, moveList, sinceLastVisit } from "./moves.js";
-import { awaited, colourList, people, result, who } from "./words.js";
+import { awaited, colourList, colourOf, people, pointsWords, result, who } from "./words.js";
 import { controlText, startTicking, timeLeft } from "./clocks.js";
 
 const gameId = document.body.dataset.game;
@@ -140,8 +140,12 @@ function describe(c) {
       const parts = c.beaches.map((cs, i) => (cs.length ? `${cs.map((x) => LETTER[x]).join("")} on ${beach(c.island, i)}` : null)).filter(Boolean);
       return `land on ${name(c.island)}: ${parts.join(", ") || "no boat (all go home)"}`;
     }
-    case "PlaceTile":
-      return `place ${name(c.tile)} where it is shown`;
+    case "PlaceTile": {
+      // when the orientation was the player's to choose, say which they chose
+      const turns = (view.legal?.commands || []).filter((o) => o.type === "PlaceTile" && o.cell[0] === c.cell[0] && o.cell[1] === c.cell[1]);
+      const turned = c.rotation ? `turned ${c.rotation * 60}° clockwise from how it was drawn` : "as it was drawn, not turned";
+      return `place ${name(c.tile)} where it is shown${turns.length > 1 ? `, ${turned}` : ""}`;
+    }
     case "FoundRoyalIsland":
       return `found a royal island on ${name(c.island)}`;
     case "NewColonisation":
@@ -230,12 +234,21 @@ function clockPanel() {
 function scoreboardPanel() {
   const board = view.scoreboard;
   if (!board) return el("p", { class: "muted" }, "The scoreboard is catching up…");
+  // whose turn it is: marked on their row (with the colour, when they have two)
+  const moving = view.position?.phase === "ended" ? null : view.legal?.player_id;
   const rows = board.seats.map((s) =>
     el(
       "tr",
-      { "data-player": s.player_id },
-      el("th", { scope: "row" }, el("span", { class: "player-name" }, s.name || `Seat ${s.seat}`), " ", ...s.colours.map((c) => colourChip(c.colour, ""))),
-      el("td", { class: "num", "data-label": "Points" }, s.points),
+      { "data-player": s.player_id, class: s.player_id === moving ? "to-move" : "" },
+      el(
+        "th",
+        { scope: "row" },
+        el("span", { class: "player-name" }, s.name || `Seat ${s.seat}`),
+        " ",
+        ...s.colours.map((c) => colourChip(c.colour, "")),
+        s.player_id === moving ? el("span", { class: "tag to-move-tag" }, ` to move${colourOf(view.names, s.player_id, view.legal.colour) ? ` (${colourOf(view.names, s.player_id, view.legal.colour)})` : ""}`) : null,
+      ),
+      el("td", { class: "num", "data-label": "Points", title: s.colours.length > 1 ? "Each colour scores as a seat; a player's two colours add up (R5)" : null }, pointsWords(s)),
       el("td", { class: "num", "data-label": "Islands", title: s.colours.flatMap((c) => c.islands).join(", ") || "none" }, s.islands),
       el("td", { class: "num", "data-label": "On board" }, s.colours.map((c) => c.on_board).join(" + ")),
       el("td", { class: "num", "data-label": "Supply" }, s.colours.map((c) => c.in_supply).join(" + ")),
@@ -254,7 +267,7 @@ function scoreboardPanel() {
 function resultPanel() {
   const final = view.scoreboard?.final;
   if (!final) return null;
-  const words = result(final, view.names);
+  const words = result(final, view.names, view.scoreboard?.seats || []);
   const mine = me()?.account_id;
   const yours = mine && final.winners.includes(mine) ? (final.winners.length > 1 ? "You share the win! " : "You win! ") : "";
   return el(
@@ -302,7 +315,7 @@ function actionPanel(state) {
     el(
       "p",
       { id: "decision", class: myMove ? "your-move" : "" },
-      awaited(legal.decision, myMove, who(view.names, legal.colour)),
+      awaited(legal.decision, myMove, who(view.names, legal.colour), colourOf(view.names, legal.player_id, legal.colour)),
       clock ? el("span", { class: "bar-clock", id: "bar-clock" }, " · ", clock, " left") : null,
     ),
   );
@@ -328,7 +341,8 @@ function actionPanel(state) {
   if (legal.decision === "landing") controls.push(...landingControls(next));
   const takes = [...new Set([...next, ...view.selection])].filter((t) => t.startsWith("take:")).sort();
   if (takes.length) {
-    controls.push(el("p", { class: "muted", id: "take-hint" }, "Your supply is empty (", ruleLink("R7"), "): the boat comes from one of your beaches on the board. Which one?"));
+    const col = colourOf(view.names, legal.player_id, legal.colour);
+    controls.push(el("p", { class: "muted", id: "take-hint" }, `Your ${col ? `${col} ` : ""}supply is empty (`, ruleLink("R7"), `): the boat comes from one of your ${col ? `${col} ` : ""}beaches on the board. Which one?`));
   }
   for (const t of [...next].sort()) {
     if (t === "newcol") controls.push(el("button", { type: "button", "data-token": t, onclick: () => pick(t) }, "Start a new colonisation…"));
@@ -546,7 +560,8 @@ function render() {
   document.body.dataset.version = String(view.version);
   // while older steps play, the title already says when the newest one is my move
   const mineAtHead = state.myMove || Boolean(view.queue.length && view.headLegal?.decision && view.headLegal.player_id === me()?.account_id);
-  document.title = mineAtHead ? "(1) Your move · Tongiaki" : `${gameTitle()} · Tongiaki`;
+  const withColour = state.myMove ? colourOf(view.names, view.legal?.player_id, view.legal?.colour) : "";
+  document.title = mineAtHead ? `(1) Your move${withColour ? ` with ${withColour}` : ""} · Tongiaki` : `${gameTitle()} · Tongiaki`;
   document.querySelector("link[rel=icon]").setAttribute("href", mineAtHead ? "/static/favicon-move.svg" : "/favicon.ico");
   const bar = document.getElementById("action-bar");
   document.body.style.setProperty("--bar-height", `${bar && state.myMove ? bar.offsetHeight : 0}px`);
@@ -560,7 +575,13 @@ function plural(n, word) {
 
 function gameTitle() {
   const names = view.position.players.map((p) => view.names.byId[p.player_id]?.name || `Seat ${p.seat}`);
-  return names.length ? `${names.join(" · ")}` : `Game ${gameId}`;
+  const table = names.length ? `${names.join(" · ")}` : `Game ${gameId}`;
+  if (view.position.phase !== "ended") return table;
+  const final = view.scoreboard?.final;
+  const mine = me()?.account_id;
+  if (final && mine && final.winners.includes(mine)) return `You won · ${table}`;
+  const winner = final?.winners?.length === 1 ? view.names.byId[final.winners[0]]?.name : null;
+  return `Game over${winner ? `: ${winner} won` : ""} · ${table}`;
 }
 
 function renderMoves() {
@@ -757,6 +778,14 @@ async function animate() {
     view.version = version;
     view.position = state.data.position;
     view.legal = null;
+    if (view.selection.length || view.tileCell !== null || view.confirm) {
+      // a move being chosen here that the game moved past (made in another tab, say):
+      // it goes, and the page says so rather than let it vanish
+      view.notice = { text: "The move you were choosing is gone: the game moved on before it was played (perhaps from another tab). Choose again when it is your move." };
+      view.tileCell = null;
+      view.tileRot = null;
+      view.confirm = null;
+    }
     view.selection = [];
     view.overlay = overlayAt(version, view.position);
     const step = view.history.steps.get(version);

@@ -39,10 +39,24 @@ const AWAITED = {
   colonist_placement: ["put your colonist on a free slot of the new island", "is placing a colonist"],
 };
 
-/** What the game waits for, said to the one who must act or to everybody else. */
-export function awaited(decision, mine, actor) {
+/** The colour to name when a player has two (two colours each, R5): "" otherwise. */
+export function colourOf(names, playerId, colour) {
+  const player = names.byId[playerId];
+  return player && player.colours.length > 1 && colour ? cap(colour) : "";
+}
+
+/** What the game waits for, said to the one who must act or to everybody else;
+ * ``colour`` (when the player has two) says which of them moves. */
+export function awaited(decision, mine, actor, colour = "") {
   const [yours, theirs] = AWAITED[decision] || ["make your move", "is moving"];
-  return mine ? `Your move: ${yours}.` : `${actor} ${theirs}.`;
+  return mine ? `Your move${colour ? ` with ${colour}` : ""}: ${yours}.` : `${actor} ${theirs}.`;
+}
+
+/** A player's points, and with two colours each colour's and why they add up (R5). */
+export function pointsWords(seat) {
+  if (seat.colours.length < 2) return `${seat.points}`;
+  const parts = seat.colours.map((c) => `${cap(c.colour)} ${c.points}`).join(" + ");
+  return `${seat.points} (${parts})`;
 }
 
 const ENDS = {
@@ -57,8 +71,9 @@ const TIE_BREAKS = {
   none: "",
 };
 
-/** The end of a game in words: why, who won, and the ranking. */
-export function result(final, names) {
+/** The end of a game in words: why, who won, and the ranking (with each colour's
+ * points when a player has two, from the scoreboard's ``seats``). */
+export function result(final, names, seats = []) {
   const label = (id) => {
     const p = names.byId[id];
     return p ? `${p.name} (${colourList(p.colours)})` : id;
@@ -69,8 +84,10 @@ export function result(final, names) {
     winners.length > 1 ? `${winners.join(" and ")} share the win with ${points} points` : `${winners[0]} wins with ${points} points`;
   return {
     headline: `${ENDS[final.reason] || "The game is over"}: ${won}${TIE_BREAKS[final.tie_break] || ""}.`,
-    ranking: final.ranking.map(
-      (r) => `${r.rank}. ${label(r.player_id)}: ${r.points} points${(final.resigned || []).includes(r.player_id) ? " (resigned: ranks last, C6)" : ""}`,
-    ),
+    ranking: final.ranking.map((r) => {
+      const seat = seats.find((s) => s.player_id === r.player_id);
+      const split = seat && seat.colours.length > 1 ? ` (${seat.colours.map((c) => `${cap(c.colour)} ${c.points}`).join(" + ")}: each colour scores as a seat and a player's two add up, R5)` : "";
+      return `${r.rank}. ${label(r.player_id)}: ${r.points} points${split}${(final.resigned || []).includes(r.player_id) ? " (resigned: ranks last, C6)" : ""}`;
+    }),
   };
 }
