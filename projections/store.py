@@ -53,7 +53,21 @@ STATE_CACHE = 256  # games whose latest folds are kept in memory
 # the read-model tables' version (readmodel_schema); raise it with TABLES. 2: rm_rewinds;
 # 3: rm_clocks
 # 4: rm_notifications
-READMODEL_SCHEMA = 4
+READMODEL_SCHEMA = 4  # the tables as TABLES makes them; MIGRATIONS bring them further
+# 5: the lobby's filters as columns (players, seats taken, variant, clock); the lobby is
+# projected again for every game (its checkpoints dropped: the sweeper refills it)
+MIGRATIONS = {
+    5: [
+        "ALTER TABLE rm_lobby ADD COLUMN players INTEGER",
+        "ALTER TABLE rm_lobby ADD COLUMN seated INTEGER",
+        "ALTER TABLE rm_lobby ADD COLUMN two_colours INTEGER",
+        "ALTER TABLE rm_lobby ADD COLUMN free_orientation INTEGER",
+        "ALTER TABLE rm_lobby ADD COLUMN clock TEXT",
+        "DELETE FROM projection_checkpoints WHERE projection = 'lobby'",
+    ]
+}
+VARIANTS = ("standard", "two_colours", "free_orientation")
+CLOCKS = ("none", "move", "fischer")
 MAX_VERSION = 2**31 - 1  # versions are 32-bit in the store
 
 TABLES = [
@@ -287,8 +301,11 @@ class ReadModels:
         self._guard = threading.Lock()
 
     def upgrade(self) -> None:
-        """Create the read-model tables (idempotent; safe for processes starting together)."""
+        """Create the read-model tables and bring them to the latest version (idempotent;
+        safe for processes starting together)."""
         self.db.ensure_tables(TABLES, "readmodel_schema", READMODEL_SCHEMA)
+        for version, statements in sorted(MIGRATIONS.items()):
+            self.db.ensure_tables(statements, "readmodel_schema", version)
 
     # --- catching up ----------------------------------------------------------
 
@@ -570,12 +587,58 @@ class ReadModels:
             for r in rows
         ]
 
-    def lobby(self, status: str | None, limit: int, offset: int) -> list[dict[str, Any]]:
-        """Lobby entries by last activity, newest first (``limit`` rows from ``offset``)."""
-        where, params = ("WHERE status = %s", [status]) if status else ("", [])
+    def lobby(
+        self,
+        status: str | None,
+        limit: int,
+        offset: int = 0,
+        *,
+        before: tuple[str, str] | None = None,
+        players: int | None = None,
+        variant: str | None = None,
+        clock: str | None = None,
+        free_seat: bool = False,
+        among: Sequence[str] | None = None,
+    ) -> list[dict[str, Any]]:
+        """Lobby entries by last activity, newest first: ``limit`` rows after the cursor
+        ``before`` (the last activity and game id of the last row seen) or from
+        ``offset``; only games of ``players`` seats, of a ``variant`` (``VARIANTS``), a
+        ``clock`` (``CLOCKS``), with a free seat, or with one of the accounts ``among``
+        seated, when asked."""
+        where: list[str] = []
+        params: list[Any] = []
+        if status:
+            where.append("status = %s")
+            params.append(status)
+        if before is not None:
+            where.append("(last_activity < %s OR (last_activity = %s AND game_id > %s))")
+            params += [before[0], before[0], before[1]]
+        if players is not None:
+            where.append("players = %s")
+            params.append(players)
+        if variant == "two_colours":
+            where.append("two_colours = 1")
+        elif variant == "free_orientation":
+            where.append("free_orientation = 1")
+        elif variant == "standard":
+            where.append("two_colours = 0 AND free_orientation = 0")
+        if clock is not None:
+            where.append("clock = %s")
+            params.append(clock)
+        if free_seat:
+            where.append("status = 'open' AND seated < players")
+        if among is not None:
+            if not among:
+                return []
+            marks = ", ".join(["%s"] * len(among))
+            where.append(
+                f"game_id IN (SELECT game_id FROM rm_lobby_seats WHERE account_id IN ({marks}))"
+            )
+            params += list(among)
+        clause = f"WHERE {' AND '.join(where)}" if where else ""
         return _entries(
             self.query(
-                f"SELECT version, data FROM rm_lobby {where}"
+                f"SELECT version, data FROM rm_lobby {clause}"
                 " ORDER BY last_activity DESC, game_id LIMIT %s OFFSET %s",
                 (*params, limit, offset),
             )
@@ -780,6 +843,12 @@ def _apply_scoreboard(rm: ReadModels, cur: Any, w: Writes, game_id: str, batch: 
     _upsert(w, "rm_scoreboard", ("game_id", "version", "data"), (game_id, version, data))
 
 
+LOBBY_COLUMNS = (
+    "game_id", "version", "status", "active_player", "last_activity", "data",
+    "players", "seated", "two_colours", "free_orientation", "clock",
+)  # fmt: skip
+
+
 def _apply_lobby(rm: ReadModels, cur: Any, w: Writes, game_id: str, batch: Batch) -> None:
     state = batch.after
     version = batch.events[-1][0].version
@@ -791,10 +860,11 @@ def _apply_lobby(rm: ReadModels, cur: Any, w: Writes, game_id: str, batch: Batch
         w.execute("DELETE FROM rm_clocks WHERE game_id = %s", (game_id,))
     else:
         _upsert(w, "rm_clocks", ("game_id", "version", "due_ms"), (game_id, version, due))
+    options = state.options
     _upsert(
         w,
         "rm_lobby",
-        ("game_id", "version", "status", "active_player", "last_activity", "data"),
+        LOBBY_COLUMNS,
         (
             game_id,
             version,
@@ -802,6 +872,11 @@ def _apply_lobby(rm: ReadModels, cur: Any, w: Writes, game_id: str, batch: Batch
             entry["active_player"],
             entry["last_activity"],
             json.dumps(entry, sort_keys=True),
+            options.max_players,
+            len(state.players),
+            int(options.two_colours_each),
+            int(options.free_orientation_after_first),
+            options.time_control,
         ),
     )
     w.execute("DELETE FROM rm_lobby_seats WHERE game_id = %s", (game_id,))

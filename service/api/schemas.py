@@ -440,6 +440,10 @@ class LobbyGame(Strict):
 class Lobby(Strict):
     games = fields.List(fields.Nested(LobbyGame), required=True)
     has_more = fields.Boolean(required=True, metadata=HAS_MORE)
+    next_before = fields.String(
+        allow_none=True,
+        metadata={"description": "pass as ?before= for the next page (GET /lobby; null: no more)"},
+    )
 
 
 class TimelineStep(Strict):

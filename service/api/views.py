@@ -7,15 +7,18 @@ applied version N — read-your-writes after a command — or answers 503.
 
 from __future__ import annotations
 
+import base64
+import re
 import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from flask import Blueprint, current_app, jsonify
+from flask import Blueprint, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
 
-from projections.store import Checkpoint, ReadModels
+from projections.store import CLOCKS, VARIANTS, Checkpoint, ReadModels
 from service.api import (
+    GAME_ID,
     MAX_INT,
     STATUSES,
     account,
@@ -29,6 +32,9 @@ from service.api.openapi import MAX_OFFSET, OFFSET, Operation, documented, query
 from service.api.schemas import Audit, Leaderboard, Lobby, ProjectionStatus, Scoreboard, Timeline
 from service.clocks import clock_view
 from service.errors import BadRequest, NotFound, Unavailable
+
+CURSOR = re.compile(r"[A-Za-z0-9_-]{8,200}")
+GAME = re.compile(GAME_ID)
 
 bp = Blueprint("views", __name__)
 
@@ -157,17 +163,50 @@ def timed(games: list[dict[str, Any]]) -> None:
             game["clock"] = clock_view(clock, now)
 
 
+LOBBY_SEARCH = 200  # accounts a search by player name matches at most
+
+
 @bp.get("/lobby")
 @documented(
     Operation(
         "/lobby",
         "get",
-        "Open, running and finished games with seats, whose turn and last activity",
+        "Open, running and finished games with seats, whose turn and last activity; filtered"
+        " by status, seats, variant, clock, a free seat or a player's name; a page at a time",
         Lobby,
         params=[
             query("status", "string", "open, setup, playing or ended", enum=list(STATUSES)),
             limit_query(500),
             OFFSET,
+            query(
+                "before",
+                "string",
+                "the next page: the next_before of the page before (not with offset)",
+                pattern=r"^[A-Za-z0-9_-]{8,200}$",
+            ),
+            query("players", "integer", "games of this many seats", minimum=2, maximum=6),
+            query(
+                "variant",
+                "string",
+                "standard (one colour each, fixed orientation), two_colours (two colours"
+                " each) or free_orientation",
+                enum=list(VARIANTS),
+            ),
+            query("clock", "string", "the time control: none, move or fischer", enum=list(CLOCKS)),
+            query(
+                "free_seat",
+                "string",
+                "true: open games with a seat still free",
+                enum=["true", "false"],
+            ),
+            query(
+                "player",
+                "string",
+                "games where a player whose name holds this (any case) is seated",
+                minLength=1,
+                maxLength=64,
+                pattern=r"^[^\x00-\x1f\x7f]*$",
+            ),
         ],
         errors=(422,),
     )
@@ -176,11 +215,70 @@ def lobby() -> ResponseReturnValue:
     status = status_arg()
     limit = int_arg("limit", 100, 1, 500) or 100
     offset = int_arg("offset", 0, 0, MAX_OFFSET) or 0
-    games, more = paged(readmodels().lobby(status, limit + 1, offset), limit)
+    before = lobby_cursor(request.args.get("before"))
+    if before is not None and "offset" in request.args:
+        raise BadRequest("bad_query", "give before or offset, not both")
+    variant = choice_arg("variant", VARIANTS)
+    clock = choice_arg("clock", CLOCKS)
+    free = choice_arg("free_seat", ("true", "false")) == "true"
+    players = int_arg("players", None, 2, 6)
+    text = request.args.get("player")
+    among = None
+    if text is not None:
+        if not 1 <= len(text) <= 64 or any(ord(c) < 32 or ord(c) == 127 for c in text):
+            raise BadRequest("bad_query", "player is 1 to 64 characters of a name")
+        among = game_service().store.accounts_named(text, LOBBY_SEARCH)
+    rows = readmodels().lobby(
+        status,
+        limit + 1,
+        offset,
+        before=before,
+        players=players,
+        variant=variant,
+        clock=clock,
+        free_seat=free,
+        among=among,
+    )
+    games, more = paged(rows, limit)
     named(seat for g in games for seat in g["seats"])
     disputed(games)
     timed(games)
-    return jsonify(games=games, has_more=more)
+    last = games[-1] if more and games else None
+    return jsonify(
+        games=games,
+        has_more=more,
+        next_before=encode_cursor(last["last_activity"], last["game_id"]) if last else None,
+    )
+
+
+def encode_cursor(last_activity: str, game_id: str) -> str:
+    """The lobby's cursor: where the page ended, opaque (base64url)."""
+    raw = f"{last_activity}|{game_id}".encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def lobby_cursor(cursor: str | None) -> tuple[str, str] | None:
+    """(last activity, game id) of a cursor given as next_before (422 otherwise)."""
+    if cursor is None:
+        return None
+    try:
+        if not CURSOR.fullmatch(cursor):
+            raise ValueError
+        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        when, _, game_id = text.partition("|")
+        if not when or not GAME.fullmatch(game_id):
+            raise ValueError
+    except ValueError:
+        raise BadRequest("bad_before", "before is a cursor as given in next_before") from None
+    return when, game_id
+
+
+def choice_arg(name: str, choices: Sequence[str]) -> str | None:
+    """A query argument among ``choices`` (422 otherwise), or None when not given."""
+    value = request.args.get(name)
+    if value is not None and value not in choices:
+        raise BadRequest("bad_query", f"{name} is one of {', '.join(choices)}")
+    return value
 
 
 @bp.get("/me/games")

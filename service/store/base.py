@@ -358,6 +358,11 @@ class Accounts(Protocol):
         """The names of these accounts (ids it does not know are left out)."""
         ...
 
+    def accounts_named(self, text: str, limit: int) -> list[str]:
+        """Ids of at most ``limit`` players' accounts whose name holds ``text``, in any
+        case (the lobby's search by player)."""
+        ...
+
 
 class Disputes(Protocol):
     """Dispute streams (domain/disputes.py): numbered and hash-chained like a game's,

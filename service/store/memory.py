@@ -372,6 +372,16 @@ class MemoryEventStore:
         with self._lock:
             return {i: self._accounts[i].name for i in set(account_ids) if i in self._accounts}
 
+    def accounts_named(self, text: str, limit: int) -> list[str]:
+        """Players' accounts whose name holds ``text`` (any case): at most ``limit`` ids."""
+        with self._lock:
+            found = [
+                a.account_id
+                for a in self._accounts.values()
+                if a.kind == "player" and text.lower() in a.name.lower()
+            ]
+        return sorted(found)[:limit]
+
     @property
     def closed(self) -> bool:
         """Whether ``close`` was called."""

@@ -761,6 +761,18 @@ class SqlEventStore:
             ).fetchall()
         return {account_id: name for account_id, name in rows}
 
+    def accounts_named(self, text: str, limit: int) -> list[str]:
+        """Players' accounts whose name holds ``text`` (any case): at most ``limit`` ids."""
+        escaped = text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        with self._read() as cur:
+            rows = self._exec(
+                cur,
+                "SELECT account_id FROM accounts WHERE kind = 'player'"
+                " AND LOWER(name) LIKE %s ESCAPE '\\' ORDER BY account_id LIMIT %s",
+                (f"%{escaped}%", limit),
+            ).fetchall()
+        return [r[0] for r in rows]
+
     # --- secrets and snapshots -------------------------------------------------
 
     def put_secret(self, game_id: str, seed: bytes) -> bytes:

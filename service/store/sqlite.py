@@ -51,6 +51,8 @@ class SQLiteEventStore(SqlEventStore):
             conn = sqlite3.connect(
                 self.path, timeout=30, isolation_level=None, check_same_thread=False
             )
+            # LOWER() as PostgreSQL's: every script's capitals, not only ASCII's
+            conn.create_function("LOWER", 1, _lower, deterministic=True)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA busy_timeout=30000")
@@ -206,3 +208,8 @@ class SQLiteEventStore(SqlEventStore):
             self._idle.clear()
             self._closed = True  # connections in use are closed when given back
             self._available.notify_all()
+
+
+def _lower(text: object) -> object:
+    """SQL ``LOWER`` for SQLite, in Python's full Unicode (SQLite's own folds ASCII only)."""
+    return text.lower() if isinstance(text, str) else text

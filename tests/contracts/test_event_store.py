@@ -534,3 +534,23 @@ def test_sqlite_writers_of_one_process_queue_for_each_other_not_for_sqlites_slee
     with pytest.raises(StoreUnavailable, match="busy writing"), s.transaction():
         pass
     slow.join()
+
+
+def test_players_are_found_by_any_part_of_their_name_in_any_case(store):
+    """The lobby's search by player (issue 39): the same on every store, any script."""
+    from datetime import UTC, datetime
+
+    from service.accounts import create_account
+
+    now = datetime(2026, 11, 27, tzinfo=UTC)
+    made = {
+        name: create_account(store, name, now)[0].account_id
+        for name in ("Ann", "Joanna", "Émile", "50%_off", "Bob")
+    }
+    auditor = create_account(store, "Annette", now, kind="auditor")[0].account_id
+    assert set(store.accounts_named("ANN", 10)) == {made["Ann"], made["Joanna"]}
+    assert store.accounts_named("émile", 10) == [made["Émile"]]
+    assert store.accounts_named("%_", 10) == [made["50%_off"]]  # no wildcards
+    assert store.accounts_named("zz", 10) == []
+    assert auditor not in store.accounts_named("ann", 10)  # players only
+    assert len(store.accounts_named("", 2)) == 2

@@ -229,19 +229,105 @@ function gameRow(game, mine) {
   );
 }
 
-function list(title, id, games, row) {
-  return el("section", { class: "card", id }, el("h2", {}, title), games.length ? el("ul", {}, games.map(row)) : el("p", { class: "muted" }, "None."));
+const PAGE = 20; // games a list shows at first, and more each time
+const lists = { open: PAGE, running: PAGE, finished: PAGE }; // how many each shows now
+const filters = { players: "", variant: "", clock: "", free_seat: false, player: "" };
+
+/** The lobby query of the filters chosen (besides the status and the page). */
+function filterQuery() {
+  const q = new URLSearchParams();
+  if (filters.players) q.set("players", filters.players);
+  if (filters.variant) q.set("variant", filters.variant);
+  if (filters.clock) q.set("clock", filters.clock);
+  if (filters.free_seat) q.set("free_seat", "true");
+  if (filters.player.trim()) q.set("player", filters.player.trim().slice(0, 64));
+  return q;
+}
+
+function lobbyUrl(status, limit, before) {
+  const q = filterQuery();
+  q.set("status", status);
+  q.set("limit", String(limit));
+  if (before) q.set("before", before);
+  return `/lobby?${q}`;
+}
+
+/** A list of games in a box of bounded height, with "Show more" while there is more. */
+function list(title, id, answer, row, key) {
+  const games = answer?.games || [];
+  const more = key && answer?.has_more
+    ? el("button", {
+        type: "button",
+        class: "show-more",
+        "data-list": key,
+        onclick: async (event) => {
+          const button = event.currentTarget;
+          button.disabled = true;
+          const status = { open: "open", running: "playing", finished: "ended" }[key];
+          const r = await api("GET", lobbyUrl(status, PAGE, answer.next_before));
+          if (!r.ok) {
+            button.disabled = false;
+            return toast(problemText(r.data), "error");
+          }
+          lists[key] += PAGE;
+          load.shown = null; // the next look draws the longer list
+          const ul = document.querySelector(`#${id} ul`);
+          for (const g of r.data.games) ul?.append(row(g));
+          answer.next_before = r.data.next_before;
+          button.disabled = !r.data.has_more;
+          button.hidden = !r.data.has_more;
+        },
+      }, "Show more")
+    : null;
+  const shown = games.length ? el("div", { class: "game-list" }, el("ul", {}, games.map(row))) : el("p", { class: "muted" }, filterQuery().toString() ? "None that fits the filters." : "None.");
+  return el("section", { class: "card", id }, el("h2", {}, title), shown, more);
+}
+
+function filterBar() {
+  const select = (id, label, options, key) => {
+    const s = el("select", { id, "aria-label": label, onchange: (e) => { filters[key] = e.target.value; reload(); } }, options.map(([v, t]) => el("option", { value: v }, t)));
+    s.value = filters[key];
+    return el("label", {}, `${label}: `, s);
+  };
+  const search = el("input", { id: "filter-player", type: "search", maxlength: "64", placeholder: "a player's name", value: filters.player, "aria-label": "Player" });
+  let typing = null;
+  search.addEventListener("input", (e) => {
+    clearTimeout(typing);
+    typing = setTimeout(() => { filters.player = e.target.value; reload(); }, 300);
+  });
+  const free = el("input", { id: "filter-free", type: "checkbox", onchange: (e) => { filters.free_seat = e.target.checked; reload(); } });
+  free.checked = filters.free_seat;
+  return el(
+    "section",
+    { class: "card filters", id: "filters", "aria-label": "Filter the games" },
+    el("h2", {}, "Find a game"),
+    el(
+      "div",
+      { class: "row" },
+      select("filter-players", "Players", [["", "any"], ...[2, 3, 4, 5, 6].map((n) => [String(n), String(n)])], "players"),
+      select("filter-variant", "Variant", [["", "any"], ["standard", "standard"], ["two_colours", "two colours each"], ["free_orientation", "free orientation"]], "variant"),
+      select("filter-clock", "Clock", [["", "any"], ["none", "no clock"], ["move", "per move"], ["fischer", "Fischer"]], "clock"),
+      el("label", {}, free, " has a free seat"),
+      el("label", {}, "Player: ", search),
+    ),
+  );
+}
+
+function reload() {
+  lists.open = lists.running = lists.finished = PAGE; // a new search starts at the top
+  load.shown = null;
+  load();
 }
 
 async function load() {
   nav();
   const account = me();
   const [open, setup, playing, ended, mine] = await Promise.all([
-    api("GET", "/lobby?status=open"),
-    api("GET", "/lobby?status=setup"),
-    api("GET", "/lobby?status=playing"),
-    api("GET", "/lobby?status=ended"),
-    account ? api("GET", "/me/games") : Promise.resolve({ ok: true, data: { games: [] } }),
+    api("GET", lobbyUrl("open", lists.open)),
+    api("GET", lobbyUrl("setup", PAGE)),
+    api("GET", lobbyUrl("playing", lists.running)),
+    api("GET", lobbyUrl("ended", lists.finished)),
+    account ? api("GET", "/me/games?limit=50") : Promise.resolve({ ok: true, data: { games: [] } }),
   ]);
   if (account && mine.status === 401) {
     // the server no longer knows this token (a reset database): sign in afresh
@@ -256,22 +342,25 @@ async function load() {
   if (signature === load.shown && document.getElementById("main").querySelector(".lobby")) return;
   load.shown = signature;
   const key = (s) => s.id || s.getAttribute("aria-label");
-  const choices = new Map([...document.querySelectorAll("#main select")].map((s) => [key(s), s.value]));
+  const choices = new Map([...document.querySelectorAll("#main select:not([id^=filter-])")].map((s) => [key(s), s.value]));
+  const searching = document.activeElement?.id === "filter-player";
   const ticked = new Map([...document.querySelectorAll("#main input[type=checkbox]")].map((c) => [c.id, c.checked]));
   const parts = [];
   if (account) {
     parts.push(
       el("section", { class: "card", id: "account" }, el("p", {}, el("button", { type: "button", onclick: () => { signOut(); load(); } }, "Sign out")), tokenCard(account)),
-      list("My games", "my-games", mine.ok ? mine.data.games : [], (g) => gameRow(g, true)),
+      list("My games", "my-games", mine.ok ? mine.data : null, (g) => gameRow(g, true)),
       createForm(),
     );
   } else {
     parts.push(signUpForm(), signInForm());
   }
+  const running = playing.ok ? { ...playing.data, games: [...(setup.data?.games || []), ...playing.data.games] } : null;
   parts.push(
-    list("Open games", "open-games", open.ok ? open.data.games : [], openRow),
-    list("Running games", "running-games", [...(setup.data?.games || []), ...(playing.data?.games || [])], (g) => gameRow(g, false)),
-    list("Finished games", "finished-games", ended.ok ? ended.data.games : [], (g) => gameRow(g, false)),
+    filterBar(),
+    list("Open games", "open-games", open.ok ? open.data : null, openRow, "open"),
+    list("Running games", "running-games", running, (g) => gameRow(g, false), "running"),
+    list("Finished games", "finished-games", ended.ok ? ended.data : null, (g) => gameRow(g, false), "finished"),
   );
   document.getElementById("main").replaceChildren(el("div", { class: "lobby" }, ...parts));
   // what was picked before the lists changed stays picked, where it still can be
@@ -290,11 +379,16 @@ async function load() {
   }
   const free = document.getElementById("free-orientation");
   if (free) free.checked = Boolean(ticked.get("free-orientation"));
-  for (const s of document.querySelectorAll("#main select:not(#max-players)")) restore(s);
+  for (const s of document.querySelectorAll("#main select:not(#max-players):not([id^=filter-])")) restore(s);
+  if (searching) {
+    const search = document.getElementById("filter-player");
+    search.focus();
+    search.setSelectionRange(search.value.length, search.value.length);
+  }
 }
 
 load();
 startTicking();
 setInterval(() => {
-  if (!document.querySelector("form:focus-within, select:focus, #my-token:not([hidden])")) load();
+  if (!document.querySelector("form:focus-within, select:focus, #filter-player:focus, #my-token:not([hidden])")) load();
 }, 5000);
