@@ -23,6 +23,7 @@ import threading
 import traceback
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from domain import position
@@ -815,15 +816,19 @@ def _entries(rows: Sequence[Any]) -> list[dict[str, Any]]:
 
 
 def _now() -> str:
-    from datetime import UTC, datetime
-
     return datetime.now(UTC).isoformat()
 
 
 def _last_activity(batch: Batch) -> str:
     meta = batch.events[-1][0].meta() if batch.events else {}
     recorded = meta.get("recorded_at")
-    return recorded if isinstance(recorded, str) else ""
+    if not isinstance(recorded, str):
+        return ""
+    try:  # as the service records it (ISO 8601 in UTC), whatever an imported file wrote
+        moment = datetime.fromisoformat(recorded)
+    except ValueError:
+        return ""
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).astimezone(UTC).isoformat()
 
 
 def _upsert(w: Writes, table: str, columns: Sequence[str], row: Sequence[Any]) -> None:

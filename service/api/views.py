@@ -7,7 +7,6 @@ applied version N — read-your-writes after a command — or answers 503.
 
 from __future__ import annotations
 
-import base64
 import re
 import time
 from collections.abc import Iterable, Sequence
@@ -33,7 +32,11 @@ from service.api.schemas import Audit, Leaderboard, Lobby, ProjectionStatus, Sco
 from service.clocks import clock_view
 from service.errors import BadRequest, NotFound, Unavailable
 
-CURSOR = re.compile(r"[A-Za-z0-9_-]{8,200}")
+# the lobby's cursor: the last activity of the page's last game ("+" written "~", so the
+# cursor needs no escaping in a URL), "_", its game id. Every value of the pattern is a
+# cursor: the page is the games listed after that point, whichever it is
+CURSOR_PATTERN = r"([0-9A-Za-z:.~-]{0,40})_(" + GAME_ID + ")"
+CURSOR = re.compile(CURSOR_PATTERN)
 GAME = re.compile(GAME_ID)
 
 bp = Blueprint("views", __name__)
@@ -181,8 +184,8 @@ LOBBY_SEARCH = 200  # accounts a search by player name matches at most
             query(
                 "before",
                 "string",
-                "the next page: the next_before of the page before (not with offset)",
-                pattern=r"^[A-Za-z0-9_-]{8,200}$",
+                "the next page: the next_before of the page before (an offset counts from there)",
+                pattern=f"^{CURSOR_PATTERN}$",
             ),
             query("players", "integer", "games of this many seats", minimum=2, maximum=6),
             query(
@@ -216,8 +219,6 @@ def lobby() -> ResponseReturnValue:
     limit = int_arg("limit", 100, 1, 500) or 100
     offset = int_arg("offset", 0, 0, MAX_OFFSET) or 0
     before = lobby_cursor(request.args.get("before"))
-    if before is not None and "offset" in request.args:
-        raise BadRequest("bad_query", "give before or offset, not both")
     variant = choice_arg("variant", VARIANTS)
     clock = choice_arg("clock", CLOCKS)
     free = choice_arg("free_seat", ("true", "false")) == "true"
@@ -252,25 +253,20 @@ def lobby() -> ResponseReturnValue:
 
 
 def encode_cursor(last_activity: str, game_id: str) -> str:
-    """The lobby's cursor: where the page ended, opaque (base64url)."""
-    raw = f"{last_activity}|{game_id}".encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    """The lobby's cursor: where the page ended (``CURSOR_PATTERN``)."""
+    return f"{last_activity.replace('+', '~')}_{game_id}"
 
 
 def lobby_cursor(cursor: str | None) -> tuple[str, str] | None:
     """(last activity, game id) of a cursor given as next_before (422 otherwise)."""
     if cursor is None:
         return None
-    try:
-        if not CURSOR.fullmatch(cursor):
-            raise ValueError
-        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        when, _, game_id = text.partition("|")
-        if not when or not GAME.fullmatch(game_id):
-            raise ValueError
-    except ValueError:
-        raise BadRequest("bad_before", "before is a cursor as given in next_before") from None
-    return when, game_id
+    match = CURSOR.fullmatch(cursor)
+    if match is None:
+        raise BadRequest(
+            "bad_before", "before is a cursor as given in next_before (activity_gameid)"
+        )
+    return match[1].replace("~", "+"), match[2]
 
 
 def choice_arg(name: str, choices: Sequence[str]) -> str | None:

@@ -80,14 +80,15 @@ def test_filters_by_seats_variant_clock_free_seat_and_player(client, crowd):
     "query",
     [
         "before=notacursor!",
-        "before=AAAAAAAAAAAA",  # base64 of no "activity|game"
+        "before=2026-11-27T08:00:00~00:00",  # no game id
+        "before=2026-11-27T08:00:00+00:00_g1",  # "+" unescaped: a space
+        "before=_" + "g" * 65,
         "players=7",
         "variant=chess",
         "clock=hourglass",
         "free_seat=yes",
         "player=",
         "player=" + "x" * 65,
-        "before=MjAyNi0xMS0yN3xhYmM&offset=5",
     ],
 )
 def test_a_bad_lobby_query_is_422(client, query):
@@ -126,3 +127,17 @@ def test_an_older_lobby_is_filled_again_after_the_upgrade(tmp_path):
         assert sorted(g["game_id"] for g in rm.lobby("open", 10, players=3)) == sorted(made)
     finally:
         store.close()
+
+
+def test_any_cursor_of_the_documented_form_is_a_point_in_the_list(client, crowd):
+    """The cursor is the last game's activity and id (``~`` for ``+``): one made by hand
+    pages from there, and an offset counts from it."""
+    everything = page_all(client)
+    tenth = everything[9]
+    cursor = f"{tenth['last_activity'].replace('+', '~')}_{tenth['game_id']}"
+    after = client.get(f"/api/v1/lobby?limit=5&before={cursor}").json["games"]
+    assert [g["game_id"] for g in after] == [g["game_id"] for g in everything[10:15]]
+    skipped = client.get(f"/api/v1/lobby?limit=5&before={cursor}&offset=3").json["games"]
+    assert [g["game_id"] for g in skipped] == [g["game_id"] for g in everything[13:18]]
+    nowhere = client.get("/api/v1/lobby?before=_zz").json  # before every game of activity ""
+    assert nowhere["games"] == [] and nowhere["next_before"] is None
