@@ -11,13 +11,24 @@
 # within 5 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ ! -x .venv/bin/tongiaki ]; then
-  # the service as the README installs it: the exact versions of the lock, hash-checked
+# the service as the README installs it: the exact versions of the lock, hash-checked,
+# installed again when the lock changed since (a git pull), then checked against it
+lock_sum=$(sha256sum requirements/service.lock | cut -d' ' -f1)
+if [ ! -x .venv/bin/tongiaki ] || [ "$(cat .venv/service.lock.sha256 2>/dev/null)" != "$lock_sum" ]; then
   echo "stack: installing the service into .venv from requirements/service.lock"
-  python3 -m venv .venv
-  .venv/bin/python -m pip install --quiet --require-hashes -r requirements/service.lock
+  [ -x .venv/bin/python ] || python3 -m venv .venv
+  .venv/bin/python -m pip install --quiet --require-hashes --only-binary :all: -r requirements/service.lock
   .venv/bin/python -m pip install --quiet --no-deps --no-build-isolation -e .
+  echo "$lock_sum" > .venv/service.lock.sha256
 fi
+# a package missing or at another version stops it; packages the lock does not name (a
+# test environment's tools: pip never removes them) are counted, not refused
+if ! checked=$(.venv/bin/tongiaki check-install --allow-extra 2>&1); then
+  echo "$checked" >&2
+  echo "stack: .venv is not requirements/service.lock (above)" >&2
+  exit 1
+fi
+echo "stack: ${checked##*$'\n'}"
 bin=.venv/bin/  # the Procfile finds tongiaki there
 export PATH="$PWD/.venv/bin:$PATH"
 export DATABASE_URL=${DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/tongiaki}

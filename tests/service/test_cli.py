@@ -662,3 +662,37 @@ def test_verify_into_a_reader_that_leaves_early_exits_quietly(tmp_path):
     assert done.stdout.decode().startswith("game ")
     assert done.stderr.decode() == "", done.stderr.decode()
     assert done.returncode in (0, 141)  # 141: as a program ended by SIGPIPE
+
+
+def test_check_install_names_every_difference_from_a_lock(tmp_path):
+    """``tongiaki check-install``: this environment against a lock (README, Installs)."""
+    import importlib.metadata
+
+    click_version = importlib.metadata.version("click")
+    flask_version = importlib.metadata.version("flask")
+    lock = tmp_path / "some.lock"
+    lock.write_text(
+        f"click=={click_version} \\\n    --hash=sha256:{'0' * 64}\n"
+        f"flask=={flask_version} ; python_version < '3' \\\n    --hash=sha256:{'1' * 64}\n"
+    )
+    runner = CliRunner()
+    found = runner.invoke(main, ["check-install", "--lock", str(lock)])
+    assert found.exit_code == 1  # everything else here is not in that lock
+    # flask's entry is for another Python: the flask installed here is one it does not name
+    assert f"flask: {flask_version} installed, not in the lock" in found.output
+    assert "werkzeug: " in found.output and "click" not in found.output.split("Error")[0]
+    allowed = runner.invoke(main, ["check-install", "--lock", str(lock), "--allow-extra"])
+    assert allowed.exit_code == 0, allowed.output
+    assert "1 package(s) as locked" in allowed.output  # the marker leaves flask out here
+    lock.write_text(f"click==0.1 \\\n    --hash=sha256:{'0' * 64}\nnothere==1.0\n")
+    off = runner.invoke(main, ["check-install", "--lock", str(lock), "--allow-extra"])
+    assert off.exit_code == 1
+    assert f"click: {click_version} installed, 0.1 locked" in off.output
+    assert "nothere: not installed (1.0 locked)" in off.output
+    assert "--require-hashes --only-binary :all: -r" in off.output
+    empty = tmp_path / "empty.lock"
+    empty.write_text("# nothing\n")
+    for path in (empty, tmp_path / "missing.lock"):
+        bad = runner.invoke(main, ["check-install", "--lock", str(path)])
+        assert bad.exit_code == 1 and bad.output.startswith("Error: "), bad.output
+        assert "Traceback" not in bad.output
