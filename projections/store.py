@@ -569,13 +569,13 @@ class ReadModels:
         board: dict[str, Any] = json.loads(rows[0][1])
         return {"version": int(rows[0][0]), **board}
 
-    def leaderboard(self, limit: int) -> list[dict[str, Any]]:
+    def leaderboard(self, limit: int, offset: int = 0) -> list[dict[str, Any]]:
         """Accounts by wins, then points (ties by account id)."""
         rows = self.query(
             "SELECT account_id, COUNT(*), SUM(won), SUM(points), AVG(rank * 1.0)"
             " FROM rm_results GROUP BY account_id"
-            " ORDER BY SUM(won) DESC, SUM(points) DESC, account_id LIMIT %s",
-            (limit,),
+            " ORDER BY SUM(won) DESC, SUM(points) DESC, account_id LIMIT %s OFFSET %s",
+            (limit, offset),
         )
         return [
             {

@@ -8,7 +8,7 @@ from flask import Blueprint, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
 
 from service.accounts import create_account
-from service.api import account, body, client_address, game_service, int_arg, limit
+from service.api import account, body, client_address, game_service, int_arg, limit, paged
 from service.api.openapi import Operation, documented, query
 from service.api.schemas import (
     AccountCreate,
@@ -155,7 +155,7 @@ def notifications() -> ResponseReturnValue:
         if match is None:
             raise BadRequest("bad_before", "before is a cursor as given in next_before")
         before = (int(match[1]), match[2])
-    rows = readmodels().notifications(me, limit, before)
+    rows, more = paged(readmodels().notifications(me, limit + 1, before), limit)
     sent = notifier().deliveries([r[0] for r in rows])
     found = [
         {
@@ -169,8 +169,9 @@ def notifications() -> ResponseReturnValue:
         }
         for n, game_id, version, kind, created, text, _ in rows
     ]
-    last = rows[-1] if len(rows) == limit else None
+    last = rows[-1] if more and rows else None
     return jsonify(
         notifications=found,
+        has_more=more,
         next_before=f"{last[6]}-{last[0]}" if last is not None else None,
     )

@@ -400,6 +400,7 @@ class LeaderboardRow(Strict):
 
 class Leaderboard(Strict):
     players = fields.List(fields.Nested(LeaderboardRow), required=True)
+    has_more = fields.Boolean(required=True, metadata=HAS_MORE)
 
 
 class LobbyGame(Strict):
@@ -774,6 +775,10 @@ class Notification(Strict):
 
 class Notifications(Strict):
     notifications = fields.List(fields.Nested(Notification), required=True)
+    has_more = fields.Boolean(
+        required=True,
+        metadata={"description": "whether older ones follow: ask again with before=next_before"},
+    )
     next_before = fields.String(
         allow_none=True,
         required=True,

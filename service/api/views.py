@@ -126,15 +126,18 @@ def scoreboard(game_id: str) -> ResponseReturnValue:
         "get",
         "Accounts by wins, then points: games played, wins (shared wins count), average rank",
         Leaderboard,
-        params=[limit_query(500)],
+        params=[limit_query(500), OFFSET],
         errors=(422,),
     )
 )
 def leaderboard() -> ResponseReturnValue:
     limit = int_arg("limit", 100, 1, 500) or 100
-    players = readmodels().leaderboard(limit)
+    offset = int_arg("offset", 0, 0, MAX_OFFSET) or 0
+    players, more = paged(readmodels().leaderboard(limit + 1, offset), limit)
     names = game_service().store.account_names(p["account_id"] for p in players)
-    return jsonify(players=[{**p, "name": names.get(p["account_id"])} for p in players])
+    return jsonify(
+        players=[{**p, "name": names.get(p["account_id"])} for p in players], has_more=more
+    )
 
 
 def named(seats: Iterable[dict[str, Any]]) -> None:

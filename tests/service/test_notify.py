@@ -340,11 +340,15 @@ def test_the_outbox_pages_with_a_cursor_and_refuses_anything_else(client):
     seen, cursor = [], None
     while True:
         page = ann.get("/me/notifications?limit=1" + (f"&before={cursor}" if cursor else "")).json
+        assert len(page["notifications"]) == 1  # never an empty last page (issue 39)
         seen += [n["id"] for n in page["notifications"]]
         cursor = page["next_before"]
+        assert page["has_more"] == (cursor is not None)
         if cursor is None:
             break
     assert seen == everything
+    whole = ann.get(f"/me/notifications?limit={len(everything)}").json
+    assert whole["has_more"] is False and whole["next_before"] is None
     for bad in ("garbage", "3", "2026-11-25T07:58:30+02:00", "1-xyz", "9" * 16 + "-" + "a" * 24):
         r = ann.get(f"/me/notifications?before={bad}")
         assert r.status_code == 422 and r.json["code"] == "bad_before", bad

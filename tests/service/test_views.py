@@ -37,6 +37,13 @@ def test_the_leaderboard_counts_games_wins_points_and_average_rank(client):
         assert (row["games"], row["points"], row["average_rank"]) == (1, r["points"], r["rank"])
         assert row["wins"] == int(r["player_id"] in board["final"]["winners"])
         assert row["name"] in {"player-blue", "player-red"}
+    # a page at a time, saying whether more follow (issue 39)
+    everyone = client.get("/api/v1/leaderboard").json
+    assert everyone["has_more"] is False and len(everyone["players"]) == 2
+    first = client.get("/api/v1/leaderboard?limit=1").json
+    second = client.get("/api/v1/leaderboard?limit=1&offset=1").json
+    assert first["has_more"] is True and second["has_more"] is False
+    assert first["players"] + second["players"] == everyone["players"]
 
 
 def test_my_games_list_the_ones_waiting_for_my_move_first(client):
