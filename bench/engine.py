@@ -13,12 +13,13 @@ import platform
 import pstats
 import statistics
 import time
+from typing import Any
 
 from domain.fold import replay
 from domain.simulation import play
 
 
-def fold_rate(games: list, rounds: int) -> tuple[float, int]:
+def fold_rate(games: list[Any], rounds: int) -> tuple[float, int]:
     """Events folded per second by ``replay`` over the given games' logs."""
     logs = [g.events for g in games]
     total = sum(len(log) for log in logs) * rounds
@@ -29,7 +30,7 @@ def fold_rate(games: list, rounds: int) -> tuple[float, int]:
     return total / (time.perf_counter() - started), total
 
 
-def game_rate(seeds: range, players: int) -> tuple[float, list, list[tuple[float, int]]]:
+def game_rate(seeds: range, players: int) -> tuple[float, list[Any], list[tuple[float, int]]]:
     """Whole random games per second: decide + legal_commands + evolve, forced choices too.
 
     Also each game's time and seed, so an outlier is seen rather than averaged away.

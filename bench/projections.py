@@ -25,6 +25,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from redis import Redis
 from rq import Queue
@@ -122,7 +123,9 @@ def state_at(url: str, rounds: int) -> list[float]:
 def scoreboard_check(seen: list[float]):  # type: ignore[no-untyped-def]
     """After a quarter of the commands: how long until the scoreboard shows them."""
 
-    def check(conn: http.client.HTTPConnection, gid: str, body: dict, rng: random.Random) -> None:
+    def check(
+        conn: http.client.HTTPConnection, gid: str, body: dict[str, Any], rng: random.Random
+    ) -> None:
         answered = time.perf_counter()
         if rng.random() >= 0.25:
             return
@@ -140,9 +143,12 @@ def visibility(
     url: str, redis_url: str, seconds: float, rq_workers: int
 ) -> tuple[float, list[float], int]:
     port, queue, env = service_env(url, redis_url)
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     server = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "serve", "--workers", "2"], cwd=ROOT, env=env, **quiet
+        [sys.executable, "-m", "service.cli", "serve", "--workers", "2"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     log = open(os.environ.get("TONGIAKI_BENCH_WORKER_LOG", os.devnull), "w")  # noqa: SIM115
     workers = [

@@ -831,7 +831,8 @@ class Disputer(Client):
         )
 
     def journal_receipts(self, game_id: str) -> list[int]:
-        receipts, after = [], 0
+        receipts: list[Any] = []
+        after = 0
         while True:
             page = self.api.call(
                 "GET", f"/games/{game_id}/journal?after={after}&limit=500", token=self.auditor

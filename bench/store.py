@@ -31,6 +31,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import psycopg
 
@@ -147,7 +148,7 @@ def load_times(url: str, rounds: int) -> list[float]:
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        return int(s.getsockname()[1])
 
 
 def wait_until_serving(port: int) -> None:
@@ -243,8 +244,13 @@ def http_bench(
 
 
 def call(
-    conn: http.client.HTTPConnection, method: str, path: str, body=None, token=None, headers=None
-):  # type: ignore[no-untyped-def]
+    conn: http.client.HTTPConnection,
+    method: str,
+    path: str,
+    body: Any = None,
+    token: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> tuple[int, Any]:
     h = {"Content-Type": "application/json", **(headers or {})}
     if token:
         h["Authorization"] = f"Bearer {token}"
@@ -264,7 +270,7 @@ def two_accounts(conn: http.client.HTTPConnection) -> dict[str, str]:
 
 def started_game(
     conn: http.client.HTTPConnection, tokens: dict[str, str], include: str = ""
-) -> tuple[str, dict]:
+) -> tuple[str, dict[str, Any]]:
     """A 2-player game of ``tokens``' accounts (blue, red), started: its id and the
     start's answer (with ``include="?include=legal"``, the first decision's commands)."""
     first = next(iter(tokens.values()))
@@ -282,7 +288,7 @@ def bot_client(
     latencies: list[float],
     lock: threading.Lock,
     seed: int,
-    after_command: Callable[[http.client.HTTPConnection, str, dict, random.Random], None]
+    after_command: Callable[[http.client.HTTPConnection, str, dict[str, Any], random.Random], None]
     | None = None,
     get_legal: bool = False,
 ) -> None:

@@ -36,14 +36,15 @@ import sys
 import tempfile
 import threading
 import time
+from multiprocessing.synchronize import Event as MpEvent
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
 
-from soak import children  # noqa: E402
-from store import (  # noqa: E402
+from bench.soak import children  # noqa: E402
+from bench.store import (  # noqa: E402
     bot_client,
     call,
     free_port,
@@ -78,7 +79,9 @@ class Stream(asyncio.Protocol):
     """One viewer, as lean as a client can be: each event's id is found in the bytes as
     they arrive (the frames' chunked framing left in place) and time-stamped."""
 
-    def __init__(self, path: str, arrivals: dict, opened: asyncio.Future) -> None:
+    def __init__(
+        self, path: str, arrivals: dict[str, list[float]], opened: asyncio.Future[int]
+    ) -> None:
         self.path = path
         self.arrivals = arrivals
         self.opened = opened
@@ -121,8 +124,12 @@ class Stream(asyncio.Protocol):
 
 
 def viewers_process(
-    port: int, paths: list[str], ready: multiprocessing.Queue, go: multiprocessing.Event, out
-) -> None:  # type: ignore[no-untyped-def]
+    port: int,
+    paths: list[str],
+    ready: multiprocessing.Queue[Any],
+    go: MpEvent,
+    out: multiprocessing.Queue[Any],
+) -> None:
     """One viewer process: open every stream of ``paths``, say so, keep them until told,
     then send back {"path|version": [arrival wall times]}."""
     import resource
@@ -142,7 +149,8 @@ def viewers_process(
                 stream = Stream(path, arrivals, opened)
                 streams.append(stream)
                 await loop.create_connection(lambda: stream, "127.0.0.1", port)
-                return await opened
+                status: int = await opened
+                return status
 
         statuses: dict[int, int] = {}
         for status in await asyncio.gather(*(one(p) for p in paths)):
@@ -174,8 +182,8 @@ class Crowd:
 
     def __init__(self, port: int, paths: list[str], clients: int) -> None:
         ctx = multiprocessing.get_context("fork")
-        self.out: multiprocessing.Queue = ctx.Queue()
-        ready: multiprocessing.Queue = ctx.Queue()
+        self.out: multiprocessing.Queue[Any] = ctx.Queue()
+        ready: multiprocessing.Queue[Any] = ctx.Queue()
         self.go = ctx.Event()
         shares = [paths[i::clients] for i in range(clients)]
         self.processes = [
@@ -203,7 +211,7 @@ class Crowd:
         return arrivals
 
 
-def new_game(port: int) -> tuple[str, dict[str, str], dict]:
+def new_game(port: int) -> tuple[str, dict[str, str], dict[str, Any]]:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     tokens = two_accounts(conn)
     gid, body = started_game(conn, tokens, "?include=legal")
@@ -211,9 +219,14 @@ def new_game(port: int) -> tuple[str, dict[str, str], dict]:
 
 
 def pacer(
-    port: int, games: list[str], tokens: dict[str, dict[str, str]], legal: dict[str, dict],
-    until: float, every: float, sent: dict[tuple[str, int], float],
-) -> None:  # fmt: skip
+    port: int,
+    games: list[str],
+    tokens: dict[str, dict[str, str]],
+    legal: dict[str, dict[str, Any]],
+    until: float,
+    every: float,
+    sent: dict[tuple[str, int], float],
+) -> None:
     """One move every ``every`` seconds on the watched games in turn: (game, version) ->
     the wall time the move was sent, for each event it made."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
@@ -275,7 +288,7 @@ def lobby_prober(port: int, until: float, latencies: list[float]) -> None:
         time.sleep(0.2)
 
 
-def start_service(args: argparse.Namespace, url: str | None, tmp: str) -> tuple[list, int]:
+def start_service(args: argparse.Namespace, url: str | None, tmp: str) -> tuple[list[Any], int]:
     port = free_port()
     env = {
         k: v
@@ -313,7 +326,7 @@ def run(args: argparse.Namespace, url: str | None) -> None:
     try:
         games: list[str] = []
         tokens: dict[str, dict[str, str]] = {}
-        legal: dict[str, dict] = {}
+        legal: dict[str, dict[str, Any]] = {}
         for _ in range(args.games):
             gid, seat_tokens, options = new_game(port)
             games.append(gid)
@@ -338,7 +351,7 @@ def run(args: argparse.Namespace, url: str | None) -> None:
         # bots and the lobby prober in processes of their own: in this one, their threads
         # and the pacer would wait for each other's turn at the GIL, and count it as latency
         ctx = multiprocessing.get_context("fork")
-        results: multiprocessing.Queue = ctx.Queue()
+        results: multiprocessing.Queue[Any] = ctx.Queue()
         others = [
             ctx.Process(target=bots_process, args=(port, args.seconds, args.bots, results)),
             ctx.Process(target=lobby_process, args=(port, args.seconds, results)),

@@ -7,11 +7,18 @@ import statistics
 import sys
 import time
 from collections import Counter
+from typing import IO, TYPE_CHECKING
 
 import click
 
 from domain.disputes import REASONS as REASON_CHOICES
 from domain.simulation import GameDidNotEnd, play
+
+if TYPE_CHECKING:
+    from projections.store import ReadModels
+    from service.disputes import DisputeService
+    from service.settings import Settings
+    from service.store.base import Account, SqlStore
 
 
 class Cli(click.Group):
@@ -162,13 +169,13 @@ def simulate(
 # --- the service ---------------------------------------------------------------
 
 
-def _settings():  # type: ignore[no-untyped-def]
+def _settings() -> Settings:
     from service.settings import Settings
 
     return Settings.from_env()
 
 
-def _existing(settings):  # type: ignore[no-untyped-def]
+def _existing(settings: Settings) -> Settings:
     """The settings of a database that is already there: a command that reads (verify,
     export, disputes, projections) never makes an empty one where there was none."""
     if not settings.uses_postgres and not settings.sqlite_path.exists():
@@ -180,7 +187,7 @@ def _existing(settings):  # type: ignore[no-untyped-def]
     return settings
 
 
-def _store(existing: bool = True):  # type: ignore[no-untyped-def]
+def _store(existing: bool = True) -> SqlStore:
     """The event store the settings name (``existing``: it must be there already)."""
     from service.app import open_store
 
@@ -395,7 +402,7 @@ def verify(game_id: str, as_json: bool) -> None:
     is_flag=True,
     help="Export a game whose hash chain is broken, as it is (evidence; no server imports it).",
 )
-def export_game(game_id: str, output, with_secret: bool, allow_broken: bool) -> None:  # type: ignore[no-untyped-def]
+def export_game(game_id: str, output: IO[str], with_secret: bool, allow_broken: bool) -> None:
     """Write a game as NDJSON: a header, its events with hashes, its journal."""
     from service.transfer import export_lines
 
@@ -411,7 +418,7 @@ def export_game(game_id: str, output, with_secret: bool, allow_broken: bool) -> 
 
 @main.command(name="import")
 @click.argument("source", type=click.File("rb"))
-def import_game(source) -> None:  # type: ignore[no-untyped-def]
+def import_game(source: IO[bytes]) -> None:
     """Load an exported game, after checking it through, and build its read models."""
     from datetime import UTC, datetime
 
@@ -462,15 +469,16 @@ def disputes() -> None:
     """Disputes: the auditors' queue, one dispute with its evidence, rulings."""
 
 
-def _disputes_app():  # type: ignore[no-untyped-def]
+def _disputes_app() -> DisputeService:
     """The service as the web process composes it (doorbell included), without a sweeper."""
     from service.app import create_app
 
     app = create_app(_existing(_settings()), sweep=False)
-    return app.extensions["tongiaki.disputes"]
+    service: DisputeService = app.extensions["tongiaki.disputes"]
+    return service
 
 
-def _auditor(service, account_id: str):  # type: ignore[no-untyped-def]
+def _auditor(service: DisputeService, account_id: str) -> Account:
     who = service.store.account(account_id)
     if who is None or who.kind != "auditor":
         raise click.ClickException(
@@ -575,7 +583,7 @@ def disputes_rule(
     click.echo(f"dispute {dispute_id}: ruled, {decision}")
 
 
-def _readmodels():  # type: ignore[no-untyped-def]
+def _readmodels() -> tuple[SqlStore, ReadModels]:
     """The event store and its read models (the worker's code is not needed)."""
     from projections.store import ReadModels
     from service.app import open_store

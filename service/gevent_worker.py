@@ -23,6 +23,39 @@ warnings.filterwarnings("ignore", message="Monkey-patching ssl after ssl")
 
 
 class Worker(GeventWorker):  # type: ignore[misc]
+    """gunicorn's gevent worker: live streams handed to the writer, a connection's first
+    request head awaited as long as the embedded server awaits it, streams ended on
+    SIGTERM."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._first_head: set[Any] = set()  # greenlets still to read their connection's first head
+
+    def handle(self, listener: Any, client: Any, addr: Any) -> None:
+        """One connection. Its first request head may take ``HEAD_TIMEOUT`` to arrive (the
+        embedded server's bound): gunicorn gives every head, the first included, its
+        keep-alive time (2 s), counted from when the greenlet first reads, and closes a
+        connection past it without a word. Under load a greenlet can start reading later
+        than that after a request was sent whole: a crowd of viewers opening at once on a
+        busy machine had hundreds of requests dropped unanswered (reset by the server)."""
+        me = gevent.getcurrent()
+        self._first_head.add(me)
+        try:
+            super().handle(listener, client, addr)
+        finally:
+            self._first_head.discard(me)
+
+    def timeout_ctx(self) -> Any:
+        """The time to read the next request head: ``HEAD_TIMEOUT`` for a connection's
+        first, gunicorn's keep-alive time for the ones after it."""
+        from service.embedded import HEAD_TIMEOUT
+
+        me = gevent.getcurrent()
+        if me in self._first_head:
+            self._first_head.discard(me)
+            return gevent.Timeout(HEAD_TIMEOUT, False)
+        return super().timeout_ctx()
+
     def patch(self) -> None:
         super().patch()
         # psycopg picks gevent's select() when it sees the patching, and that select()

@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-from flask import Response
 from flask.json.provider import DefaultJSONProvider
+from werkzeug.sansio.response import Response as BaseResponse
 
 _OPTIONS = (
     orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
@@ -52,11 +52,12 @@ class OrjsonProvider(DefaultJSONProvider):
                 pass  # the standard library decides (and words the error)
         return super().loads(s, **kwargs)
 
-    def response(self, *args: Any, **kwargs: Any) -> Response:
+    def response(self, *args: Any, **kwargs: Any) -> BaseResponse:
         if self.compact is False or (self.compact is None and self._app.debug):
             return super().response(*args, **kwargs)  # indented for people
         obj = self._prepare_response_obj(args, kwargs)
         fast = self._fast(obj)
         if fast is None:
             return super().response(obj)
-        return self._app.response_class(fast + b"\n", mimetype=self.mimetype)
+        response_class: Any = self._app.response_class  # flask.Response in a Flask app
+        return response_class(fast + b"\n", mimetype=self.mimetype)  # type: ignore[no-any-return]

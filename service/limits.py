@@ -40,7 +40,7 @@ class RateLimits:
         self.memory = FixedWindowRateLimiter(MemoryStorage())
         self.shared: FixedWindowRateLimiter | None = None
         if settings.redis_url and self.limits:
-            storage: Storage = storage_from_string(
+            storage: Storage = storage_from_string(  # type: ignore[assignment]  # a redis:// URL gives the sync kind
                 settings.redis_url,
                 key_prefix=f"{NAMESPACE}:{settings.queue}:limits",
                 socket_timeout=REDIS_TIMEOUT,

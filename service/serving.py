@@ -146,9 +146,9 @@ class BodyDeadline:
             # what is left of the body is never read: the connection closes after the
             # answer, and says so (gunicorn ignores an app's Connection header, but its
             # start_response belongs to the response it writes, which can be told)
-            owner = getattr(start_response, "__self__", None)
-            if callable(getattr(owner, "force_close", None)):
-                owner.force_close()
+            force_close = getattr(getattr(start_response, "__self__", None), "force_close", None)
+            if callable(force_close):
+                force_close()
             # the app never saw the request: its id, access line and headers are given here
             rid = _request_id(environ)
             logging.getLogger("tongiaki.access").info(
@@ -498,7 +498,7 @@ def run_gunicorn(settings: Settings, host: str, port: int, workers: int) -> None
     from service.logs import gunicorn_logconfig
 
     more_files()
-    util.write_error = _write_problem  # type: ignore[assignment]  # workers fork after this
+    util.write_error = _write_problem  # workers fork after this
     # the workers' metrics, added up at every scrape (service.metrics): one fresh
     # directory per server, set before the workers import prometheus_client
     if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):

@@ -31,10 +31,10 @@ class ParkingResponse(Response):
         opened: float,
     ) -> None:
         super().__init__()
-        self.stream = (writer, sub, after, first, timeout, request_id, opened)
+        self.handoff_args = (writer, sub, after, first, timeout, request_id, opened)
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
-        writer, sub, after, first, timeout, request_id, opened = self.stream
+        writer, sub, after, first, timeout, request_id, opened = self.handoff_args
         sock = environ.get("gunicorn.socket") or environ.get("werkzeug.socket")
         lines = [f"HTTP/1.1 {self.status}"]
         lines += [

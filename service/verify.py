@@ -64,9 +64,9 @@ def verify_game(store: EventStore, game_id: str) -> Verification:
         try:
             events.append(decode_event(e.body()))
         except (MalformedPayload, ValueError) as exc:
-            problems = (*chain.problems, f"event {e.version} cannot be read: {exc}")
+            unreadable = (*chain.problems, f"event {e.version} cannot be read: {exc}")
             return Verification(
-                game_id, False, len(stored), False, problems, False, None, (), 0, 0, ()
+                game_id, False, len(stored), False, unreadable, False, None, (), 0, 0, ()
             )
     final = replay(events)
     deck_ok: bool | None = None

@@ -313,7 +313,7 @@ class Writer:
             if n % BATCH == 0:
                 time.sleep(0)  # other requests (greenlets, threads) get their turn
 
-    def _push(self, stream: Parked, view: Any, joined: dict, now: float) -> None:
+    def _push(self, stream: Parked, view: Any, joined: dict[Any, Any], now: float) -> None:
         if stream.fd < 0:
             return
         if stream.tail and not self._flush(stream, now):  # its socket still takes nothing

@@ -111,7 +111,9 @@ async def watch(
                     viewer.events.append(item)
                     if on_event is not None:
                         on_event(*item)
-    except (StopAsyncIteration, asyncio.IncompleteReadError, ConnectionError):
+    except (StopAsyncIteration, asyncio.IncompleteReadError, ConnectionError) as exc:
+        if not viewer.status:  # closed before any answer: say how
+            viewer.problem = {"closed_before_answer": repr(exc)[:200]}
         viewer.closed = True
         viewer.opened.set()
         return viewer

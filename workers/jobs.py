@@ -97,7 +97,7 @@ def schedule_clock(queue: Queue, game_id: str, due_ms: int | None) -> None:
     and the tick before it both see it) is scheduled once."""
     redis = queue.connection
     key = clock_key(queue, game_id)
-    known = redis.get(key)
+    known: bytes | None = redis.get(key)  # type: ignore[assignment]  # a sync client
     known_due, _, known_job = (known.decode() if known else "").partition(":")
     if due_ms is None:  # nothing waits on time now (the game ended, or has no clock)
         if known is not None:
@@ -207,7 +207,8 @@ class OutageFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         if "could not connect to Redis" in record.getMessage():
-            self.outage.failed(str(record.args[1]) if len(record.args or ()) > 1 else "")
+            args = record.args if isinstance(record.args, tuple) else ()
+            self.outage.failed(str(args[1]) if len(args) > 1 else "")
             return False
         return True
 

@@ -61,7 +61,7 @@ class Schedule:
 
     @property
     def holds_lock(self) -> bool:
-        return self.scheduler.acquired_locks == self.queues
+        return bool(self.scheduler.acquired_locks == self.queues)
 
     def look(self) -> None:
         """One look: the lock (taken, or kept alive), then the due jobs moved. Each look

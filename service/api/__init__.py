@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import Any, TypeVar
 
@@ -107,6 +107,7 @@ def parse_json(raw: bytes) -> Any:
         if isinstance(value, dict | list):
             if depth > MAX_DEPTH:
                 raise BadRequest("too_deep", f"the body nests deeper than {MAX_DEPTH} levels")
+            items: Iterable[Any]
             if isinstance(value, dict):
                 colons += sum(1 + k.count(":") for k in value)
                 items = value.values()

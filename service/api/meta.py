@@ -33,7 +33,7 @@ def _cached(body: bytes, mimetype: str) -> Response:
     response.set_etag(hashlib.sha256(body).hexdigest()[:32])  # each its own
     response.cache_control.public = True
     response.cache_control.max_age = 300
-    response = response.make_conditional(request)  # 304 to a client that has it
+    response.make_conditional(request)  # 304 to a client that has it (in place)
     response.headers.pop("Date", None)  # the server writes one (a 304 had two)
     return response
 

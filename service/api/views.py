@@ -160,7 +160,7 @@ def disputed(games: Sequence[dict[str, Any]]) -> None:
         game["rulings"] = mine.get("ruled", 0)
 
 
-def timed(games: list[dict[str, Any]]) -> None:
+def timed(games: Sequence[dict[str, Any]]) -> None:
     """Each running clock as of now: time left per seat (docs/clocks.md)."""
     now = game_service().clock()
     for game in games:

@@ -157,7 +157,7 @@ def _entry(row: Sequence[Any]) -> JournalEntry:
 
 
 def _dispute_row(row: Sequence[Any]) -> DisputeRow:
-    return DisputeRow(*row[:2], int(row[2]), *row[3:])
+    return DisputeRow(row[0], row[1], int(row[2]), row[3], row[4], row[5], row[6], row[7], row[8])
 
 
 def _event(row: Sequence[Any]) -> StoredEvent:

@@ -210,6 +210,6 @@ class SQLiteEventStore(SqlEventStore):
             self._available.notify_all()
 
 
-def _lower(text: object) -> object:
+def _lower(text: str | bytes | int | float | None) -> str | bytes | int | float | None:
     """SQL ``LOWER`` for SQLite, in Python's full Unicode (SQLite's own folds ASCII only)."""
     return text.lower() if isinstance(text, str) else text

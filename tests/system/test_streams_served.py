@@ -30,6 +30,19 @@ async def _open(port: int, gid: str, n: int, stop: asyncio.Event) -> tuple[list[
         for v in viewers
     ]
     await asyncio.wait_for(asyncio.gather(*(v.opened.wait() for v in viewers)), 60)
+    # refused for now (503 with Retry-After: on a loaded machine the database pool stayed
+    # busy past its wait): the viewer comes back after the time it was given, as
+    # EventSource does
+    for _ in range(5):
+        again = [i for i, v in enumerate(viewers) if v.status == 503 and "retry-after" in v.headers]
+        if not again:
+            break
+        await asyncio.sleep(float(viewers[again[0]].headers["retry-after"]))
+        for i in again:
+            viewers[i] = Viewer()
+            path = f"/api/v1/games/{gid}/stream"
+            tasks.append(asyncio.create_task(watch(port, path, viewers[i], stop=stop)))
+        await asyncio.wait_for(asyncio.gather(*(viewers[i].opened.wait() for i in again)), 60)
     return viewers, tasks
 
 
