@@ -301,6 +301,14 @@ def _player(state: GameState, seat: int) -> str:
     return next(p.player_id for p in state.players if p.seat == seat)
 
 
+def _your_move_words(state: GameState, seat: int) -> str:
+    """"It is your move.", naming the colour to move when the seat plays two (R5)."""
+    player = next(p for p in state.players if p.seat == seat)
+    if len(player.colours) > 1 and state.pending is not None:
+        return f"It is your move with {state.pending.colour.capitalize()}."
+    return "It is your move."
+
+
 def notices(
     before: GameState, events: Sequence[tuple[int, Mapping[str, Any], ev.Event]]
 ) -> list[dict[str, Any]]:
@@ -369,6 +377,6 @@ def notices(
                     )
         now = _seat_to_move(state)
         if now is not None and now != was:
-            tell(_player(state, now), "your_move", "It is your move.")
+            tell(_player(state, now), "your_move", _your_move_words(state, now))
         i = j
     return found

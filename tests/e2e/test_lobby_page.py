@@ -74,3 +74,34 @@ def test_the_filters_and_the_search_narrow_the_lists(browser, server):
     page.check("#filter-free")
     page.wait_for_function("document.querySelectorAll('#open-games li[data-game]').length > 0")
     assert page.errors == []
+
+
+def test_my_games_page_on_and_a_redrawn_list_keeps_its_scroll(browser, server):
+    """A probe's account in 60 games saw 50 and no sign of more; and every redraw of the
+    lobby (each 5 s, when anything changed) threw a list scrolled down back to its top."""
+    from tests.e2e.test_browser import signed_in
+
+    me = call(server, "POST", "/accounts", body={"name": "Mia Many"})
+    mine = []
+    for _ in range(25):
+        gid = call(server, "POST", "/games", me["token"], {"max_players": 3})["game_id"]
+        call(server, "POST", f"/games/{gid}/seats", me["token"], {"colour": "green"})
+        mine.append(gid)
+    page = signed_in(browser, server, me["token"], me["account_id"], "Mia Many")
+    page.goto(f"{server}/")
+    page.wait_for_selector("#my-games li[data-game]")
+    assert page.locator("#my-games li[data-game]").count() == 20
+    page.click("#my-games .show-more")
+    page.wait_for_function("document.querySelectorAll('#my-games li[data-game]').length === 25")
+    assert not page.is_visible("#my-games .show-more")
+    shown = page.eval_on_selector_all("#my-games li[data-game]", "i => i.map(x => x.dataset.game)")
+    assert set(shown) == set(mine)
+    # scrolled down in a list, then the lobby changes and is drawn again
+    page.eval_on_selector("#my-games .game-list", "box => { box.scrollTop = 200; }")
+    top = page.eval_on_selector("#my-games .game-list", "box => box.scrollTop")
+    assert top > 0
+    other = call(server, "POST", "/accounts", body={"name": "Newcomer"})
+    fresh = call(server, "POST", "/games", other["token"], {"max_players": 2})["game_id"]
+    page.wait_for_selector(f"#open-games li[data-game='{fresh}']", timeout=20_000)
+    assert page.eval_on_selector("#my-games .game-list", "box => box.scrollTop") == top
+    assert page.errors == []

@@ -160,3 +160,26 @@ def test_a_server_restart_leaves_no_page_behind(browser, live):
     play(live.url, gid, tokens, random.Random(7), 4)  # right after the restart
     up_to_date(page, head(live.url, gid), seconds=30)
     assert page.errors == []
+
+
+def test_moves_faster_than_the_page_shows_them_never_leave_it_far_behind(browser, live):
+    """Moves made faster than the page shows steps one by one: the steps that arrive while
+    it plays older ones are not queued without end (a probe's page was 80 steps behind
+    38 s after the last move, saying "live"); past a dozen waiting it jumps to now, and
+    says it is up to date only at the game's newest step."""
+    gid, tokens, accounts = game(live.url)
+    page = as_player(browser, live.url, accounts[0])
+    page.add_init_script("localStorage.setItem('tongiaki.stepMs', '450')")  # the default
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    open_game_page(page, live.url, gid)
+    up_to_date(page, head(live.url, gid))
+    rng = random.Random(11)
+    for _ in range(40):  # a move every quarter second: faster than steps are shown
+        if play(live.url, gid, tokens, rng, 1)["decision"] is None:
+            break
+        time.sleep(0.25)
+    moved = head(live.url, gid)
+    assert moved > 40, moved
+    up_to_date(page, moved, seconds=15)
+    assert page.errors == []

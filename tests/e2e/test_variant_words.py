@@ -61,6 +61,11 @@ def test_two_colours_each_the_prompt_title_and_scoreboard_name_the_colour(browse
         assert page.title().startswith(f"(1) Your move with {colour}")
         row = page.locator("table.scores tr.to-move")
         assert row.count() == 1 and f"to move ({colour})" in row.inner_text()
+        if not seen:  # the lobby's "your move" says with which colour too
+            page.goto(f"{server}/")
+            flag = page.locator(f"#my-games li[data-game='{gid}'] .your-move")
+            flag.wait_for()
+            assert flag.inner_text().strip() == f"· your move with {colour}"
         seen.add(colour)
         page.context.close()
         call(
@@ -81,6 +86,7 @@ def test_two_colours_each_the_prompt_title_and_scoreboard_name_the_colour(browse
         assert cell.inner_text() == f"{seat['points']} ({blue_red})"
         assert blue_red in page.inner_text("#result")
     assert "R5" in page.inner_text("#result")
+    assert "two colours add up (rule R5)" in page.inner_text("#scores-why")  # in sight
     assert page.title().startswith(("You won", "Game over"))
     assert page.locator("table.scores tr.to-move").count() == 0
     assert page.errors == []
@@ -103,16 +109,64 @@ def test_a_move_being_chosen_that_another_tab_played_goes_with_a_word(browser, s
     assert page.errors == []
 
 
-def test_play_says_the_orientation_chosen_in_a_free_orientation_game(browser, server):
+def in_view(page) -> bool:  # type: ignore[no-untyped-def]
+    """Play is wholly inside the window (on a phone, within the bottom bar's sight)."""
+    return bool(
+        page.evaluate(
+            "(() => { const r = document.getElementById('play').getBoundingClientRect();"
+            " const bar = document.getElementById('action-bar').getBoundingClientRect();"
+            " return r.top >= Math.max(0, bar.top) - 1 && r.bottom <= window.innerHeight + 1; })()"
+        )
+    )
+
+
+@pytest.mark.parametrize("viewport", ["desktop", "phone"])
+def test_play_says_the_orientation_chosen_in_a_free_orientation_game(browser, server, viewport):
+    """On a 390 x 844 phone a probe found Play cut off below the bottom bar while placing
+    a tile: it stays in sight however long the bar's content."""
     gid, tokens, accounts = game(server)
     legal = until_decision(
         server, gid, tokens, "tile_placement", random.Random(3), prefer=new_colonisation
     )
-    page = as_player(browser, server, account_of(accounts, legal["player_id"]))
+    page = as_player(browser, server, account_of(accounts, legal["player_id"]), viewport)
     open_game_page(page, server, gid)
     page.locator("svg.board .cell-target").first.click()
     text = page.inner_text("#play")
     assert "as it was drawn, not turned" in text or "clockwise" in text, text
     page.click("#turn-right")
     assert "clockwise from how it was drawn" in page.inner_text("#play")
+    page.wait_for_function("!document.getElementById('play').disabled")
+    assert in_view(page)
     assert page.errors == []
+
+
+def test_with_the_supply_empty_the_hint_asks_for_what_is_still_missing(browser, server):
+    """A probe picked the boat to move first and the hint still said "Now pick the boat
+    to move."; it asks for the beach then. Play stays in sight however long the list of
+    beaches to take a boat from (on a phone too)."""
+    gid, tokens, accounts = game(server)
+    rng = random.Random(21)
+    for _ in range(1500):
+        legal = call(server, "GET", f"/games/{gid}/legal")
+        assert legal["decision"] is not None, "the game ended before a supply ran out"
+        if any(c.get("take_from") for c in legal["commands"]):
+            break
+        call(
+            server,
+            "POST",
+            f"/games/{gid}/commands",
+            tokens[legal["player_id"]],
+            rng.choice(legal["commands"]),
+        )
+    else:
+        raise AssertionError("no supply ran out")
+    for viewport in ("desktop", "phone"):
+        page = as_player(browser, server, account_of(accounts, legal["player_id"]), viewport)
+        open_game_page(page, server, gid)
+        page.wait_for_selector("#take-hint")
+        assert in_view(page)
+        page.locator("[data-token^='take:']").first.click()
+        page.wait_for_function("document.getElementById('hint').textContent.length > 0")
+        assert page.inner_text("#hint") == "Now pick the beach the boat goes to."
+        assert in_view(page)
+        assert page.errors == []

@@ -184,3 +184,21 @@ def test_the_clock_events_are_told_in_words_and_belong_to_their_seat():
     assert step(9, ev.TurnTimedOut("blue", 1, "p1", 1), state, {}, None).colour == "blue"
     ended = ev.GameEnded("last_island_drawn", (), ("p1",), "none", resigned=("p3",))
     assert describe(ended, state).endswith("; Green resigned and ranks last (C6)")
+
+
+def test_a_your_move_notice_names_the_colour_when_a_player_has_two():
+    """R5: with two colours each, "It is your move" says which of the two moves (a probe
+    found the notifications saying only "It is your move.")."""
+    from domain.simulation import play
+    from projections.models import notices
+
+    def told(game) -> list[str]:  # type: ignore[no-untyped-def]
+        found = notices(
+            replay([]), [(i + 1, {"command_id": str(i)}, e) for i, e in enumerate(game.events)]
+        )
+        return [n["text"] for n in found if n["kind"] == "your_move"]
+
+    two = told(play(5, 2, two_colours_each=True))
+    assert two and all(t.startswith("It is your move with ") for t in two)
+    assert len(set(two)) >= 3  # each colour of the table, by name
+    assert set(told(play(5, 2))) == {"It is your move."}

@@ -259,6 +259,10 @@ function scoreboardPanel() {
   return el(
     "table",
     { class: "scores", "aria-label": "Scoreboard" },
+    // with two colours each, why a player's points are a sum, in sight (not only on hover)
+    board.seats.some((s) => s.colours.length > 1)
+      ? el("caption", { id: "scores-why", class: "muted" }, "Each colour scores as a seat; a player's two colours add up (", ruleLink("R5"), ").")
+      : null,
     el("thead", {}, el("tr", {}, ...["Player", "Points", "Islands", "On board", "Supply", "Kings", "Rank"].map((h) => el("th", { scope: "col" }, h)))),
     el("tbody", {}, rows),
   );
@@ -299,7 +303,8 @@ function actionPanel(state) {
     let words = position.phase === "open" ? "Waiting for players to join and start." : "Waiting…";
     if (view.queue.length || view.animating) {
       const mine = head?.decision && head.player_id === me()?.account_id;
-      words = `Showing the moves made meanwhile${mine ? " — then it is your move" : ""}.`;
+      const withColour = mine ? colourOf(view.names, head.player_id, head.colour) : "";
+      words = `Showing the moves made meanwhile${mine ? ` — then it is your move${withColour ? ` with ${withColour}` : ""}` : ""}.`;
       box.append(
         el("p", { id: "decision", class: mine ? "your-move" : "" }, words),
         el("button", { type: "button", id: "skip-now", class: mine ? "primary" : "", onclick: skip }, "Skip to now"),
@@ -380,7 +385,10 @@ function stillNeeded({ compatible, chosen }) {
   const kinds = new Set(compatible.flatMap((c) => tokens(c).map((t) => t.split(":")[0])));
   if (view.legal.decision === "choose_emigration") return picked ? "Now pick the jetty the fleet leaves by." : "Pick a full beach.";
   if (view.legal.decision === "landing") return "";
-  if (kinds.has("take") && picked) return "Now pick the boat to move.";
+  if (kinds.has("take") && picked) {
+    // the boat from the board picked first, or the beach it goes to first: ask for the other
+    return view.selection.some((t) => t.startsWith("take:")) ? "Now pick the beach the boat goes to." : "Now pick the boat to move.";
+  }
   const beaches = fewest === 1 ? "1 more beach" : `${fewest} more beaches`;
   return picked ? `Pick ${beaches}.` : "";
 }
@@ -742,29 +750,44 @@ async function catchUpHistory() {
   renderMoves();
 }
 
-async function animate() {
-  if (view.animating) return;
-  view.animating = true;
-  await catchUpHistory();
-  if (view.queue.length > MAX_ANIMATED) {
-    // too many to show one by one: the board jumps to now, the move list has them all
-    const missed = view.queue.length;
-    view.queue = [];
-    view.animating = false;
-    view.overlay = null;
-    view.stepText = `${missed} steps were made meanwhile: see the move list.`;
-    await refresh(true);
-    renderMoves();
-    return;
-  }
+// What the newest step will ask (so the title and the action bar can say "then it is
+// your move" while older steps play); asked again whenever newer steps arrive.
+function lookAhead() {
   const head = view.queue.at(-1);
+  if (!head) return;
   api("GET", `/games/${gameId}/legal`).then((r) => {
-    if (r.ok && r.data.version >= head) {
+    if (r.ok && r.data.version >= head && r.data.version >= (view.headLegal?.version || 0)) {
       view.headLegal = r.data;
       render();
     }
   });
+}
+
+// Steps made since the board's version, queued. Shown one by one while they are few;
+// whenever more than MAX_ANIMATED wait (at the start, or because more keep coming
+// faster than they are shown) the board jumps to now and the move list has them all:
+// the page is never more than a few steps behind the game for long.
+async function animate() {
+  if (view.animating) {
+    lookAhead();
+    return;
+  }
+  view.animating = true;
+  await catchUpHistory();
+  lookAhead();
   while (view.queue.length) {
+    if (view.queue.length > MAX_ANIMATED) {
+      const missed = view.queue.length;
+      view.queue = [];
+      view.animating = false;
+      view.headLegal = null;
+      view.overlay = null;
+      view.stepText = `${missed} steps were made meanwhile: see the move list.`;
+      await refresh(true);
+      await catchUpHistory();
+      upToDate();
+      return;
+    }
     const version = view.queue.shift();
     if (version <= view.version) continue;
     const state = await api("GET", `/games/${gameId}/state?at=${version}`);
@@ -798,6 +821,21 @@ async function animate() {
   view.headLegal = null;
   await refresh();
   renderMoves();
+  upToDate();
+}
+
+// The stream is live again: say the page is up to date only once the board shows the
+// game's newest step (while steps made meanwhile play, it says it is catching up).
+function upToDate() {
+  if (!view.backOnline || view.queue.length || view.animating || view.connection !== "live") return;
+  view.backOnline = false;
+  document.body.dataset.connection = "live";
+  const box = document.getElementById("connection");
+  box.textContent = "The live connection is back: this page is up to date.";
+  box.className = "banner ok";
+  box.hidden = false;
+  clearTimeout(banner.timer);
+  banner.timer = setTimeout(() => (box.hidden = true), 3000);
 }
 
 function skip() {
@@ -830,12 +868,12 @@ function banner(status) {
     box.className = `banner ${status === "polling" || status === "catching-up" ? "info" : "warning"}`;
     box.hidden = false;
   } else if (previous !== "live") {
-    box.textContent = "The live connection is back: this page is up to date.";
-    box.className = "banner ok";
+    view.backOnline = true;
+    box.textContent = "The live connection is back: catching up with the moves made meanwhile…";
+    box.className = "banner info";
     box.hidden = false;
-    clearTimeout(banner.timer);
-    banner.timer = setTimeout(() => (box.hidden = true), 3000);
-    refresh();
+    document.body.dataset.connection = "catching-up"; // "live" once the board is at the game's newest step
+    refresh().then(upToDate);
   }
 }
 

@@ -204,7 +204,9 @@ const STATUS = { setup: "setting up", playing: "in play", ended: "over", open: "
 function gameRow(game, mine) {
   const active = game.active_colour ? game.seats.find((s) => s.colours.includes(game.active_colour)) : null;
   const turn = game.active_colour ? ` · ${active?.name || cap(game.active_colour)} (${cap(game.active_colour)}) to play` : "";
-  const flag = mine && game.my_move ? el("strong", { class: "your-move" }, " · your move") : null;
+  // with two colours each, which of mine is to move (R5)
+  const which = game.two_colours_each && game.active_colour ? ` with ${cap(game.active_colour)}` : "";
+  const flag = mine && game.my_move ? el("strong", { class: "your-move" }, ` · your move${which}`) : null;
   const running = game.clock && game.clock.seat ? timeLeft(game.clock, game.clock.seat) : null;
   const clock = controlText(game.time_control)
     ? el("span", { class: "clock" }, ` · clock ${controlText(game.time_control)}`, running ? [" · ", running, " left"] : null)
@@ -230,7 +232,7 @@ function gameRow(game, mine) {
 }
 
 const PAGE = 20; // games a list shows at first, and more each time
-const lists = { open: PAGE, running: PAGE, finished: PAGE }; // how many each shows now
+const lists = { open: PAGE, running: PAGE, finished: PAGE, mine: PAGE }; // how many each shows now
 const filters = { players: "", variant: "", clock: "", free_seat: false, player: "" };
 
 /** The lobby query of the filters chosen (besides the status and the page). */
@@ -263,6 +265,12 @@ function list(title, id, answer, row, key) {
         onclick: async (event) => {
           const button = event.currentTarget;
           button.disabled = true;
+          if (key === "mine") {
+            // my games page by offset (GET /me/games): the next look asks for more of them
+            lists.mine += PAGE;
+            load.shown = null;
+            return load();
+          }
           const status = { open: "open", running: "playing", finished: "ended" }[key];
           const r = await api("GET", lobbyUrl(status, PAGE, answer.next_before));
           if (!r.ok) {
@@ -327,7 +335,7 @@ async function load() {
     api("GET", lobbyUrl("setup", PAGE)),
     api("GET", lobbyUrl("playing", lists.running)),
     api("GET", lobbyUrl("ended", lists.finished)),
-    account ? api("GET", "/me/games?limit=50") : Promise.resolve({ ok: true, data: { games: [] } }),
+    account ? api("GET", `/me/games?limit=${lists.mine}`) : Promise.resolve({ ok: true, data: { games: [] } }),
   ]);
   if (account && mine.status === 401) {
     // the server no longer knows this token (a reset database): sign in afresh
@@ -349,7 +357,7 @@ async function load() {
   if (account) {
     parts.push(
       el("section", { class: "card", id: "account" }, el("p", {}, el("button", { type: "button", onclick: () => { signOut(); load(); } }, "Sign out")), tokenCard(account)),
-      list("My games", "my-games", mine.ok ? mine.data : null, (g) => gameRow(g, true)),
+      list("My games", "my-games", mine.ok ? mine.data : null, (g) => gameRow(g, true), "mine"),
       createForm(),
     );
   } else {
@@ -362,7 +370,15 @@ async function load() {
     list("Running games", "running-games", running, (g) => gameRow(g, false), "running"),
     list("Finished games", "finished-games", ended.ok ? ended.data : null, (g) => gameRow(g, false), "finished"),
   );
+  // each list keeps where it was scrolled to, and the page too, when it is drawn again
+  const scrolled = new Map([...document.querySelectorAll("#main .card[id] .game-list")].map((box) => [box.closest(".card").id, box.scrollTop]));
+  const pageY = window.scrollY;
   document.getElementById("main").replaceChildren(el("div", { class: "lobby" }, ...parts));
+  for (const [id, top] of scrolled) {
+    const box = document.querySelector(`#${id} .game-list`);
+    if (box) box.scrollTop = top;
+  }
+  window.scrollTo(0, pageY);
   // what was picked before the lists changed stays picked, where it still can be
   const restore = (s) => {
     const before = choices.get(key(s));
