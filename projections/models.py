@@ -302,7 +302,7 @@ def _player(state: GameState, seat: int) -> str:
 
 
 def _your_move_words(state: GameState, seat: int) -> str:
-    """"It is your move.", naming the colour to move when the seat plays two (R5)."""
+    """ "It is your move.", naming the colour to move when the seat plays two (R5)."""
     player = next(p for p in state.players if p.seat == seat)
     if len(player.colours) > 1 and state.pending is not None:
         return f"It is your move with {state.pending.colour.capitalize()}."
