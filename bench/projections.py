@@ -44,7 +44,7 @@ from bench.store import (  # noqa: E402
 from domain.serialization import encode  # noqa: E402
 from domain.simulation import play  # noqa: E402
 from projections.store import PROJECTIONS, ReadModels  # noqa: E402
-from service.games import GameService  # noqa: E402
+from service.play.games import GameService  # noqa: E402
 from service.store.base import CommandRecord, NewEvent  # noqa: E402
 from service.store.postgres import PostgresEventStore  # noqa: E402
 

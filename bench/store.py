@@ -116,7 +116,7 @@ def append_rate(url: str, writers: int, seconds: float) -> float:
 
 def load_times(url: str, rounds: int) -> list[float]:
     from domain.simulation import play
-    from service.games import GameService
+    from service.play.games import GameService
 
     store = PostgresEventStore(url)
     service = GameService(store, snapshot_every=100)

@@ -9,29 +9,29 @@ from datetime import UTC, datetime, timedelta
 from flask import Flask
 
 from projections.store import ReadModels
-from service.api import MAX_BODY, GameIdConverter, register_errors
-from service.api.accounts import bp as accounts_bp
-from service.api.disputes import DisputeIdConverter
-from service.api.disputes import bp as disputes_bp
-from service.api.games import bp as games_bp
-from service.api.meta import bp as meta_bp
-from service.api.views import bp as views_bp
-from service.disputes import DisputeService
-from service.doorbells import BackgroundDoorbell, InlineDoorbell, RqDoorbell, sweep_inline
-from service.feed import FD_RESERVE, Feed, FeedDoorbell, fd_budget, listener_for
-from service.games import Doorbell, GameService
-from service.headers import install as install_headers
-from service.health import bp as health_bp
-from service.jsonprovider import OrjsonProvider
-from service.limits import RateLimits
-from service.logs import install as install_logs
-from service.metrics import bp as metrics_bp
-from service.metrics import track
-from service.notify import NOTIFY_EVERY, Notifier, run_deliveries
-from service.settings import Settings
+from service.audit.disputes import DisputeService
+from service.http.api import MAX_BODY, GameIdConverter, register_errors
+from service.http.api.accounts import bp as accounts_bp
+from service.http.api.disputes import DisputeIdConverter
+from service.http.api.disputes import bp as disputes_bp
+from service.http.api.games import bp as games_bp
+from service.http.api.meta import bp as meta_bp
+from service.http.api.views import bp as views_bp
+from service.http.headers import install as install_headers
+from service.http.health import bp as health_bp
+from service.http.jsonprovider import OrjsonProvider
+from service.http.limits import RateLimits
+from service.http.metrics import bp as metrics_bp
+from service.http.metrics import track
+from service.http.web import bp as web_bp
+from service.live.doorbells import BackgroundDoorbell, InlineDoorbell, RqDoorbell, sweep_inline
+from service.live.feed import FD_RESERVE, Feed, FeedDoorbell, fd_budget, listener_for
+from service.notifications.notify import NOTIFY_EVERY, Notifier, run_deliveries
+from service.play.games import Doorbell, GameService
+from service.play.timekeeper import ClockBell, LocalScheduler, Timekeeper
+from service.runtime.logs import install as install_logs
+from service.runtime.settings import Settings
 from service.store.base import SqlStore
-from service.timekeeper import ClockBell, LocalScheduler, Timekeeper
-from service.web import bp as web_bp
 
 
 def open_store(settings: Settings) -> SqlStore:
@@ -40,7 +40,7 @@ def open_store(settings: Settings) -> SqlStore:
         from service.store.postgres import PostgresEventStore
 
         return PostgresEventStore(settings.database_url)
-    from service.settings import ConfigError
+    from service.runtime.settings import ConfigError
     from service.store.sqlite import SQLiteEventStore
 
     try:
@@ -81,9 +81,9 @@ def check_services(settings: Settings) -> None:
             client.close()
 
 
-# live streams one process holds at once (service.feed) unless TONGIAKI_MAX_STREAMS says:
+# live streams one process holds at once (service.live.feed) unless TONGIAKI_MAX_STREAMS says:
 # the embedded server gives each connection a thread of its own (~30 KB each, waiting);
-# a gevent worker a greenlet (service.serving)
+# a gevent worker a greenlet (service.servers.serving)
 EMBEDDED_STREAMS = 2000
 
 
@@ -127,7 +127,7 @@ def create_app(
         doorbell = InlineDoorbell(readmodels)
         if sweep:  # projections left behind by a crash or a failed catch-up
             sweep_inline(readmodels, settings.sweep_every, lambda: store.closed)
-    app = Flask(__name__, static_folder=None)  # the pages serve their own (service/web)
+    app = Flask(__name__, static_folder=None)  # the pages serve their own (service/http/web)
     app.json = OrjsonProvider(app)
     # a chunked body is read no further than one byte past the limit (then 413)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY + 1

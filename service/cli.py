@@ -16,8 +16,8 @@ from domain.simulation import GameDidNotEnd, play
 
 if TYPE_CHECKING:
     from projections.store import ReadModels
-    from service.disputes import DisputeService
-    from service.settings import Settings
+    from service.audit.disputes import DisputeService
+    from service.runtime.settings import Settings
     from service.store.base import Account, SqlStore
 
 
@@ -31,10 +31,10 @@ class Cli(click.Group):
     def invoke(self, ctx: click.Context) -> object:
         from redis.exceptions import RedisError
 
+        from service.audit.transfer import TransferError
         from service.errors import ServiceError
-        from service.settings import ConfigError
+        from service.runtime.settings import ConfigError
         from service.store.base import StoreError
-        from service.transfer import TransferError
 
         try:
             return super().invoke(ctx)
@@ -170,7 +170,7 @@ def simulate(
 
 
 def _settings() -> Settings:
-    from service.settings import Settings
+    from service.runtime.settings import Settings
 
     return Settings.from_env()
 
@@ -227,7 +227,7 @@ def serve(host: str | None, port: int | None, workers: int, threads: int) -> Non
         warnings.filterwarnings("ignore", message="Monkey-patching ssl after ssl")
         monkey.patch_all()
     from service.app import check_services
-    from service.serving import run_embedded, run_gunicorn
+    from service.servers.serving import run_embedded, run_gunicorn
 
     settings = _settings()
     host = host or settings.host
@@ -237,7 +237,7 @@ def serve(host: str | None, port: int | None, workers: int, threads: int) -> Non
     check_services(settings)  # here, once, with the cause: not in every worker's traceback
     can_listen(host, port)
     where = "PostgreSQL" if settings.uses_postgres else f"SQLite at {settings.sqlite_path}"
-    from service.logs import configure as configure_logs
+    from service.runtime.logs import configure as configure_logs
 
     configure_logs(settings.log_format or ("json" if workers > 0 else "text"))
     logging.getLogger("tongiaki.serve").info(
@@ -285,7 +285,7 @@ def check_install(lock_path: str | None, allow_extra: bool) -> None:
     import os
     from pathlib import Path
 
-    from service import installs
+    from service.runtime import installs
 
     lock = Path(lock_path) if lock_path else installs.SERVICE_LOCK
     try:
@@ -321,8 +321,8 @@ def verify(game_id: str, as_json: bool) -> None:
     """Check a game's hash chain, fair draws and every command; exit 1 if anything is off."""
     import json
 
+    from service.audit.verify import verify_game
     from service.errors import ServiceError
-    from service.verify import verify_game
 
     store = _store()
     try:
@@ -404,7 +404,7 @@ def verify(game_id: str, as_json: bool) -> None:
 )
 def export_game(game_id: str, output: IO[str], with_secret: bool, allow_broken: bool) -> None:
     """Write a game as NDJSON: a header, its events with hashes, its journal."""
-    from service.transfer import export_lines
+    from service.audit.transfer import export_lines
 
     store = _store()
     try:
@@ -423,7 +423,7 @@ def import_game(source: IO[bytes]) -> None:
     from datetime import UTC, datetime
 
     from projections.store import ReadModels
-    from service.transfer import import_game as load
+    from service.audit.transfer import import_game as load
 
     store = _store(existing=False)  # a new service's first game may come this way
     try:
@@ -450,7 +450,7 @@ def auditor_create(name: str) -> None:
     """Create an auditor account and print its token (shown once)."""
     from datetime import UTC, datetime
 
-    from service.accounts import create_account
+    from service.play.accounts import create_account
 
     store = _store(existing=False)  # a new service's first auditor
     try:
@@ -599,7 +599,7 @@ def _readmodels() -> tuple[SqlStore, ReadModels]:
 @click.option("--burst", is_flag=True, help="Work until the queue is empty, then stop.")
 def worker(burst: bool) -> None:
     """Run an rq worker on the projection queue (needs REDIS_URL), with the sweeper."""
-    from service.logs import configure as configure_logs
+    from service.runtime.logs import configure as configure_logs
     from workers.jobs import run_worker
 
     settings = _settings()

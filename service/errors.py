@@ -1,4 +1,10 @@
-"""The service's error vocabulary; one Flask handler maps it to problem+json."""
+"""The service's error vocabulary: what went wrong, said without HTTP.
+
+Each error has a ``kind`` (``forbidden``, ``conflict``, ``invalid``…), a stable ``code``,
+a detail in words and, where a rule decided, its ``rule``. Only the HTTP layer says
+which status a kind is answered with (``service.http.statuses``); the command journal
+stores the kind of a refusal (rows written before this stored its status, and read the
+same: ``kind_of``)."""
 
 from __future__ import annotations
 
@@ -6,10 +12,9 @@ from typing import Any
 
 
 class ServiceError(Exception):
-    """Base: an HTTP status, a stable code and a human-readable detail."""
+    """Base: a kind, a stable code and a human-readable detail (and extra fields)."""
 
-    status = 500
-    title = "Internal error"
+    kind = "internal"
 
     def __init__(self, code: str, detail: str, **extra: Any) -> None:
         super().__init__(detail)
@@ -21,68 +26,86 @@ class ServiceError(Exception):
 class MalformedRequest(ServiceError):
     """The body is not JSON, or not a JSON object."""
 
-    status = 400
-    title = "Bad request"
+    kind = "malformed"
 
 
 class BadRequest(ServiceError):
     """The request cannot be read: malformed JSON, unknown fields, wrong types."""
 
-    status = 422
-    title = "Unprocessable request"
+    kind = "invalid"
 
 
 class PayloadTooLarge(ServiceError):
     """The request body is larger than the service accepts (checked before reading it)."""
 
-    status = 413
-    title = "Payload too large"
+    kind = "too_large"
 
 
 class UnsupportedMediaType(ServiceError):
     """A body that is not sent as JSON."""
 
-    status = 415
-    title = "Unsupported media type"
+    kind = "unsupported_media_type"
 
 
 class TooManyRequests(ServiceError):
     """A client sent more than its share (rate limits)."""
 
-    status = 429
-    title = "Too many requests"
+    kind = "too_many_requests"
 
 
 class Unauthorized(ServiceError):
     """No bearer token, or one that names no account."""
 
-    status = 401
-    title = "Unauthorized"
+    kind = "unauthorized"
 
 
 class Forbidden(ServiceError):
     """Authenticated, but not allowed: not your seat, not your turn, not an auditor."""
 
-    status = 403
-    title = "Forbidden"
+    kind = "forbidden"
 
 
 class NotFound(ServiceError):
     """No such game (or account)."""
 
-    status = 404
-    title = "Not found"
+    kind = "not_found"
 
 
 class Conflict(ServiceError):
     """A rule violation (with ``rule``) or a stale expected version."""
 
-    status = 409
-    title = "Conflict"
+    kind = "conflict"
 
 
 class Unavailable(ServiceError):
-    """503: a read model is halted for this game, or did not reach the version asked."""
+    """A read model is halted for this game, or did not reach the version asked."""
 
-    status = 503
-    title = "Service unavailable"
+    kind = "unavailable"
+
+
+KINDS: dict[str, type[ServiceError]] = {
+    cls.kind: cls
+    for cls in (
+        MalformedRequest,
+        BadRequest,
+        PayloadTooLarge,
+        UnsupportedMediaType,
+        TooManyRequests,
+        Unauthorized,
+        Forbidden,
+        NotFound,
+        Conflict,
+        Unavailable,
+    )
+}
+# the kinds of a refusal as journalled before kinds were (by the status it was answered)
+_BY_STATUS = {403: "forbidden", 409: "conflict", 422: "invalid"}
+
+
+def kind_of(rejection: dict[str, object]) -> str:
+    """A journalled refusal's kind: as stored, or from the status an older row stored."""
+    kind = rejection.get("kind")
+    if isinstance(kind, str) and kind in KINDS:
+        return kind
+    status = rejection.get("status", 409)
+    return _BY_STATUS.get(status if isinstance(status, int) else 409, "conflict")

@@ -145,9 +145,48 @@ def test_no_package_binds_a_name_that_shadows_one_of_its_modules():
 def test_the_checker_sees_an_upward_import(tmp_path):
     """The rule test is not vacuous: a domain module importing the service is found."""
     bad = tmp_path / "bad.py"
-    bad.write_text("import json\nfrom service.games import GameService\n")
-    assert ("service.games", True, 2) in imports("domain.bad", bad)
+    bad.write_text("import json\nfrom service.play.games import GameService\n")
+    assert ("service.play.games", True, 2) in imports("domain.bad", bad)
     lazy = tmp_path / "lazy.py"
     lazy.write_text("def f():\n    from workers.jobs import run_worker\n")
     assert ("workers.jobs", False, 2) in imports("service.lazy", lazy)
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a -> b -> c -> a"]
+
+
+# Inside service/, its packages by capability (docs/architecture.md), each floor using
+# only the floors below it, lazily or not: no circle, no arrow back up (issue 27).
+SERVICE_FLOORS = (
+    {"errors", "runtime", "store"},  # the ground: vocabulary, process plumbing, storage
+    {"timing"},
+    {"play"},
+    {"live", "audit", "notifications"},  # beside each other, none using another
+    {"http"},
+    {"app"},  # the composition root
+    {"servers"},
+    {"cli"},
+)
+
+
+def service_floor(module: str) -> tuple[str, int] | None:
+    parts = module.split(".")
+    if parts[0] != "service" or len(parts) < 2:
+        return None
+    for floor, names in enumerate(SERVICE_FLOORS):
+        if parts[1] in names:
+            return parts[1], floor
+    raise AssertionError(f"{module}: service/{parts[1]} is on no floor of SERVICE_FLOORS")
+
+
+def test_service_packages_use_only_the_floors_below_them():
+    wrong = []
+    for module, path in MODULES.items():
+        mine = service_floor(module)
+        if mine is None:
+            continue
+        for name, _, line in imports(module, path):
+            target = service_floor(name) if name.startswith("service.") else None
+            if target is None or target[0] == mine[0]:
+                continue
+            if target[1] >= mine[1]:
+                wrong.append(f"{path.relative_to(ROOT)}:{line} ({mine[0]}) imports {name}")
+    assert not wrong, "a service package uses one beside or above it:\n" + "\n".join(wrong)

@@ -19,7 +19,7 @@ from pathlib import Path
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from service import installs
+from service.runtime import installs
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCKS = {

@@ -2,7 +2,7 @@
 
 The service queues ``catch_up_dirty`` (a batch: every game rung since the last
 batch started, one transaction per game) and the sweeper ``catch_up(game_id)``;
-both by name (``service.doorbells``). The worker is the outermost layer: it
+both by name (``service.live.doorbells``). The worker is the outermost layer: it
 imports the service's store and settings, nothing imports it.
 """
 
@@ -22,14 +22,14 @@ from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 
 from projections.store import ReadModels
-from service.doorbells import RqDoorbell, dirty_key, enqueue_game, pending_key, sweep
-from service.games import GameService
-from service.notify import NOTIFY_EVERY, Notifier, run_deliveries
-from service.outages import Outage
-from service.serving import settle_heap
-from service.settings import Settings
+from service.live.doorbells import RqDoorbell, dirty_key, enqueue_game, pending_key, sweep
+from service.notifications.notify import NOTIFY_EVERY, Notifier, run_deliveries
+from service.play.games import GameService
+from service.play.timekeeper import CLOCK_TICK, LocalScheduler, Timekeeper, from_ms, to_ms
+from service.runtime.outages import Outage
+from service.runtime.settings import Settings
+from service.servers.serving import settle_heap
 from service.store.base import SqlStore, StoreUnavailable
-from service.timekeeper import CLOCK_TICK, LocalScheduler, Timekeeper, from_ms, to_ms
 from workers.scheduler import Schedule
 
 log = logging.getLogger("tongiaki.workers")

@@ -27,7 +27,7 @@ from redis import Redis
 from redis.exceptions import RedisError
 from rq.scheduler import RQScheduler
 
-from service.outages import Outage
+from service.runtime.outages import Outage
 
 log = logging.getLogger("tongiaki.workers")
 

@@ -42,7 +42,7 @@ IMMUTABLE = [
        FOR EACH ROW EXECUTE FUNCTION tongiaki_events_immutable()""",
     """CREATE OR REPLACE TRIGGER dispute_events_no_truncate BEFORE TRUNCATE ON dispute_events
        FOR EACH STATEMENT EXECUTE FUNCTION tongiaki_events_immutable()""",
-    # the change feed (service.feed): every commit of events says which games moved,
+    # the change feed (service.live.feed): every commit of events says which games moved,
     # once per game and transaction, to every process listening, whoever wrote them
     """CREATE OR REPLACE FUNCTION tongiaki_events_notify() RETURNS trigger
        LANGUAGE plpgsql AS $$

@@ -56,7 +56,7 @@ class SqlTx:
 
 # 1: first schema; 2: PostgreSQL's tongiaki_append takes the events as one JSON argument;
 # 3: journal.fingerprint (what an Idempotency-Key stood for); 4: disputes, dispute_events;
-# 5: PostgreSQL notifies the change feed of every commit of events (service.feed)
+# 5: PostgreSQL notifies the change feed of every commit of events (service.live.feed)
 SCHEMA_VERSION = 5
 
 TABLES = [

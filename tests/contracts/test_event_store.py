@@ -474,7 +474,7 @@ def test_versions_names_the_head_and_status_of_the_games_asked_for(store):
 
 
 def test_postgresql_notifies_the_change_feed_once_per_game_and_transaction(pg_schema):
-    """The trigger behind service.feed: every commit of events says which game moved,
+    """The trigger behind service.live.feed: every commit of events says which game moved,
     to every connection listening, whoever wrote it."""
     import psycopg
 
@@ -540,7 +540,7 @@ def test_players_are_found_by_any_part_of_their_name_in_any_case(store):
     """The lobby's search by player (issue 39): the same on every store, any script."""
     from datetime import UTC, datetime
 
-    from service.accounts import create_account
+    from service.play.accounts import create_account
 
     now = datetime(2026, 11, 27, tzinfo=UTC)
     made = {

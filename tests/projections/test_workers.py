@@ -19,7 +19,7 @@ from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 
 from projections.store import ReadModels
-from service.doorbells import RqDoorbell, sweep
+from service.live.doorbells import RqDoorbell, sweep
 from service.store.postgres import PostgresEventStore
 from tests.projections.conftest import append_game, simulated
 from tests.projections.test_readmodels import dump
@@ -270,7 +270,7 @@ def test_a_games_tick_is_on_rqs_schedule_once_and_only_for_its_pending_decision(
 
     from rq.registry import ScheduledJobRegistry
 
-    from service.timekeeper import to_ms
+    from service.play.timekeeper import to_ms
 
     queue = Queue(f"clock-{uuid.uuid4().hex[:8]}", connection=Redis.from_url(redis_url))
     scheduled = ScheduledJobRegistry(queue=queue)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from service.app import create_app
-from service.settings import Settings
+from service.runtime.settings import Settings
 from service.store.postgres import PostgresEventStore
 from service.store.sqlite import SQLiteEventStore
 

@@ -9,7 +9,7 @@ import pytest
 from freezegun import freeze_time
 
 from domain.deck import Deck
-from service.api import STATUSES
+from service.http.api import STATUSES
 from tests.service.api import Player, all_events, open_game, play_to_the_end
 
 
@@ -236,7 +236,7 @@ def test_recorded_times_come_from_the_server_clock(client):
 def test_the_journal_is_for_players_of_the_game_and_auditors(client, app):
     from datetime import UTC, datetime
 
-    from service.accounts import create_account
+    from service.play.accounts import create_account
 
     game_id, (_blue, _) = open_game(client, ["blue", "red"])
     stranger = Player(client, "stranger")
@@ -256,7 +256,7 @@ def test_the_journal_is_for_players_of_the_game_and_auditors(client, app):
 
 def test_fixed_tile_orders_only_in_testing_mode(tmp_path):
     from service.app import create_app
-    from service.settings import Settings
+    from service.runtime.settings import Settings
 
     app = create_app(Settings(data_dir=tmp_path, testing=False, rate_limits={}))
     blue = Player(app.test_client(), "blue")

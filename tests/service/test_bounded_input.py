@@ -240,7 +240,7 @@ def test_405_names_the_allowed_methods_and_401_the_scheme(client):
 def test_a_dropped_database_connection_is_503_with_retry_after(request, tmp_path):
     """PostgreSQL ends every connection of the service (a restart, a failover)."""
     from service.app import create_app
-    from service.settings import Settings
+    from service.runtime.settings import Settings
     from service.store import postgres
     from service.store.postgres import PostgresEventStore
 

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from projections.store import PROJECTIONS
 from service.app import create_app
 from service.cli import main
-from service.settings import Settings
+from service.runtime.settings import Settings
 from tests.service.api import open_game, play_to_the_end
 
 
@@ -534,7 +534,7 @@ def test_export_and_import_carry_disputes_rulings_and_the_redeal(tmp_path):
     (same hashes), and its players play on from the re-deal."""
     from datetime import UTC, datetime
 
-    from service.accounts import create_account
+    from service.play.accounts import create_account
     from tests.service.test_disputes import moves
 
     app = create_app(Settings(data_dir=tmp_path / "a", rate_limits={}))

@@ -23,12 +23,12 @@ from domain.play import play
 from domain.serialization import decode_event, encode
 from domain.state import Phase
 from projections.models import notices
-from service.accounts import create_account
-from service.clocks import Clock, parse_time
 from service.errors import Conflict
-from service.games import GameService
+from service.play.accounts import create_account
+from service.play.games import GameService
 from service.store.base import canonical
 from service.store.sqlite import SQLiteEventStore
+from service.timing.clocks import Clock, parse_time
 
 T0 = datetime(2026, 11, 25, 12, 0, 0, tzinfo=UTC)
 
@@ -272,8 +272,8 @@ def test_c1_time_controls_out_of_range_are_refused(tmp_path):
 
 
 def test_verification_recomputes_every_clock_and_catches_an_early_timeout(tmp_path):
+    from service.audit.verify import verify_game
     from service.store.base import CommandRecord, canonical
-    from service.verify import verify_game
 
     with freeze_time(T0) as frozen:
         service, store, game_id, accounts = timed_game(
@@ -375,7 +375,7 @@ def test_c7_a_game_whose_every_seat_the_bot_plays_ends_abandoned(tmp_path):
         journal = [e for e in store.journal(game_id, 0, 100) if e.actor.get("bot")]
         assert json.loads(journal[0].payload["move"])["type"]  # the first: the bot's move
         assert journal[-1].payload["move"] == ""
-        from service.verify import verify_game
+        from service.audit.verify import verify_game
 
         assert verify_game(store, game_id).ok
         # the players are told the game is over, not that the bot plays on for them

@@ -24,13 +24,13 @@ from domain import legal_commands
 from domain.serialization import encode
 from domain.state import Phase
 from domain.tiles import PILE
-from service.accounts import token_hash
-from service.clocks import pending_seat
+from service.audit.verify import verify_game
 from service.errors import Conflict
-from service.games import GameService
+from service.play.accounts import token_hash
+from service.play.games import GameService
 from service.store.base import Account
 from service.store.sqlite import SQLiteEventStore
-from service.verify import verify_game
+from service.timing.clocks import pending_seat
 
 T0 = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
 ABSENT_AFTER = 2

@@ -1,4 +1,4 @@
-""" "Your move" reminders, batched per quiet period (service.digests, issue 26): in a
+""" "Your move" reminders, batched per quiet period (service.notifications.digests, issue 26): in a
 fast game against an absent seat a player got 114 mails in two minutes.
 
 Time is frozen (freezegun) and moved by hand; mail goes to a real SMTP server on
@@ -16,7 +16,7 @@ import pytest
 from freezegun import freeze_time
 
 from service.app import create_app
-from service.settings import Settings
+from service.runtime.settings import Settings
 from service.store.postgres import PostgresEventStore
 from service.store.sqlite import SQLiteEventStore
 from tests.service.api import Player

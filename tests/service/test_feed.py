@@ -1,4 +1,4 @@
-"""The change feed (service.feed) with a store in memory: what a viewer is handed,
+"""The change feed (service.live.feed) with a store in memory: what a viewer is handed,
 when it waits, the bounds, and closing."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import time
 import pytest
 
 from service.errors import TooManyRequests, Unavailable
-from service.feed import BUFFER, PAGE, Feed, View
+from service.live.feed import BUFFER, PAGE, Feed, View
 from service.store.base import StoreUnavailable
 from service.store.memory import MemoryEventStore
 from tests.contracts.test_event_store import events, record
@@ -172,7 +172,7 @@ def test_a_process_never_promises_more_streams_than_its_open_file_limit(tmp_path
     import resource
 
     from service.app import create_app
-    from service.settings import Settings
+    from service.runtime.settings import Settings
 
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (300, hard))
@@ -258,7 +258,7 @@ def test_a_crowd_catching_up_from_far_back_reads_each_page_of_the_store_once():
 
 
 def test_a_process_reads_the_store_for_a_few_catching_up_viewers_at_a_time(monkeypatch):
-    from service import feed as f
+    from service.live import feed as f
 
     monkeypatch.setattr(f, "READERS", 1)
     monkeypatch.setattr(f, "READ_WAIT", 0.2)

@@ -1,12 +1,12 @@
-"""How the embedded server's gate tells a request is whole (service.framing)."""
+"""How the embedded server's gate tells a request is whole (service.servers.framing)."""
 
 from __future__ import annotations
 
 import pytest
 
-from service import embedded
-from service.api import MAX_BODY
-from service.framing import Refused, chunked_end, head_end, parse_head, without_expect
+from service.http.api import MAX_BODY
+from service.servers import embedded
+from service.servers.framing import Refused, chunked_end, head_end, parse_head, without_expect
 
 
 def head(*fields: str, line: str = "POST /api/v1/accounts HTTP/1.1") -> bytes:

@@ -11,9 +11,9 @@ from domain import commands as cmd
 from domain import legal_commands
 from domain.serialization import encode
 from domain.state import Phase
-from service.accounts import create_account
 from service.errors import Conflict
-from service.games import FOLD_VERSION, GameService
+from service.play.accounts import create_account
+from service.play.games import FOLD_VERSION, GameService
 from service.store.sqlite import SQLiteEventStore
 
 

@@ -1,10 +1,10 @@
-"""Every answer carries the security headers (service.headers), a bodiless one too."""
+"""Every answer carries the security headers (service.http.headers), a bodiless one too."""
 
 from __future__ import annotations
 
 from flask import Flask, Response
 
-from service.headers import NOTHING_POLICY, PAGE_POLICY, install
+from service.http.headers import NOTHING_POLICY, PAGE_POLICY, install
 
 
 def test_each_kind_of_answer_gets_its_policy():

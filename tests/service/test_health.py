@@ -6,7 +6,7 @@ import pytest
 
 from projections.store import PROJECTIONS
 from service.app import create_app
-from service.settings import Settings
+from service.runtime.settings import Settings
 from tests.service.api import open_game
 
 
@@ -53,7 +53,7 @@ def test_readyz_says_when_redis_cannot_be_reached(tmp_path):
 
 @pytest.mark.parametrize("value", ["-1", "x", "1e9"])
 def test_the_lag_limit_is_a_checked_setting(value):
-    from service.settings import ConfigError
+    from service.runtime.settings import ConfigError
 
     with pytest.raises(ConfigError, match="TONGIAKI_READY_MAX_LAG"):
         Settings.from_env({"TONGIAKI_READY_MAX_LAG": value})

@@ -215,3 +215,35 @@ def test_if_match_and_expected_version_must_agree(client):
     )
     assert (r.status_code, r.json["code"]) == (422, "conflicting_versions")
     assert legal(client, game_id)["version"] == body["version"]
+
+
+def test_the_journal_keeps_a_refusals_kind_and_rows_that_kept_a_status_replay_the_same(client):
+    """The application says what went wrong (a kind), the HTTP layer which status that
+    is (issue 27): the journal stores the kind; a row written before, with the status it
+    was answered, replays exactly as it did."""
+    import pytest
+
+    from service.errors import Conflict, Forbidden
+    from service.http.statuses import status_of
+    from service.store.base import JournalEntry
+
+    game_id, players = open_game(client, ["blue", "red"])
+    body = legal(client, game_id)
+    idle = others(players, body)
+    refused = idle.post(f"/games/{game_id}/commands", body["commands"][0])
+    assert refused.status_code == 403
+    journal = idle.get(f"/games/{game_id}/journal").json["commands"]
+    last = journal[-1]["rejection"]
+    assert last["kind"] == "forbidden" and "status" not in last
+    games = client.application.extensions["tongiaki.games"]
+    for rejection, error in [
+        ({"code": "not_your_turn", "message": "m", "status": 403}, Forbidden),
+        ({"code": "x", "message": "m", "status": 409}, Conflict),
+        ({"code": "x", "message": "m"}, Conflict),  # the oldest rows: a refusal was a 409
+        ({"code": "x", "message": "m", "kind": "forbidden"}, Forbidden),
+    ]:
+        old = JournalEntry(game_id, "c", {}, "t", {}, 1, "rejected", rejection=rejection)
+        with pytest.raises(error) as raised:
+            games._replayed(old, None)
+        assert raised.value.code == rejection["code"] and raised.value.extra["replayed"]
+        assert status_of(raised.value) == rejection.get("status", status_of(error))

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from flask import Flask
 from flask.json.provider import DefaultJSONProvider
 
-from service.jsonprovider import OrjsonProvider
+from service.http.jsonprovider import OrjsonProvider
 
 
 def providers() -> tuple[OrjsonProvider, DefaultJSONProvider]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from service.app import create_app
-from service.settings import ConfigError, Settings, parse_rate_limits
+from service.runtime.settings import ConfigError, Settings, parse_rate_limits
 from tests.service.api import Player, open_game
 
 LIMITS = parse_rate_limits(

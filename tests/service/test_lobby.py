@@ -103,7 +103,7 @@ def test_an_older_lobby_is_filled_again_after_the_upgrade(tmp_path):
 
     from projections.store import ReadModels
     from service.app import create_app
-    from service.settings import Settings
+    from service.runtime.settings import Settings
     from service.store.sqlite import SQLiteEventStore
 
     path = tmp_path / "old.db"

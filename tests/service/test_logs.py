@@ -1,11 +1,11 @@
-"""Request ids and access lines (service.logs)."""
+"""Request ids and access lines (service.runtime.logs)."""
 
 from __future__ import annotations
 
 import json
 import logging
 
-from service.logs import JsonFormatter, RequestIdFilter
+from service.runtime.logs import JsonFormatter, RequestIdFilter
 
 
 def test_a_request_gets_an_id_answered_in_x_request_id_and_an_access_line(client, caplog):
@@ -60,7 +60,7 @@ def test_json_lines_carry_the_request_id_extras_and_exceptions():
 
 
 def test_text_lines_cannot_be_forged_with_control_characters():
-    from service.logs import TextFormatter
+    from service.runtime.logs import TextFormatter
 
     record = logging.LogRecord(
         "x", logging.INFO, __file__, 1, "GET %s", ("/a\nFORGED\x1b[31m\x00",), None
@@ -72,7 +72,7 @@ def test_text_lines_cannot_be_forged_with_control_characters():
 
 def test_behind_trusted_proxies_the_client_is_the_forwarded_address(tmp_path, caplog):
     from service.app import create_app
-    from service.settings import Settings
+    from service.runtime.settings import Settings
 
     caplog.set_level(logging.INFO, logger="tongiaki.access")
     app = create_app(Settings(data_dir=tmp_path, rate_limits={}, proxies=1), sweep=False)

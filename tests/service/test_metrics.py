@@ -76,7 +76,7 @@ def test_threads_that_first_count_at_once_make_the_metrics_once():
             time.sleep(0.05)
             made(self, *a, **k)
         prometheus_client.Histogram.__init__ = slowly
-        from service import metrics
+        from service.runtime import counters as metrics
         start, errors = threading.Barrier(8), []
         def count():
             start.wait()
@@ -104,7 +104,7 @@ def test_metrics_that_cannot_be_made_never_fail_a_request_and_are_made_whole_lat
     duplicates at every request."""
     from prometheus_client import REGISTRY
 
-    from service import metrics
+    from service.runtime import counters as metrics
 
     monkeypatch.setattr(metrics, "_MADE", [])
     monkeypatch.setattr(metrics, "_FAILED", [])

@@ -17,10 +17,10 @@ from aiosmtpd.controller import Controller
 
 from projections.models import NOTICE_KINDS
 from service.app import create_app
-from service.clocks import parse_time
-from service.settings import Settings
+from service.runtime.settings import Settings
 from service.store.postgres import PostgresEventStore
 from service.store.sqlite import SQLiteEventStore
+from service.timing.clocks import parse_time
 from tests.servers import free_port
 from tests.service.api import Player, open_game
 
@@ -373,7 +373,7 @@ class SlowReceiver(Receiver):
 
 def outbox(app, account_id: str, n: int, kind: str = "your_move") -> None:
     """``n`` notifications for an account, as the projection makes them."""
-    from service.notify import _insert
+    from service.notifications.notify import _insert
 
     notifier = app.extensions["tongiaki.notify"]
     now = notifier.clock()
@@ -448,7 +448,7 @@ def test_a_delivery_claimed_by_a_process_that_died_is_sent_when_its_lease_ends(
     """A claim is a lease: a deliverer that dies after claiming (here: its senders
     never run) holds its deliveries only until the lease ends; then another sends them,
     once."""
-    from service import notify
+    from service.notifications import notify
 
     monkeypatch.setattr(notify, "LEASE_MS", 1500)
     settings = Settings(data_dir=tmp_path, rate_limits={}, webhooks_private=True)
@@ -479,7 +479,7 @@ def test_a_migration_two_processes_start_together_runs_once(pg_schema):
     """Two gunicorn workers starting together both read version 1 before either took
     the upgrade lock; the second then ran the ALTER TABLE again and failed to boot. The
     version is read again under the lock."""
-    from service import notify
+    from service.notifications import notify
 
     _, url = pg_schema
     first, second = PostgresEventStore(url, max_size=2), PostgresEventStore(url, max_size=2)

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 from service.app import create_app
-from service.settings import Settings
+from service.runtime.settings import Settings
 from tests.service.test_cli import finished_game, run
 
 EXPORT = (

@@ -10,8 +10,8 @@ import pytest
 from domain import endless
 from domain.tiles import ISLANDS, OCEANS
 from service.app import create_app
-from service.problems import catalogue
-from service.settings import Settings
+from service.http.problems import catalogue
+from service.runtime.settings import Settings
 from tests.service.api import Player, open_game
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -138,6 +138,6 @@ def test_the_browser_follows_every_event_type_a_game_stream_sends():
 
     from domain import events as ev
 
-    source = (ROOT / "service" / "web" / "static" / "live.js").read_text()
+    source = (ROOT / "service" / "http" / "web" / "static" / "live.js").read_text()
     listed = set(re.findall(r'"([A-Za-z]+)"', source.split("EVENT_TYPES = [")[1].split("];")[0]))
     assert listed == {t.__name__ for t in typing.get_args(ev.Event)}

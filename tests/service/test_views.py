@@ -5,7 +5,7 @@ from __future__ import annotations
 from domain.fold import replay
 from domain.scoring import outcome
 from projections.store import KEYFRAME_EVERY
-from service.api.views import WAIT_SECONDS
+from service.http.api.views import WAIT_SECONDS
 from tests.service.api import Player, open_game, play_to_the_end
 
 
@@ -94,7 +94,7 @@ def test_state_at_a_version_comes_from_keyframes_and_equals_a_fold(client, app):
     game_id, _ = finished_game(client, seed=8)
     service = app.extensions["tongiaki.games"]
     store = service.store
-    from service.games import decode_events
+    from service.play.games import decode_events
 
     events = decode_events(store.read(game_id))
     for at in (1, 26, 60, 99):

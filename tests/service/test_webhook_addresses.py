@@ -14,10 +14,10 @@ import threading
 
 import pytest
 
-from service import webhooks
-from service.addresses import literal, refusal
 from service.app import create_app
-from service.settings import Settings
+from service.notifications import webhooks
+from service.notifications.addresses import literal, refusal
+from service.runtime.settings import Settings
 from service.store.sqlite import SQLiteEventStore
 from tests.service.api import Player
 from tests.service.test_notify import Receiver, _game_ann_first, until

@@ -1,4 +1,4 @@
-"""The stream writer (service.writer) on real loopback sockets, with the change feed over
+"""The stream writer (service.live.writer) on real loopback sockets, with the change feed over
 a store in memory: a stream's request writes its head and catch-up and parks the
 connection; the writer then delivers, ends, times out, keeps alive, notices a viewer
 that left, closes one that stopped reading without holding up the others, and closes
@@ -14,8 +14,8 @@ import time
 
 import pytest
 
-from service import writer as w
-from service.feed import BUFFER, Feed
+from service.live import writer as w
+from service.live.feed import BUFFER, Feed
 from service.store.memory import MemoryEventStore
 from tests.contracts.test_event_store import events, record
 

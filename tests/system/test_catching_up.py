@@ -11,8 +11,8 @@ from datetime import UTC, datetime
 
 from domain.legal import legal_commands
 from domain.serialization import encode
-from service.accounts import create_account
-from service.games import GameService
+from service.play.accounts import create_account
+from service.play.games import GameService
 from service.store.sqlite import SQLiteEventStore
 from tests.servers import base_env, embedded, free_port, seated_game, start, start_redis
 

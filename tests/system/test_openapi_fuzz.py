@@ -86,10 +86,10 @@ NAMED_EXCEPTIONS = {
     ("bad_webhook", "address"): "a webhook host whose address is not public: known only when"
     " it is looked up (documented: 422 bad_webhook)",
     ("bad_name", "visible"): "a name of invisible characters only: said in the description,"
-    " not in the pattern (service.text.patterns says why)",
+    " not in the pattern (service.play.text.patterns says why)",
     ("bad_name", "(U+1"): "a format character past U+FFFF: JSON Schema's regular expressions"
     " (ECMA-262) name it only by a surrogate pair, which other engines read as two; said in"
-    " the description (service.text.patterns)",
+    " the description (service.play.text.patterns)",
     ("invalid_fields", "(U+1"): "the same, in entropy",
     ("invalid_fields", "(U+E"): "the same (tag characters), in entropy",
     ("bad_name", "(U+E"): "the same (tag characters), in a name",

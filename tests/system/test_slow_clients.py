@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from service.serving import BODY_DEADLINE
+from service.servers.serving import BODY_DEADLINE
 from tests.servers import embedded, production, seated_game
 
 
@@ -273,7 +273,7 @@ def test_a_crowd_of_slow_header_senders_never_stalls_the_embedded_server(tmp_pat
     throughout, and the server is back to normal within 5 s after they leave."""
     import resource
 
-    from service.embedded import HEAD_TIMEOUT
+    from service.servers.embedded import HEAD_TIMEOUT
 
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 8192)), hard))
@@ -576,7 +576,7 @@ def test_a_first_head_has_the_embedded_servers_time_on_gunicorn(tmp_path, pg_sch
     every head its keep-alive time (2 s) from when the worker first read: on a loaded
     machine a crowd of viewers had hundreds of requests, sent whole, closed unanswered
     (found by test_streams_served under load)."""
-    from service.embedded import HEAD_TIMEOUT
+    from service.servers.embedded import HEAD_TIMEOUT
 
     _, url = pg_schema
     with production(tmp_path, url, redis_url, queue=f"head-{pg_schema[0]}", web=1) as servers:

@@ -1,4 +1,4 @@
-"""Live streams on real server processes (service.feed): a crowd of viewers holds no
+"""Live streams on real server processes (service.live.feed): a crowd of viewers holds no
 request worker, the change feed reaches every process, streams end with their game,
 a client's share and a process's total are bounded, SIGTERM ends them within 5 s,
 and two web processes with two workers lose nothing when one web process dies."""
@@ -60,7 +60,7 @@ def threads(pid: int) -> int:
 
 def check_a_crowd(port: int, http: Http, viewers: int, pid: int) -> None:
     """``viewers`` streams on one game: all open, holding no thread of the server (their
-    connections are parked with the writer, service.writer), the lobby answers
+    connections are parked with the writer, service.live.writer), the lobby answers
     meanwhile, and each of three moves reaches every viewer within 2 s."""
     gid, tokens = started(http)
     rng = random.Random(3)

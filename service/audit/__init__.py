@@ -1,0 +1,1 @@
+"""Audit: verification of a game's record, disputes, export and import."""

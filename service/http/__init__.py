@@ -1,0 +1,1 @@
+"""HTTP: the API blueprints, the web pages, problem types, health, metrics, rate limits, headers."""

@@ -1,0 +1,671 @@
+"""``/games``: create, list, join, start, play, read events, stream, journal, verify."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from functools import lru_cache
+
+from flask import Blueprint, Response, current_app, g, json, jsonify, request
+from flask.typing import ResponseReturnValue
+
+from domain import commands as cmd
+from domain import position
+from domain.legal import legal_commands
+from domain.serialization import encode
+from domain.state import GameState
+from projections.models import time_control
+from service.audit.verify import verify_game
+from service.errors import BadRequest, ServiceError
+from service.http.api import (
+    MAX_INT,
+    STATUSES,
+    account,
+    body,
+    bounded_int,
+    client_address,
+    game_service,
+    int_arg,
+    limit,
+    paged,
+    player_or_auditor,
+    status_arg,
+)
+from service.http.api.openapi import (
+    MAX_OFFSET,
+    OFFSET,
+    VERSION,
+    Operation,
+    documented,
+    header,
+    query,
+)
+from service.http.api.schemas import (
+    CommandAccepted,
+    CommandEnvelope,
+    EventPage,
+    GameCreate,
+    GameList,
+    GameView,
+    Journal,
+    LegalCommands,
+    NoFields,
+    SeatCreate,
+    StreamEvent,
+    VerificationSchema,
+)
+from service.http.limits import RateLimits
+from service.live.feed import Feed
+from service.live.streams import ParkingResponse
+from service.live.writer import (
+    END_FRAME,
+    RETRY,
+    WHY_END,
+    WHY_LEFT,
+    WHY_STOPPING,
+    WHY_TIMEOUT,
+    heartbeat_frame,
+    stream_ended,
+)
+from service.play.event_json import event_json
+from service.play.games import CommandResult, game_id_for
+from service.timing.clocks import UNDER_WAY, clock_view
+
+bp = Blueprint("games", __name__)
+
+
+@lru_cache(maxsize=65536)
+def encode_command(command: cmd.Command) -> dict[str, object]:
+    """A legal command as JSON data; commands are immutable values, so this is cached.
+
+    The dicts are shared: callers serialise them and never change them.
+    """
+    return encode(command)
+
+
+STREAM_WAKE = 5.0  # seconds a waiting stream (no socket to park) sleeps at most at a time
+
+
+INCLUDE = query(
+    "include",
+    "string",
+    "legal: the response also carries the next decision's legal commands "
+    "(as GET /games/{game_id}/legal), which saves a round trip per move",
+    enum=["legal"],
+)
+AFTER = query("after", "integer", "version to start after", minimum=0, maximum=MAX_INT)
+STATUS = query("status", "string", "open, setup, playing or ended", enum=list(STATUSES))
+ANSWERED = ("ETag", "Idempotent-Replayed")
+
+
+def include_legal() -> bool:
+    """Whether ``?include=legal`` asks for the next legal commands (422 for other values).
+
+    Checked before the command runs: a bad query changes nothing.
+    """
+    raw = request.args.get("include")
+    if raw is None:
+        return False
+    if raw != "legal":
+        raise BadRequest("bad_query", "include accepts only 'legal'")
+    return True
+
+
+IDEMPOTENCY_KEY = header(
+    "Idempotency-Key",
+    "1 to 128 visible ASCII characters, yours for this game: a retry of the same request "
+    "gets the stored outcome (same status and body); another request with it gets 422 "
+    "idempotency_key_reused (422 bad_idempotency_key for a key of another shape)",
+    pattern="^[!-~]{1,128}$",
+    minLength=1,
+    maxLength=128,
+)
+
+
+def idempotency_key() -> str | None:
+    """The ``Idempotency-Key`` header, if sent (422 unless 1–128 visible ASCII characters)."""
+    key = request.headers.get("Idempotency-Key")
+    if key is None:
+        return None
+    if not 1 <= len(key) <= 128 or not all("!" <= c <= "~" for c in key):
+        raise BadRequest(
+            "bad_idempotency_key", "Idempotency-Key has 1 to 128 visible ASCII characters"
+        )
+    return key
+
+
+def legal_body(game_id: str, version: int, state: GameState) -> dict[str, object]:
+    """The pending decision and every legal command, each POSTable unchanged (R25)."""
+    colour = state.active_colour
+    return {
+        "game_id": game_id,
+        "version": version,
+        "decision": state.pending.kind if state.pending else None,
+        "colour": colour,
+        "player_id": state.owner(colour).player_id if colour else None,
+        "commands": [encode_command(c) for c in legal_commands(state)],
+    }
+
+
+def accepted(
+    result: CommandResult, status: int = 200, *, with_legal: bool = False
+) -> ResponseReturnValue:
+    """The response to an accepted command: new version, events, receipt (and legal)."""
+    payload: dict[str, object] = {
+        "game_id": result.game_id,
+        "version": result.version,
+        "events": [event_json(e) for e in result.events],
+        "receipt": {"version": result.version, "hash": result.hash},
+        "replayed": result.duplicate,
+    }
+    if with_legal:
+        if result.state is not None:
+            payload["legal"] = legal_body(result.game_id, result.version, result.state)
+        else:  # a replayed command id: the game as it is now
+            payload["legal"] = legal_body(result.game_id, *game_service().load(result.game_id))
+    response = jsonify(payload)
+    response.headers["ETag"] = f'"{result.version}"'
+    if result.duplicate:
+        response.headers["Idempotent-Replayed"] = "true"
+    return response, status
+
+
+@bp.post("/games")
+@documented(
+    Operation(
+        "/games",
+        "post",
+        "Create a game",
+        CommandAccepted,
+        201,
+        GameCreate,
+        auth=True,
+        errors=(401, 403, 409, 422),
+        params=[IDEMPOTENCY_KEY, INCLUDE],
+        headers=ANSWERED,
+    )
+)
+def create() -> ResponseReturnValue:
+    who = account()
+    data = body(GameCreate)
+    with_legal = include_legal()
+    key = idempotency_key()
+    order = data.pop("tile_order")
+    # the games limit counts games opened: a refused body (400, 409, 422) or a retry
+    # answered with the game it opened counts nothing
+    limits: RateLimits = current_app.extensions["tongiaki.limits"]
+    if key is None or not game_service().store.head(game_id_for(who, key)):
+        limits.check("games", who.account_id)
+    result = game_service().create_game(who, cmd.GameOptions(**data), order, key)
+    if not result.duplicate:
+        limits.count("games", who.account_id)
+    return accepted(result, 201, with_legal=with_legal)
+
+
+@bp.get("/games")
+@documented(
+    Operation(
+        "/games",
+        "get",
+        "List games, newest activity first",
+        GameList,
+        params=[
+            STATUS,
+            query("limit", "integer", "at most this many (1 to 500)", minimum=1, maximum=500),
+            OFFSET,
+        ],
+        errors=(422,),
+    )
+)
+def index() -> ResponseReturnValue:
+    status = status_arg()
+    limit = int_arg("limit", 100, 1, 500) or 100
+    offset = int_arg("offset", 0, 0, MAX_OFFSET) or 0
+    rows, more = paged(game_service().store.games(status, limit + 1, offset), limit)
+    return jsonify(
+        has_more=more,
+        games=[
+            {
+                "game_id": g.game_id,
+                "status": g.status,
+                "version": g.version,
+                "created_at": g.created_at,
+                "updated_at": g.updated_at,
+            }
+            for g in rows
+        ],
+    )
+
+
+def _view(game_id: str, at: int | None) -> ResponseReturnValue:
+    games = game_service()
+    version, state = games.load(game_id, at)
+    names = games.store.account_names(p.player_id for p in state.players)
+    clock = None
+    if at is None and state.phase in UNDER_WAY:  # docs/clocks.md: the clock now
+        recorded = games.clock_at(game_id, version, state)
+        clock = clock_view(recorded.to_data() if recorded else None, games.clock())
+    response = jsonify(
+        game_id=game_id,
+        version=version,
+        status=state.phase.value,
+        position=position.dump(state),
+        players=[
+            {
+                "player_id": p.player_id,
+                "name": names.get(p.player_id),
+                "seat": p.seat,
+                "colours": list(p.colours),
+                "bot": state.bot_reason(p.seat),
+                "timeouts": state.timeouts.get(p.seat, 0),
+            }
+            for p in state.players
+        ],
+        time_control=time_control(state.options),
+        clock=clock,
+    )
+    response.headers["ETag"] = f'"{version}"'
+    return response
+
+
+@bp.get("/games/<game:game_id>")
+@documented(Operation("/games/{game_id}", "get", "A game's public state", GameView, errors=(404,)))
+def show(game_id: str) -> ResponseReturnValue:
+    return _view(game_id, None)
+
+
+@bp.get("/games/<game:game_id>/state")
+@documented(
+    Operation(
+        "/games/{game_id}/state",
+        "get",
+        "The state at any version (snapshot + fold)",
+        GameView,
+        params=[query("at", "integer", "version (default: latest)", minimum=1, maximum=MAX_INT)],
+        errors=(404, 422),
+    )
+)
+def state_at(game_id: str) -> ResponseReturnValue:
+    return _view(game_id, int_arg("at", None, 1))
+
+
+@bp.post("/games/<game:game_id>/seats")
+@documented(
+    Operation(
+        "/games/{game_id}/seats",
+        "post",
+        "Take a seat with a colour (two in the "
+        "two-colour variant) and optional entropy for the deck",
+        CommandAccepted,
+        201,
+        SeatCreate,
+        auth=True,
+        errors=(401, 403, 404, 409, 422),
+        params=[IDEMPOTENCY_KEY, INCLUDE],
+        headers=ANSWERED,
+    )
+)
+def join(game_id: str) -> ResponseReturnValue:
+    who = account()
+    limit("commands", who.account_id)
+    data = body(SeatCreate)
+    with_legal = include_legal()
+    key = idempotency_key()
+    colours = data.get("colours") or [data["colour"]]
+    result = game_service().join(game_id, who, colours, data["entropy"], key)
+    return accepted(result, 201, with_legal=with_legal)
+
+
+@bp.post("/games/<game:game_id>/start")
+@documented(
+    Operation(
+        "/games/{game_id}/start",
+        "post",
+        "Start the game (a seated player)",
+        CommandAccepted,
+        request=NoFields,
+        auth=True,
+        errors=(401, 403, 404, 409, 422),
+        params=[IDEMPOTENCY_KEY, INCLUDE],
+        headers=ANSWERED,
+    )
+)
+def start(game_id: str) -> ResponseReturnValue:
+    who = account()
+    limit("commands", who.account_id)
+    body(NoFields)  # nothing, or {}: anything else is a mistake worth saying
+    with_legal = include_legal()
+    key = idempotency_key()
+    result = game_service().execute(game_id, who, {"type": "StartGame"}, None, key)
+    return accepted(result, with_legal=with_legal)
+
+
+@bp.get("/games/<game:game_id>/legal")
+@documented(
+    Operation(
+        "/games/{game_id}/legal",
+        "get",
+        "Legal commands of the active seat; any item can be POSTed unchanged to /commands",
+        LegalCommands,
+        errors=(404,),
+    )
+)
+def legal(game_id: str) -> ResponseReturnValue:
+    return jsonify(legal_body(game_id, *game_service().load(game_id)))
+
+
+def _expected_version(envelope: dict[str, object]) -> int | None:
+    """The version a command expects: ``If-Match: "<version>"`` or ``expected_version``."""
+    match = request.headers.get("If-Match")
+    value = envelope.get("expected_version")
+    in_body = value if isinstance(value, int) else None
+    if match is None:
+        return in_body
+    text = match.strip()
+    if text == "*":  # any version (RFC 9110)
+        header_version = None
+    else:
+        # a strong tag only: a weak one (W/"12") never matches If-Match (RFC 9110 13.1.1);
+        # the bare number too, as many clients send it
+        quoted = len(text) >= 3 and text[0] == text[-1] == '"'
+        try:
+            header_version = bounded_int(text[1:-1] if quoted else text, "If-Match", 0)
+        except BadRequest as exc:
+            raise BadRequest(
+                "bad_if_match",
+                'If-Match is the version, quoted as a strong tag ("12") or bare (12), or *',
+            ) from exc
+    if text == "*":  # any version: the body's, if it names one
+        return in_body
+    if in_body is not None and in_body != header_version:
+        raise BadRequest(
+            "conflicting_versions", "If-Match and expected_version name different versions"
+        )
+    return header_version
+
+
+@bp.post("/games/<game:game_id>/commands")
+@documented(
+    Operation(
+        "/games/{game_id}/commands",
+        "post",
+        "Play a command",
+        CommandAccepted,
+        request=CommandEnvelope,
+        auth=True,
+        errors=(401, 403, 404, 409, 422),
+        params=[
+            header(
+                "If-Match",
+                'expected version, quoted as a strong tag ("12") or bare (12); or *: any (422'
+                " bad_if_match otherwise; 409 stale_version when the game is elsewhere)",
+                pattern=f'^(\\*|"{VERSION}"|{VERSION})$',
+            ),
+            IDEMPOTENCY_KEY,
+            INCLUDE,
+        ],
+        headers=ANSWERED,
+    )
+)
+def command(game_id: str) -> ResponseReturnValue:
+    who = account()
+    limit("commands", who.account_id)
+    envelope = body(CommandEnvelope)
+    expected = _expected_version(envelope)
+    envelope.pop("expected_version", None)
+    key = idempotency_key()
+    with_legal = include_legal()
+    return accepted(
+        game_service().execute(game_id, who, envelope, expected, key), with_legal=with_legal
+    )
+
+
+@bp.get("/games/<game:game_id>/events")
+@documented(
+    Operation(
+        "/games/{game_id}/events",
+        "get",
+        "Events after a version (JSON, or NDJSON with Accept: application/x-ndjson)",
+        EventPage,
+        params=[
+            AFTER,
+            query("limit", "integer", "at most this many (1 to 1000)", minimum=1, maximum=1000),
+        ],
+        errors=(404, 422),
+        also={"application/x-ndjson": {"schema": {"type": "string"}}},
+    )
+)
+def events(game_id: str) -> ResponseReturnValue:
+    version, _ = game_service().load(game_id)
+    after = int_arg("after", 0) or 0
+    limit = int_arg("limit", 500, 1, 1000) or 500
+    rows, more = paged(game_service().store.read(game_id, after, limit + 1), limit)
+    if request.accept_mimetypes.best == "application/x-ndjson":
+        text = "".join(json.dumps(event_json(e)) + "\n" for e in rows)
+        return Response(text, mimetype="application/x-ndjson")
+    next_after = rows[-1].version if rows else after
+    return jsonify(
+        game_id=game_id,
+        head=version,
+        events=[event_json(e) for e in rows],
+        next_after=next_after,
+        has_more=more,
+    )
+
+
+@bp.get("/games/<game:game_id>/stream")
+@documented(
+    Operation(
+        "/games/{game_id}/stream",
+        "get",
+        "Live events as server-sent events; resumes after Last-Event-ID",
+        StreamEvent,
+        content="text/event-stream",
+        params=[
+            header(
+                "Last-Event-ID",
+                "the last version received (empty: none); past the game's last version:"
+                " 422 bad_last_event_id",
+                pattern=f"^{VERSION}?$",
+            ),
+            query(
+                "after",
+                "integer",
+                "as Last-Event-ID (for clients that cannot send it)",
+                minimum=0,
+                maximum=MAX_INT,
+            ),
+            query("timeout", "integer", "close after this many seconds", minimum=1, maximum=3600),
+        ],
+        errors=(404, 422, 429, 503),
+        more={
+            204: "the game is over and the client (a browser reconnecting with its"
+            " Last-Event-ID) has every event: nothing more will come",
+        },
+    )
+)
+def stream(game_id: str) -> ResponseReturnValue:
+    stored, _ = game_service().load(game_id)  # 404 for an unknown game; the store's head
+    feed: Feed = current_app.extensions["tongiaki.feed"]
+    header_id = request.headers.get("Last-Event-ID")
+    given = request.args.get("after")
+    try:  # each checked when given; the header (a browser reconnecting) wins
+        after = bounded_int(given, "after") if given is not None else 0
+        if header_id:
+            after = bounded_int(header_id, "Last-Event-ID")
+    except BadRequest as exc:
+        raise BadRequest(
+            "bad_last_event_id", "Last-Event-ID (or ?after=) is a version number"
+        ) from exc
+    timeout = int_arg("timeout", 300, 1, 3600) or 300
+    # 503 too_many_streams when the process holds its most; 429 past the client's share
+    sub = feed.subscribe(game_id, client_address())
+    head = sub.hub.view.head
+    if after > head:
+        # this process may not have heard of the last commit yet (another process sent
+        # it to this viewer): the store says. Past its head, no process sent it: a
+        # client's mistake
+        head = max(head, stored)
+    if after > head:
+        sub.close()
+        raise BadRequest(
+            "bad_last_event_id",
+            f"Last-Event-ID (or ?after=) is {after}, past the game's last version ({head})",
+        )
+    if header_id is not None and sub.hub.view.ended and head <= after:
+        # a browser reconnecting to a game that is over and that it has whole: 204 tells
+        # EventSource to stop reconnecting
+        sub.close()
+        done = Response(status=204)
+        del done.headers["Content-Type"]
+        return done
+    rid = g.get("request_id", "")
+    opened = time.monotonic()
+    if request.method == "HEAD":  # the head alone: nothing to wait for
+        sub.close()
+        return stream_response(Response(b""))
+    connection = request.environ.get("gunicorn.socket") or request.environ.get("werkzeug.socket")
+    if connection is not None:
+        # both servers: the request writes the catch-up, then hands the connection to the
+        # feed's writer and ends (service.live.writer): a waiting viewer holds no worker. The
+        # first of it is taken now, so that a store away or busy is a 503, not a stream
+        # that closes before its head
+        try:
+            first = sub.pending(after)
+        except BaseException:
+            sub.close()
+            raise
+        response = ParkingResponse(feed.writer, sub, after, first, timeout, rid, opened)
+        return stream_response(response)
+
+    def generate() -> Iterator[bytes]:  # a server that gives no socket: the request waits
+        nonlocal after
+        sent, why = 0, WHY_LEFT
+        try:
+            yield b""  # taken below: from here on, closing the generator runs ``finally``
+            deadline = opened + timeout
+            beat = time.monotonic()
+            every = feed.heartbeat
+            yield RETRY + heartbeat_frame(every)
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    why = WHY_TIMEOUT
+                    return
+                frames, over = sub.next(after, min(left, STREAM_WAKE))
+                if frames:
+                    yield b"".join(f for _, f in frames)
+                    after = frames[-1][0]
+                    sent += len(frames)
+                    beat = time.monotonic()
+                if over:
+                    if feed.closing:
+                        why = WHY_STOPPING
+                    else:  # the game is over and every event was sent
+                        why = WHY_END
+                        yield END_FRAME
+                    return
+                if not frames and time.monotonic() - beat >= every:
+                    beat = time.monotonic()
+                    yield heartbeat_frame(every)
+        finally:
+            sub.close()
+            stream_ended(game_id, why, sent, after, opened, rid)
+
+    # no request context is kept for the stream's life: the generator needs none. Started
+    # here, so that the server closing it at any point runs its ``finally``
+    body = generate()
+    next(body)
+    return stream_response(Response(body, direct_passthrough=True))
+
+
+def stream_response(response: Response) -> Response:
+    """A live stream's headers: server-sent events, never cached or buffered by a proxy."""
+    response.mimetype = "text/event-stream"
+    response.headers["Cache-Control"] = "no-cache"
+    response.headers["X-Accel-Buffering"] = "no"
+    return response
+
+
+PAGE = [
+    query(
+        "after",
+        "integer",
+        "sequence number to start after (next_after of the last page)",
+        minimum=0,
+        maximum=MAX_INT,
+    ),
+    query("limit", "integer", "at most this many (default 200)", minimum=1, maximum=1000),
+]
+
+
+@bp.get("/games/<game:game_id>/journal")
+@documented(
+    Operation(
+        "/games/{game_id}/journal",
+        "get",
+        "Commands received, accepted or rejected, a page at a time"
+        " (the game's players and auditors)",
+        Journal,
+        auth=True,
+        params=PAGE,
+        errors=(401, 403, 404, 422),
+    )
+)
+def journal(game_id: str) -> ResponseReturnValue:
+    player_or_auditor(game_id, "journal")
+    after = int_arg("after", 0) or 0
+    limit = int_arg("limit", 200, 1, 1000) or 200
+    entries, more = paged(game_service().store.journal(game_id, after, limit + 1), limit)
+    return jsonify(
+        game_id=game_id,
+        commands=[
+            {
+                "command_id": e.command_id,
+                "seq": e.seq,
+                "actor": e.actor,
+                "received_at": e.received_at,
+                "payload": e.payload,
+                "judged_version": e.judged_version,
+                "outcome": e.outcome,
+                "first_version": e.first_version,
+                "last_version": e.last_version,
+                "rejection": e.rejection,
+            }
+            for e in entries
+        ],
+        next_after=entries[-1].seq if entries else after,
+        has_more=more,
+    )
+
+
+@bp.get("/games/<game:game_id>/verify")
+@documented(
+    Operation(
+        "/games/{game_id}/verify",
+        "get",
+        "Check the hash chain, the revealed seed against every draw, and re-run every command",
+        VerificationSchema,
+        errors=(404,),
+    )
+)
+def verify(game_id: str) -> ResponseReturnValue:
+    report = verify_game(game_service().store, game_id).as_dict()
+    if report["disputes"] and not _party(game_id):
+        # a dispute exists only for the game's players and auditors (docs/disputes.md)
+        report["disputes"] = []
+        report["rerun_problems"] = [
+            p for p in report["rerun_problems"] if not p.startswith("dispute ")
+        ] + (["a dispute's record has a problem"] if not report["ok"] else [])
+    return jsonify(report)
+
+
+def _party(game_id: str) -> bool:
+    """Whether the caller (if any token was sent) sits at the game or is an auditor."""
+    if not request.headers.get("Authorization"):
+        return False
+    try:
+        player_or_auditor(game_id, "dispute")
+    except ServiceError:
+        return False
+    return True

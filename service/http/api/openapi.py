@@ -1,0 +1,319 @@
+"""The OpenAPI document, generated from the marshmallow schemas, and a readable page."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from apispec import APISpec
+from apispec.ext.marshmallow import MarshmallowPlugin
+from marshmallow import Schema
+
+from service.http.api import schemas
+from service.http.api.command_schema import commands_body
+from service.play.text import patterns as text_patterns
+
+
+@dataclass
+class Operation:
+    """One documented endpoint."""
+
+    path: str
+    method: str
+    summary: str
+    response: type[Schema] | None = None
+    status: int = 200
+    request: type[Schema] | None = None
+    auth: bool = False
+    params: list[dict[str, Any]] = field(default_factory=list)
+    errors: tuple[int, ...] = ()
+    content: str = "application/json"
+    also: dict[str, dict[str, Any]] = field(default_factory=dict)  # other content types
+    headers: tuple[str, ...] = ()  # response headers of the success answer
+    limited: bool = False  # counted against a rate limit (429)
+    more: dict[int, str] = field(default_factory=dict)  # other answers without a body
+
+
+OPERATIONS: list[Operation] = []
+
+
+def documented(op: Operation) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register a view's operation in the OpenAPI document."""
+
+    def mark(view: Callable[..., Any]) -> Callable[..., Any]:
+        OPERATIONS.append(op)
+        return view
+
+    return mark
+
+
+def query(name: str, kind: str, description: str, **schema: Any) -> dict[str, Any]:
+    """A query parameter (``schema`` adds bounds: minimum, maximum, enum…)."""
+    return {
+        "in": "query",
+        "name": name,
+        "schema": {"type": kind, **schema},
+        "description": description,
+    }
+
+
+def header(name: str, description: str, **schema: Any) -> dict[str, Any]:
+    """A request header (``schema`` adds its shape: pattern, lengths…)."""
+    return {
+        "in": "header",
+        "name": name,
+        "schema": {"type": "string", **schema},
+        "description": description,
+    }
+
+
+MAX_INT = 2**31 - 1
+
+
+def up_to(limit: int) -> str:
+    """A regular expression (no anchors) for the decimal numbers 0 to ``limit`` as the
+    service reads them: plain digits, no sign, no leading zero."""
+    digits = str(limit)
+    parts = ["0", f"[1-9][0-9]{{0,{len(digits) - 2}}}"] if len(digits) > 1 else ["[0-9]"]
+    for i, d in enumerate(digits):  # same length: below the limit at position i
+        low = 1 if i == 0 else 0
+        if int(d) > low:
+            top = str(int(d) - 1)
+            span = top if top == str(low) else f"[{low}-{top}]"
+            rest = len(digits) - i - 1
+            parts.append(digits[:i] + span + (f"[0-9]{{{rest}}}" if rest else ""))
+    parts.append(digits)
+    return "(" + "|".join(parts) + ")"
+
+
+VERSION = up_to(MAX_INT)  # a version in a header, as plain digits
+
+# Response headers the service sends, by name.
+HEADERS: dict[str, dict[str, Any]] = {
+    "Retry-After": {
+        "description": "seconds to wait before trying again",
+        "schema": {"type": "integer"},
+    },
+    "WWW-Authenticate": {
+        "description": 'Bearer realm="tongiaki" (error="invalid_token" for a bad token)',
+        "schema": {"type": "string"},
+    },
+    "Allow": {"description": "the methods this path accepts", "schema": {"type": "string"}},
+    "ETag": {
+        "description": 'the game\'s version after the command, e.g. "12"',
+        "schema": {"type": "string"},
+    },
+    "Idempotent-Replayed": {
+        "description": "true when the answer replays the stored outcome of an Idempotency-Key",
+        "schema": {"type": "string"},
+    },
+}
+
+# Why each status can come, for every operation that may answer it.
+REASONS = {
+    400: "the body is not JSON, or not a JSON object (problem)",
+    401: "no bearer token, or one that names no account (problem)",
+    403: "not allowed: not your seat or your turn, not a player (problem)",
+    404: "no such game (problem)",
+    405: "this path does not take that method; Allow lists those it takes (problem)",
+    408: "the body did not arrive within 5 seconds; the connection closes (problem)",
+    409: "a rule violation (with its rule) or a stale version (problem)",
+    413: "the body is over 16 KiB, whatever the method (problem)",
+    414: "the request line is too long for the HTTP server (problem)",
+    415: "a body not sent as application/json in UTF-8 (problem)",
+    422: "a field, query argument or header is invalid (problem)",
+    429: "too many requests of this kind from this account or address (problem)",
+    431: "the headers are too large for the HTTP server (problem)",
+    503: "the database cannot be reached, a read model is behind or halted, or (streams)"
+    " every stream slot of the process is held or too many viewers catch up at once"
+    " (problem)",
+}
+ERROR_HEADERS = {
+    401: ("WWW-Authenticate",),
+    405: ("Allow",),
+    429: ("Retry-After",),
+    503: ("Retry-After",),
+}
+
+
+def _statuses(op: Operation) -> set[int]:
+    """Every error status the operation can answer: its own and the service-wide ones."""
+    # any request may carry a body: over the limit 413, too slow 408
+    codes = set(op.errors) | {405, 408, 413, 414, 431, 503}
+    if op.auth:
+        codes |= {401, 429}
+    if op.limited:
+        codes |= {429}
+    if op.method in ("post", "put", "patch") or op.request is not None:  # a JSON body
+        codes |= {400, 408, 413, 415, 422}
+    if "{game_id}" in op.path or "{dispute_id}" in op.path:
+        codes |= {404}
+    if any(p["in"] in ("query", "header") for p in op.params):
+        codes |= {422}
+    return codes
+
+
+def _required(schema: type[Schema]) -> bool:
+    """Whether a body must be sent: a field is required, or the schema asks for one of
+    several (``openapi_extra``: an empty body is ``{}``, which would not do)."""
+    extra = getattr(schema, "openapi_extra", {})
+    return any(f.required for f in schema._declared_fields.values()) or "oneOf" in extra
+
+
+def build_spec() -> dict[str, Any]:
+    """The OpenAPI 3 document of ``/api/v1``."""
+    spec = APISpec(
+        title="Tongiaki API",
+        version="1.0.0",
+        openapi_version="3.0.3",
+        plugins=[MarshmallowPlugin()],
+        info={
+            "description": "Play, watch and audit Tongiaki. Errors are application/problem+json."
+        },
+        servers=[{"url": "/api/v1"}],
+    )
+    spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
+    spec.components.schema("Problem", schema=schemas.Problem)
+    by_path: dict[str, dict[str, Any]] = {}
+    for op in OPERATIONS:
+        responses: dict[str, Any] = {}
+        success: dict[str, Any] = {"description": "OK"}
+        if op.response is not None:
+            success["content"] = {op.content: {"schema": op.response}, **op.also}
+        else:
+            success["description"] = op.content
+            success["content"] = {op.content: {"schema": {"type": "string"}}}
+        if op.headers:
+            success["headers"] = {h: HEADERS[h] for h in op.headers}
+        responses[str(op.status)] = success
+        for code, description in op.more.items():
+            responses[str(code)] = {"description": description}
+        for code in sorted(_statuses(op)):
+            responses[str(code)] = {
+                "description": REASONS.get(code, "problem"),
+                "content": {"application/problem+json": {"schema": "Problem"}},
+            }
+            if code in ERROR_HEADERS:
+                responses[str(code)]["headers"] = {h: HEADERS[h] for h in ERROR_HEADERS[code]}
+        operation: dict[str, Any] = {
+            "operationId": operation_id(op.method, op.path),
+            "summary": op.summary,
+            "responses": responses,
+        }
+        params = [dict(p) for p in op.params]
+        if "{game_id}" in op.path:
+            params.insert(
+                0,
+                {
+                    "in": "path",
+                    "name": "game_id",
+                    "required": True,
+                    "schema": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"},
+                },
+            )
+        if "{dispute_id}" in op.path:
+            params.insert(
+                0,
+                {
+                    "in": "path",
+                    "name": "dispute_id",
+                    "required": True,
+                    "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"},
+                },
+            )
+        if params:
+            operation["parameters"] = params
+        if op.request is not None:
+            operation["requestBody"] = {
+                "required": _required(op.request),
+                "content": {"application/json": {"schema": op.request}},
+            }
+        if op.auth:
+            operation["security"] = [{"bearer": []}]
+        by_path.setdefault(op.path, {})[op.method] = operation
+    _link(by_path, "/games", "post", "201", "game_id")
+    _link(by_path, "/games/{game_id}/disputes", "post", "201", "dispute_id")
+    for path, operations in by_path.items():
+        spec.path(path=path, operations=operations)
+    document = spec.to_dict()
+    # what a schema checks across its fields (marshmallow's validates_schema), said in
+    # JSON Schema where the class says it (``openapi_extra``)
+    for name, component in document["components"]["schemas"].items():
+        schema = getattr(schemas, name, None)
+        if name == "CommandEnvelope":  # every command's own shape, from the domain's types
+            component.clear()
+            component.update(commands_body())
+            continue
+        extra = getattr(schema, "openapi_extra", None)
+        if extra:
+            component.update(extra)
+        # text checked by service.play.text: its exact shape, made once per process
+        for field_name, kind in getattr(schema, "openapi_patterns", {}).items():
+            component["properties"][field_name]["pattern"] = text_patterns()[kind]
+    return document
+
+
+def operation_id(method: str, path: str) -> str:
+    """An operation's id: its method and path in words (``get_games_game_id_state``)."""
+    words = [w.strip("{}") for w in path.strip("/").split("/") if w]
+    return "_".join([method, *words])
+
+
+def _link(
+    by_path: dict[str, dict[str, Any]], path: str, method: str, status: str, name: str
+) -> None:
+    """OpenAPI links from an answer carrying ``name`` (a new game's or dispute's id) to
+    every operation that takes it in its path: clients and stateful testers follow them."""
+    source = by_path.get(path, {}).get(method)
+    if source is None:
+        return
+    links = {}
+    for target_path, operations in by_path.items():
+        if "{" + name + "}" not in target_path:
+            continue
+        for target_method in operations:
+            target = operation_id(target_method, target_path)
+            parameters = {name: f"$response.body#/{name}"}
+            if "{game_id}" in target_path and name != "game_id":
+                parameters["game_id"] = "$request.path.game_id"
+            links[target] = {"operationId": target, "parameters": parameters}
+    source["responses"][status]["links"] = links
+
+
+def docs_page(spec: dict[str, Any]) -> str:
+    """A human-readable page listing every endpoint of the document."""
+    rows = []
+    for path, operations in spec["paths"].items():
+        for method, op in operations.items():
+            lock = " 🔒" if op.get("security") else ""
+            codes = ", ".join(sorted(op["responses"]))
+            rows.append(
+                f"<tr><td><code>{method.upper()}</code></td><td><code>/api/v1{html.escape(path)}</code>"
+                f"</td><td>{html.escape(op['summary'])}{lock}</td><td>{codes}</td></tr>"
+            )
+    return (
+        "<!doctype html><html lang=en><meta charset=utf-8><title>Tongiaki API</title>"
+        # its style is a file of the pages': the policy allows no inline style
+        '<link rel=stylesheet href="/static/api-docs.css">'
+        "<h1>Tongiaki API</h1><p>JSON under <code>/api/v1</code>; the machine-readable document "
+        "is <a href=/api/v1/openapi.json><code>/api/v1/openapi.json</code></a>. 🔒 needs "
+        "<code>Authorization: Bearer &lt;token&gt;</code> (from <code>POST /accounts</code>). "
+        "Errors are <code>application/problem+json</code> with a <code>code</code> and, for rule "
+        "violations, the <code>rule</code> of rules.md.</p>"
+        "<table><tr><th>Method</th><th>Path</th><th>What</th><th>Responses</th></tr>"
+        + "".join(rows)
+        + "</table></html>"
+    )
+
+
+MAX_OFFSET = 1_000_000
+# the position in a listing that has no cursor (games, lobby): with has_more
+OFFSET = query(
+    "offset",
+    "integer",
+    "skip this many (the next page: offset + limit)",
+    minimum=0,
+    maximum=MAX_OFFSET,
+)

@@ -1,0 +1,94 @@
+"""The browser pages: lobby, game, replay and audit — plain HTML, CSS and JS modules.
+
+No build step: the pages are static files that talk to the JSON API under
+``/api/v1`` and follow live games through its server-sent events.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from flask import Blueprint, Response, abort, send_from_directory
+from flask.typing import ResponseReturnValue
+
+from service.http.problems import catalogue
+from service.http.web.reference import PAGES as DOCUMENTS
+from service.http.web.reference import document, problem_page, problems_index
+
+STATIC = Path(__file__).parent / "static"
+PAGES = {
+    "lobby": "lobby",
+    "game": "game",
+    "replay": "replay",
+    "audit": "audit",
+    "disputes": "disputes",
+    "dispute": "dispute",
+}
+
+bp = Blueprint("web", __name__, static_folder=str(STATIC), static_url_path="/static")
+
+
+def page(name: str, title: str, game_id: str = "", dispute_id: str = "") -> Response:
+    """The HTML shell of a page: its module script does the rest."""
+    html = (STATIC / "page.html").read_text(encoding="utf-8")
+    html = html.replace("{{title}}", title).replace("{{page}}", name).replace("{{game}}", game_id)
+    html = html.replace("{{dispute}}", dispute_id)
+    return Response(html, mimetype="text/html")
+
+
+@bp.get("/")
+def lobby() -> ResponseReturnValue:
+    return page("lobby", "Tongiaki — lobby")
+
+
+@bp.get("/games/<game:game_id>")
+def game(game_id: str) -> ResponseReturnValue:
+    return page("game", "Tongiaki — game", game_id)
+
+
+@bp.get("/games/<game:game_id>/replay")
+def replay(game_id: str) -> ResponseReturnValue:
+    return page("replay", "Tongiaki — replay", game_id)
+
+
+@bp.get("/games/<game:game_id>/audit")
+def audit(game_id: str) -> ResponseReturnValue:
+    return page("audit", "Tongiaki — audit", game_id)
+
+
+@bp.get("/disputes")
+def disputes() -> ResponseReturnValue:
+    return page("disputes", "Tongiaki — disputes")
+
+
+@bp.get("/disputes/<dispute:dispute_id>")
+def dispute(dispute_id: str) -> ResponseReturnValue:
+    return page("dispute", "Tongiaki — dispute", dispute_id=dispute_id)
+
+
+@bp.get("/favicon.ico")
+def favicon() -> ResponseReturnValue:
+    return send_from_directory(STATIC, "favicon.svg", mimetype="image/svg+xml")
+
+
+@bp.get("/docs/<name>")
+def docs(name: str) -> ResponseReturnValue:
+    """The rules and the tiles, in the project's own words."""
+    if name not in DOCUMENTS:
+        abort(404)
+    return Response(document(name), mimetype="text/html")
+
+
+@bp.get("/problems")
+def problems() -> ResponseReturnValue:
+    """Every error code the service answers with."""
+    return Response(problems_index(), mimetype="text/html")
+
+
+@bp.get("/problems/<code>")
+def problem_type(code: str) -> ResponseReturnValue:
+    """The page a problem document's ``type`` names."""
+    item = catalogue().get(code)
+    if item is None:
+        abort(404)
+    return Response(problem_page(item), mimetype="text/html")

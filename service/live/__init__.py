@@ -1,0 +1,1 @@
+"""Live: what follows a commit - doorbells for the read models, the change feed, live streams."""

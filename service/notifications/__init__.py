@@ -1,0 +1,1 @@
+"""Notifications: reminders' outbox, digests, webhooks and the addresses they may reach."""

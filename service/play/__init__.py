@@ -1,0 +1,1 @@
+"""Playing a game: commands in, events out (the application service), accounts, players' text."""

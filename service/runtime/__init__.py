@@ -1,0 +1,1 @@
+"""Process plumbing: settings, logs, outages, per-process caches, installs."""

@@ -1,0 +1,1 @@
+"""Time: turn clocks (docs/clocks.md), the service's time recorded with the events."""
