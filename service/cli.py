@@ -189,7 +189,7 @@ def _existing(settings: Settings) -> Settings:
 
 def _store(existing: bool = True) -> SqlStore:
     """The event store the settings name (``existing``: it must be there already)."""
-    from service.app import open_store
+    from service.bootstrap import open_store
 
     settings = _settings()
     store = open_store(_existing(settings) if existing else settings)
@@ -226,7 +226,7 @@ def serve(host: str | None, port: int | None, workers: int, threads: int) -> Non
         # ssl may be imported already (by click's environment); nothing here has used it
         warnings.filterwarnings("ignore", message="Monkey-patching ssl after ssl")
         monkey.patch_all()
-    from service.app import check_services
+    from service.bootstrap import check_services
     from service.servers.serving import run_embedded, run_gunicorn
 
     settings = _settings()
@@ -260,7 +260,7 @@ def db() -> None:
 @db.command()
 def upgrade() -> None:
     """Create or migrate the schema (idempotent; also done on start)."""
-    from service.app import open_store
+    from service.bootstrap import open_store
 
     store = open_store(_settings())
     version = store.upgrade()
@@ -470,12 +470,12 @@ def disputes() -> None:
 
 
 def _disputes_app() -> DisputeService:
-    """The service as the web process composes it (doorbell included), without a sweeper."""
-    from service.app import create_app
+    """The disputes service, built as every process builds it (``service.bootstrap``),
+    its commits ringing the read models' doorbell; no change feed and no background
+    work (this command serves nothing)."""
+    from service.bootstrap import build
 
-    app = create_app(_existing(_settings()), sweep=False)
-    service: DisputeService = app.extensions["tongiaki.disputes"]
-    return service
+    return build(_existing(_settings()), streams=None).disputes
 
 
 def _auditor(service: DisputeService, account_id: str) -> Account:
@@ -586,7 +586,7 @@ def disputes_rule(
 def _readmodels() -> tuple[SqlStore, ReadModels]:
     """The event store and its read models (the worker's code is not needed)."""
     from projections.store import ReadModels
-    from service.app import open_store
+    from service.bootstrap import open_store
 
     store = open_store(_existing(_settings()))
     store.upgrade()
@@ -607,7 +607,7 @@ def worker(burst: bool) -> None:
         raise BadSetting(
             "REDIS_URL is not set: without Redis the projections run inline in the service"
         )
-    from service.app import check_services
+    from service.bootstrap import check_services
 
     check_services(settings)
     configure_logs(settings.log_format or "json")

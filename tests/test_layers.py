@@ -160,8 +160,8 @@ SERVICE_FLOORS = (
     {"timing"},
     {"play"},
     {"live", "audit", "notifications"},  # beside each other, none using another
-    {"http"},
-    {"app"},  # the composition root
+    {"http", "bootstrap"},  # bootstrap builds the services; http serves them
+    {"app"},  # the web app over them
     {"servers"},
     {"cli"},
 )

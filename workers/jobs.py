@@ -22,9 +22,9 @@ from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 
 from projections.store import ReadModels
+from service.bootstrap import Services, build
 from service.live.doorbells import RqDoorbell, dirty_key, enqueue_game, pending_key, sweep
-from service.notifications.notify import NOTIFY_EVERY, Notifier, run_deliveries
-from service.play.games import GameService
+from service.notifications.notify import NOTIFY_EVERY, run_deliveries
 from service.play.timekeeper import CLOCK_TICK, LocalScheduler, Timekeeper, from_ms, to_ms
 from service.runtime.outages import Outage
 from service.runtime.settings import Settings
@@ -38,37 +38,34 @@ _LOCAL_STARTED = threading.Event()  # this process runs its own timer (a worker,
 
 
 @cache
+def services() -> Services:
+    """This worker process's services, built as every process builds them
+    (``service.bootstrap``): one store and pool for every job, the read models, and a
+    game service for the timekeeper whose commits ring rq like any command's
+    (docs/clocks.md); no change feed (the worker serves no stream)."""
+    settings = Settings.from_env()
+    return build(settings, doorbell=RqDoorbell(settings.redis_url, settings.queue), streams=None)
+
+
 def store() -> SqlStore:
-    """This worker process's event store (one pool for every job)."""
-    from service.app import open_store
-
-    return open_store(Settings.from_env())
+    """This worker process's event store."""
+    return services().store
 
 
-@cache
 def readmodels() -> ReadModels:
     """This worker process's read models, on the configured database."""
-    rm = ReadModels(store(), store())
-    rm.upgrade()
-    return rm
+    return services().readmodels
 
 
 @cache
 def timekeeper() -> Timekeeper:
-    """This worker process's timekeeper: the bot's moves for due decisions, on the
-    configured store, its commits rung like any command's (docs/clocks.md)."""
-    settings = Settings.from_env()
-    games = GameService(
-        store(),
-        doorbell=RqDoorbell(settings.redis_url, settings.queue),
-        snapshot_every=settings.snapshot_every,
-    )
-    return Timekeeper(games)
+    """This worker process's timekeeper: the bot's moves for due decisions."""
+    return Timekeeper(services().games)
 
 
 def forget() -> None:
     """Drop this process's store, read models and timekeeper (tests switch databases)."""
-    for cached in (local_clock, timekeeper, readmodels, store):
+    for cached in (local_clock, timekeeper, services):
         cached.cache_clear()
 
 
@@ -262,9 +259,7 @@ def run_worker(settings: Settings, *, burst: bool = False) -> None:
         threading.Thread(target=sweeper, name="sweeper", daemon=True).start()
         schedule.start()
         # reminders: the outbox the projections fill, delivered by webhook and mail
-        notifier = Notifier(store(), settings)
-        notifier.upgrade()
-        delivering = run_deliveries(notifier, NOTIFY_EVERY, stop.is_set)
+        delivering = run_deliveries(services().notifier, NOTIFY_EVERY, stop.is_set)
         local_clock().start()  # deadlines to the millisecond, beside rq's schedule
         _LOCAL_STARTED.set()
     else:

@@ -1,0 +1,183 @@
+"""One typed way to build the service from its settings: the web app
+(``service.app.web_app``), the worker (``workers.jobs``) and the CLI take what they
+need from the same ``Services``.
+
+Building starts no thread and serves nothing. The background work a process owns is
+started by that process: ``start_embedded_background`` for the embedded default (no
+Redis: nobody else sweeps the read models, delivers reminders or keeps the
+deadlines), the worker's own loop with Redis.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from projections.store import ReadModels
+from service.audit.disputes import DisputeService
+from service.live.doorbells import BackgroundDoorbell, InlineDoorbell, RqDoorbell, sweep_inline
+from service.live.feed import FD_RESERVE, Feed, FeedDoorbell, fd_budget, listener_for
+from service.notifications.notify import NOTIFY_EVERY, Notifier, run_deliveries
+from service.play.games import Doorbell, GameService
+from service.play.timekeeper import ClockBell, LocalScheduler, Timekeeper
+from service.runtime.settings import ConfigError, Settings
+from service.store.base import SqlStore
+
+# live streams one process holds at once (service.live.feed) unless TONGIAKI_MAX_STREAMS says:
+# the embedded server gives each connection a thread of its own (~30 KB each, waiting);
+# a gevent worker a greenlet (service.servers.serving)
+EMBEDDED_STREAMS = 2000
+
+
+def open_store(settings: Settings) -> SqlStore:
+    """The event store the settings name: PostgreSQL, or the embedded SQLite file."""
+    if settings.uses_postgres:
+        from service.store.postgres import PostgresEventStore
+
+        return PostgresEventStore(settings.database_url)
+    from service.store.sqlite import SQLiteEventStore
+
+    try:
+        return SQLiteEventStore(settings.sqlite_path)
+    except OSError as exc:  # the data directory cannot be made
+        raise ConfigError(
+            f"TONGIAKI_DATA_DIR: cannot use {settings.data_dir}: {exc.strerror or exc}"
+        ) from exc
+
+
+REDIS_CHECK_TIMEOUT = 2.0  # seconds
+
+
+def check_services(settings: Settings) -> None:
+    """Reach the database and Redis once, within seconds, or raise with the cause."""
+    store = open_store(settings)  # PostgreSQL: StoreUnavailable after at most 5 s
+    try:
+        store.upgrade()
+    finally:
+        store.close()
+    if settings.redis_url:
+        from redis import Redis
+        from redis.exceptions import RedisError
+
+        from service.store.base import StoreUnavailable
+
+        client = Redis.from_url(
+            settings.redis_url,
+            socket_timeout=REDIS_CHECK_TIMEOUT,
+            socket_connect_timeout=REDIS_CHECK_TIMEOUT,
+        )
+        try:
+            client.ping()
+        except RedisError as exc:
+            where = settings.redis_url.split("@")[-1]
+            raise StoreUnavailable(f"cannot reach Redis at {where}: {exc}") from exc
+        finally:
+            client.close()
+
+
+@dataclass
+class Services:
+    """The service's parts, wired: what every process builds the same way."""
+
+    settings: Settings
+    store: SqlStore
+    readmodels: ReadModels
+    doorbell: Doorbell  # the read models' (inline, or rq); commits ring it
+    games: GameService
+    notifier: Notifier
+    disputes: DisputeService
+    feed: Feed | None  # live streams' change feed; None where nothing streams (the worker)
+    background: list[threading.Event] = field(default_factory=list)  # stops, once started
+    clocks: LocalScheduler | None = None  # the embedded default's deadlines, once started
+
+
+def build(
+    settings: Settings,
+    *,
+    store: SqlStore | None = None,
+    clock: Callable[[], datetime] | None = None,
+    doorbell: Doorbell | None = None,
+    streams: int | None = EMBEDDED_STREAMS,
+) -> Services:
+    """The services on the settings' store (or ``store``), their schemas upgraded.
+
+    ``doorbell``: how commits reach the read models (default: rq from a thread of its
+    own with ``REDIS_URL``, else inline). ``streams``: the live streams this process
+    may hold (``None``: no change feed, a process that serves no stream)."""
+    store = store or open_store(settings)
+    store.upgrade()
+    readmodels = ReadModels(store, store)
+    readmodels.upgrade()
+    now = clock or (lambda: datetime.now(UTC))
+    if doorbell is None:
+        if settings.redis_url:
+            # rung from a thread of its own: a slow or hung Redis never delays a command
+            doorbell = BackgroundDoorbell(
+                RqDoorbell(settings.redis_url, settings.queue, timeout=1.0)
+            )
+        else:
+            doorbell = InlineDoorbell(readmodels)
+    feed = _feed(settings, store, streams) if streams is not None else None
+    games = GameService(
+        store,
+        clock=now,
+        doorbell=FeedDoorbell(feed, doorbell) if feed is not None else doorbell,
+        testing=settings.testing,
+        snapshot_every=settings.snapshot_every,
+        keyframes=readmodels.keyframe,
+    )
+    notifier = Notifier(store, settings, games.clock)
+    notifier.upgrade()
+    disputes = DisputeService(
+        store,
+        games,
+        clock=now,
+        window=timedelta(seconds=settings.dispute_window),
+        announce=notifier.announce,
+    )
+    return Services(settings, store, readmodels, doorbell, games, notifier, disputes, feed)
+
+
+def _feed(settings: Settings, store: SqlStore, streams: int) -> Feed:
+    max_streams = settings.max_streams or streams
+    budget = fd_budget()
+    if budget < max_streams:  # past the open-file limit the whole process stops answering
+        logging.getLogger("tongiaki.feed").warning(
+            "at most %d live streams (not %d): the open-file limit is %d; raise it (ulimit -n)",
+            budget,
+            max_streams,
+            budget + FD_RESERVE,
+        )
+        max_streams = budget
+    return Feed(
+        store,
+        max_streams=max_streams,
+        per_client=settings.streams_per_client,
+        poll_every=settings.feed_poll,
+        heartbeat=settings.stream_heartbeat,
+        listener=listener_for(settings.database_url) if settings.uses_postgres else None,
+    )
+
+
+def start_embedded_background(services: Services) -> None:
+    """The embedded default's own background work, in threads of this process: with no
+    Redis nobody else does it. The read models' sweep (projections left behind by a
+    crash or a failed catch-up), reminder deliveries, and the deadlines' scheduler
+    (each commit rings it too). With ``REDIS_URL`` the worker does all three: nothing
+    starts here."""
+    settings, store = services.settings, services.store
+    if settings.redis_url:
+        return
+    closed = lambda: store.closed  # noqa: E731
+    services.background.append(sweep_inline(services.readmodels, settings.sweep_every, closed))
+    services.background.append(run_deliveries(services.notifier, NOTIFY_EVERY, closed))
+    scheduler = LocalScheduler(
+        Timekeeper(services.games), services.readmodels, settings.sweep_every, closed
+    )
+    bell = ClockBell(services.doorbell, services.readmodels, scheduler)
+    feed = services.feed
+    services.games.doorbell = FeedDoorbell(feed, bell) if feed is not None else bell
+    services.clocks = scheduler.start()
