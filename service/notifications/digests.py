@@ -30,15 +30,11 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from service.notifications.preferences import SETTINGS_COLUMNS, settings_from_row, to_ms
+from service.notifications.preferences import settings_of, to_ms
 
 MODES = ("batched", "every", "never")
 HELD = 2  # rm_notifications.planned: a your_move notification waiting for its digest
 DIGEST_LOCK = 0x7467_6467  # a PostgreSQL advisory lock: one digest pass at a time
-
-
-def _ms(moment: datetime) -> int:
-    return to_ms(moment)
 
 
 class Digests:
@@ -53,7 +49,7 @@ class Digests:
         notifications, one digest (or nothing, if no game waits on it any more).
         ``channels_of(settings)`` names the channels an account is sent on. The
         number of digests made."""
-        now_ms = _ms(now)
+        now_ms = to_ms(now)
         made = 0
         with self.store.transaction() as cur:
             if self.store.postgres:  # another worker's pass under way: it does this one
@@ -73,17 +69,7 @@ class Digests:
             accounts = sorted(by_account)
             marks = ", ".join(["%s"] * len(accounts))
 
-            settings = {
-                s.account_id: s
-                for s in map(
-                    settings_from_row,
-                    cur.execute(
-                        f"SELECT {SETTINGS_COLUMNS} FROM notify_settings"
-                        f" WHERE account_id IN ({marks})",
-                        tuple(accounts),
-                    ).fetchall(),
-                )
-            }
+            settings = settings_of(cur, accounts)
             last = dict(
                 cur.execute(
                     f"SELECT account_id, last_ms FROM notify_digests WHERE account_id IN ({marks})",

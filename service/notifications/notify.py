@@ -64,6 +64,7 @@ from service.notifications.preferences import (
     SETTINGS_COLUMNS,
     NotifySettings,
     settings_from_row,
+    settings_of,
     to_ms,
 )
 from service.play.text import EMAIL_PATTERN
@@ -443,18 +444,7 @@ class Notifier:
             if not rows:
                 return 0
             accounts = sorted({r[1] for r in rows})
-            marks = ", ".join(["%s"] * len(accounts))
-            chosen = {
-                s.account_id: s
-                for s in map(
-                    settings_from_row,
-                    cur.execute(
-                        f"SELECT {SETTINGS_COLUMNS} FROM notify_settings"
-                        f" WHERE account_id IN ({marks})",
-                        tuple(accounts),
-                    ).fetchall(),
-                )
-            }
+            chosen = settings_of(cur, accounts)
             planned = []
             # your_move, batched: for the account's next digest (service.notifications.digests)
             held = []

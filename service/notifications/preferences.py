@@ -59,3 +59,16 @@ def settings_from_row(row: Sequence[Any]) -> NotifySettings:
         your_move,
         int(quiet) if quiet is not None else None,
     )
+
+
+def settings_of(cur: Any, accounts: Sequence[str]) -> dict[str, NotifySettings]:
+    """The settings of these accounts (those that have any), by account id, read with the
+    cursor of the caller's transaction."""
+    if not accounts:
+        return {}
+    marks = ", ".join(["%s"] * len(accounts))
+    rows = cur.execute(
+        f"SELECT {SETTINGS_COLUMNS} FROM notify_settings WHERE account_id IN ({marks})",
+        tuple(accounts),
+    ).fetchall()
+    return {s.account_id: s for s in map(settings_from_row, rows)}
