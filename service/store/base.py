@@ -126,6 +126,42 @@ class JournalEntry:
     seq: int = 0
     fingerprint: str | None = None
 
+    @classmethod
+    def accepted(
+        cls, record: CommandRecord, judged_version: int, events: Sequence[StoredEvent], seq: int = 0
+    ) -> JournalEntry:
+        """The entry of a command whose ``events`` follow ``judged_version``."""
+        return cls(
+            record.game_id,
+            record.command_id,
+            record.actor,
+            record.received_at,
+            record.payload,
+            judged_version,
+            "accepted",
+            events[0].version,
+            events[-1].version,
+            seq=seq,
+            fingerprint=record.fingerprint,
+        )
+
+    @classmethod
+    def rejected(
+        cls, record: CommandRecord, judged_version: int, rejection: dict[str, Any]
+    ) -> JournalEntry:
+        """The entry of a command refused at ``judged_version``, and why."""
+        return cls(
+            record.game_id,
+            record.command_id,
+            record.actor,
+            record.received_at,
+            record.payload,
+            judged_version,
+            "rejected",
+            rejection=rejection,
+            fingerprint=record.fingerprint,
+        )
+
 
 @dataclass(frozen=True)
 class Appended:

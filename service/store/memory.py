@@ -32,7 +32,7 @@ from service.store.base import (
     chain_events,
     no_nul,
 )
-from service.store.sql import SCHEMA_VERSION
+from service.store.schema import SCHEMA_VERSION
 
 
 class MemoryEventStore:
@@ -87,29 +87,13 @@ class MemoryEventStore:
                     raise ConcurrencyConflict(
                         dispute.dispute_id, dispute.expected_version, row.version if row else 0
                     )
-            previous = head.hash if head else GENESIS
-            stored = chain_events(record.game_id, version, previous, events)
-            last = stored[-1] if stored else None
-            new_version = last.version if last else version
-            new_hash = last.hash if last else previous
-            entry = self._add_entry(
-                JournalEntry(
-                    record.game_id,
-                    record.command_id,
-                    record.actor,
-                    record.received_at,
-                    record.payload,
-                    version,
-                    "accepted",
-                    stored[0].version if stored else None,
-                    new_version if stored else None,
-                    fingerprint=record.fingerprint,
-                )
-            )
+            stored = chain_events(record.game_id, version, head_hash, events)
+            last = stored[-1]
+            entry = self._add_entry(JournalEntry.accepted(record, version, stored))
             self._events.setdefault(record.game_id, []).extend(stored)
             created = head.created_at if head else record.received_at
             self._games[record.game_id] = GameRow(
-                record.game_id, new_version, new_hash, status, created, record.received_at
+                record.game_id, last.version, last.hash, status, created, record.received_at
             )
             if dispute is not None:
                 self.append_dispute(
@@ -120,7 +104,7 @@ class MemoryEventStore:
                     status=dispute.status,
                     at=dispute.at,
                 )
-        return Appended(tuple(stored), new_version, new_hash, entry=entry)
+        return Appended(tuple(stored), last.version, last.hash, entry=entry)
 
     def reject(
         self, record: CommandRecord, judged_version: int, rejection: dict[str, Any]
@@ -131,19 +115,7 @@ class MemoryEventStore:
             found = self._find(record.game_id, record.command_id)
             if found is not None:
                 return found
-            return self._add_entry(
-                JournalEntry(
-                    record.game_id,
-                    record.command_id,
-                    record.actor,
-                    record.received_at,
-                    record.payload,
-                    judged_version,
-                    "rejected",
-                    rejection=rejection,
-                    fingerprint=record.fingerprint,
-                )
-            )
+            return self._add_entry(JournalEntry.rejected(record, judged_version, rejection))
 
     def import_stream(
         self,
@@ -234,11 +206,6 @@ class MemoryEventStore:
         rows.sort(key=lambda g: g.game_id)
         rows.sort(key=lambda g: g.updated_at, reverse=True)
         return rows[offset : offset + limit]
-
-    def game_ids(self) -> Iterable[str]:
-        """Every game id."""
-        with self._lock:
-            return list(self._games)
 
     def journal(self, game_id: str, after: int = 0, limit: int | None = None) -> list[JournalEntry]:
         """Commands received for the game, in arrival order: ``seq > after``, at most ``limit``."""

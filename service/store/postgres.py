@@ -8,6 +8,7 @@ import re
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import psycopg
@@ -22,12 +23,17 @@ from service.store.base import (
     InvalidData,
     JournalEntry,
     NewEvent,
+    StoredEvent,
     StoreError,
     StoreUnavailable,
     canonical,
     chain_events,
 )
-from service.store.sql import SCHEMA_VERSION, TABLES, SqlEventStore
+from service.store.database import Cursor, SqlDatabase, SqlTx
+from service.store.rows import Row, value
+from service.store.schema import SCHEMA_VERSION, TABLES
+from service.store.sql import SqlEventStore
+from service.store.streams import SqlStreams
 
 IMMUTABLE = [
     """CREATE OR REPLACE FUNCTION tongiaki_events_immutable() RETURNS trigger
@@ -167,26 +173,25 @@ _NAMED = re.compile(
 )
 
 
-def _exists(cur: Any, statement: str) -> bool:
+def _exists(cur: Cursor, statement: str) -> bool:
     """Whether the table, index or trigger a schema statement makes is already there (a
     function is always replaced: that locks no table)."""
     m = _NAMED.search(statement)
     if m is None:
         return False
     if m[1]:
-        row = cur.execute("SELECT to_regclass(%s) IS NOT NULL", (m[1],)).fetchone()
-        return bool(row[0])
-    row = cur.execute(
+        return bool(value(cur.execute("SELECT to_regclass(%s) IS NOT NULL", (m[1],))))
+    found = cur.execute(
         "SELECT 1 FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid"
         " WHERE t.tgname = %s AND c.relname = %s"
         " AND c.relnamespace = current_schema()::regnamespace",
         (m[2], m[3]),
-    ).fetchone()
-    return row is not None
+    )
+    return value(found) is not None
 
 
-class PostgresEventStore(SqlEventStore):
-    """Event store in PostgreSQL; the games row is locked for the length of an append."""
+class PostgresDatabase(SqlDatabase):
+    """A PostgreSQL database on a pool of connections (autocommit unless in a transaction)."""
 
     lock_suffix = "FOR UPDATE"
     postgres = True
@@ -215,12 +220,20 @@ class PostgresEventStore(SqlEventStore):
         )
 
     @contextmanager
-    def _tx(self) -> Iterator[Any]:
+    def transaction(self) -> Iterator[SqlTx]:
+        """One transaction on a pooled connection."""
         with translated(), self.pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
-            yield cur
+            yield SqlTx(self, cur, conn.pipeline)
+
+    @contextmanager
+    def reading(self) -> Iterator[SqlTx]:
+        """Autocommit: a single statement is its own transaction (a SELECT its own
+        snapshot), one round trip."""
+        with translated(), self.pool.connection() as conn, conn.cursor() as cur:
+            yield SqlTx(self, cur, conn.pipeline)
 
     def ping(self, timeout: float) -> None:
-        """See ``SqlEventStore.ping``; bounded, as a readiness probe's own timeout is
+        """See ``SqlDatabase.ping``; bounded, as a readiness probe's own timeout is
         often 1 s. First a connection of its own, so a database that stopped answering
         (hung, or cut off without a reset) is told within ``timeout`` under gevent and
         within libpq's smallest ``connect_timeout`` (2 s) otherwise, instead of hanging
@@ -240,85 +253,13 @@ class PostgresEventStore(SqlEventStore):
         with translated(), self.pool.connection(timeout=timeout) as conn:
             conn.execute("SELECT 1")
 
-    @contextmanager
-    def _read(self) -> Iterator[Any]:
-        # Autocommit: a single SELECT is its own snapshot, one round trip.
-        with translated(), self.pool.connection() as conn, conn.cursor() as cur:
-            yield cur
+    def upgrade_lock(self, tx: SqlTx) -> None:
+        """An advisory lock, until the transaction ends."""
+        tx.cursor.execute("SELECT pg_advisory_xact_lock(%s)", (UPGRADE_LOCK,))
 
-    def append(
-        self,
-        record: CommandRecord,
-        expected_version: int,
-        events: Sequence[NewEvent],
-        status: str,
-        prev_hash: str | None = None,
-        dispute: DisputeAppend | None = None,
-    ) -> Appended:
-        """Append in one round trip (``tongiaki_append``); see ``EventStore.append``.
-
-        A ruling's append (``dispute``, rare) takes the SQL path the SQLite adapter
-        uses, in one transaction with the dispute's (its row locked ``FOR UPDATE``)."""
-        if not events:
-            raise ValueError("an append holds at least one event")
-        if dispute is not None:
-            return super().append(record, expected_version, events, status, prev_hash, dispute)
-        if prev_hash is None:
-            head = self.head(record.game_id)
-            prev_hash = (
-                head.hash if head is not None and head.version == expected_version else GENESIS
-            )
-        stored = chain_events(record.game_id, expected_version, prev_hash, events)
-        last = stored[-1]
-        with translated(), self.pool.connection() as conn:
-            row = conn.execute(
-                "SELECT outcome, head, journal_seq FROM tongiaki_append("
-                "%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                (
-                    record.game_id,
-                    expected_version,
-                    prev_hash,
-                    last.version,
-                    last.hash,
-                    status,
-                    record.received_at,
-                    record.command_id,
-                    canonical(record.actor),
-                    canonical(record.payload),
-                    # one JSON parameter: far cheaper to send than five text arrays
-                    json.dumps([[e.type, e.data, e.metadata, e.prev_hash, e.hash] for e in stored]),
-                    record.fingerprint,
-                ),
-            ).fetchone()
-        assert row is not None
-        outcome, head_version, seq = row
-        if outcome == "accepted":
-            entry = JournalEntry(
-                record.game_id,
-                record.command_id,
-                record.actor,
-                record.received_at,
-                record.payload,
-                expected_version,
-                "accepted",
-                stored[0].version,
-                last.version,
-                seq=int(seq),
-                fingerprint=record.fingerprint,
-            )
-            return Appended(tuple(stored), last.version, last.hash, entry=entry)
-        found = self.outcome(record.game_id, record.command_id)
-        if found is not None:
-            with self._read() as cur:
-                return self._duplicate(cur, found)
-        raise ConcurrencyConflict(record.game_id, expected_version, int(head_version))
-
-    def _upgrade_lock(self, cur: Any) -> None:
-        cur.execute("SELECT pg_advisory_xact_lock(%s)", (UPGRADE_LOCK,))
-
-    def _table_exists(self, cur: Any, name: str) -> bool:
-        row = cur.execute("SELECT to_regclass(%s) IS NOT NULL", (name,)).fetchone()
-        return bool(row[0])
+    def table_exists(self, tx: SqlTx, name: str) -> bool:
+        """Whether the table ``name`` is there (in the search path)."""
+        return bool(value(tx.cursor.execute("SELECT to_regclass(%s) IS NOT NULL", (name,))))
 
     def upgrade(self) -> int:
         """Create or migrate the schema under an advisory lock (idempotent).
@@ -343,9 +284,10 @@ class PostgresEventStore(SqlEventStore):
         raise AssertionError("unreachable")
 
     def _migrate(self) -> int:
-        with self._tx() as cur:
+        with self.transaction() as tx:
+            cur = tx.cursor
             cur.execute(f"SET LOCAL lock_timeout = '{MIGRATION_LOCK_TIMEOUT}'")
-            self._upgrade_lock(cur)
+            self.upgrade_lock(tx)
             cur.execute(
                 "CREATE TABLE IF NOT EXISTS schema_version"
                 " (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
@@ -362,8 +304,8 @@ class PostgresEventStore(SqlEventStore):
             column = cur.execute(
                 "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema()"
                 " AND table_name = 'journal' AND column_name = 'fingerprint'"
-            ).fetchone()
-            if column is None:
+            )
+            if value(column) is None:
                 cur.execute("ALTER TABLE journal ADD COLUMN IF NOT EXISTS fingerprint TEXT")
             # schema 1 took five text arrays; schema 2 one JSON argument; 3 the fingerprint
             cur.execute(
@@ -379,9 +321,8 @@ class PostgresEventStore(SqlEventStore):
                 "INSERT INTO schema_version (version) VALUES (%s) ON CONFLICT DO NOTHING",
                 (SCHEMA_VERSION,),
             )
-            cur.execute("SELECT MAX(version) FROM schema_version")
-            row = cur.fetchone()
-        return int(row[0])
+            version = value(cur.execute("SELECT MAX(version) FROM schema_version"))
+        return int(version)
 
     @property
     def closed(self) -> bool:
@@ -391,3 +332,99 @@ class PostgresEventStore(SqlEventStore):
     def close(self) -> None:
         """Close the pool."""
         self.pool.close()
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    """What ``tongiaki_append`` says: accepted (and the journal entry's number), a
+    duplicate or a conflict (and the game's head version)."""
+
+    outcome: str
+    head: int
+    journal_seq: int | None
+
+
+OUTCOME = Row(_Outcome, "outcome", "head", "journal_seq")
+
+
+def _arguments(
+    record: CommandRecord,
+    expected_version: int,
+    prev_hash: str,
+    status: str,
+    stored: Sequence[StoredEvent],
+) -> tuple[Any, ...]:
+    """``tongiaki_append``'s arguments for a command's chained events."""
+    last = stored[-1]
+    return (
+        record.game_id,
+        expected_version,
+        prev_hash,
+        last.version,
+        last.hash,
+        status,
+        record.received_at,
+        record.command_id,
+        canonical(record.actor),
+        canonical(record.payload),
+        # one JSON parameter: far cheaper to send than five text arrays
+        json.dumps([[e.type, e.data, e.metadata, e.prev_hash, e.hash] for e in stored]),
+        record.fingerprint,
+    )
+
+
+class PostgresStreams(SqlStreams):
+    """Streams whose append is one round trip: ``tongiaki_append``, server-side."""
+
+    def append(
+        self,
+        record: CommandRecord,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        status: str,
+        prev_hash: str | None = None,
+        dispute: DisputeAppend | None = None,
+    ) -> Appended:
+        """Append in one round trip (``tongiaki_append``); see ``EventStore.append``.
+
+        A ruling's append (``dispute``, rare) takes the SQL path the SQLite adapter
+        uses, in one transaction with the dispute's (its row locked ``FOR UPDATE``)."""
+        if not events:
+            raise ValueError("an append holds at least one event")
+        if dispute is not None:
+            return super().append(record, expected_version, events, status, prev_hash, dispute)
+        if prev_hash is None:
+            head = self.head(record.game_id)
+            prev_hash = (
+                head.hash if head is not None and head.version == expected_version else GENESIS
+            )
+        stored = chain_events(record.game_id, expected_version, prev_hash, events)
+        with self.db.reading() as tx:  # autocommit: the function is one transaction
+            done = OUTCOME.one(
+                tx.execute(
+                    f"SELECT {OUTCOME.select} FROM tongiaki_append("
+                    "%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                    _arguments(record, expected_version, prev_hash, status, stored),
+                )
+            )
+        assert done is not None
+        if done.outcome == "accepted":
+            seq = int(done.journal_seq or 0)
+            entry = JournalEntry.accepted(record, expected_version, stored, seq=seq)
+            return Appended(tuple(stored), stored[-1].version, stored[-1].hash, entry=entry)
+        found = self.outcome(record.game_id, record.command_id)
+        if found is not None:
+            with self.db.reading() as tx:
+                return self._duplicate(tx, found)
+        raise ConcurrencyConflict(record.game_id, expected_version, int(done.head))
+
+
+class PostgresEventStore(SqlEventStore):
+    """Event store in PostgreSQL; the games row is locked for the length of an append."""
+
+    def __init__(
+        self, url: str, min_size: int = 1, max_size: int = 10, timeout: float = CONNECT_TIMEOUT
+    ) -> None:
+        db = PostgresDatabase(url, min_size, max_size, timeout)
+        super().__init__(db, PostgresStreams(db))
+        self.url = url

@@ -5,14 +5,18 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from service.store.base import StoreError, StoreUnavailable
-from service.store.sql import SCHEMA_VERSION, TABLES, SqlEventStore
+from service.store.database import Cursor, SqlDatabase, SqlTx
+from service.store.rows import Row, named, value
+from service.store.schema import SCHEMA_VERSION, TABLES
+from service.store.sql import SqlEventStore
+from service.store.streams import SqlStreams
 
 IMMUTABLE = [
     """CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events
@@ -24,10 +28,11 @@ IMMUTABLE = [
     """CREATE TRIGGER IF NOT EXISTS dispute_events_no_delete BEFORE DELETE ON dispute_events
        BEGIN SELECT RAISE(ABORT, 'events are immutable (DELETE)'); END""",
 ]
+TABLE_INFO = Row(named, "cid", "name", "type", "notnull", "dflt_value", "pk")  # PRAGMA table_info
 
 
-class SQLiteEventStore(SqlEventStore):
-    """Event store in one SQLite file, on a bounded pool of connections.
+class SQLiteDatabase(SqlDatabase):
+    """One SQLite file, on a bounded pool of connections.
 
     A connection is taken for one transaction or one read and given back, so a
     server that starts a thread per request holds at most ``pool_size``
@@ -61,7 +66,7 @@ class SQLiteEventStore(SqlEventStore):
         return conn
 
     @contextmanager
-    def _connection(self) -> Iterator[sqlite3.Connection]:
+    def connection(self) -> Iterator[sqlite3.Connection]:
         """A pooled connection for the length of the block."""
         deadline = time.monotonic() + self.wait
         with self._available:
@@ -92,25 +97,36 @@ class SQLiteEventStore(SqlEventStore):
                     self._idle.append(conn)
                 self._available.notify()
 
-    def _sql(self, query: str) -> str:
+    def sql(self, query: str) -> str:
+        """``%s`` placeholders as SQLite's ``?``."""
         return query.replace("%s", "?")
 
+    def execute(self, cursor: Cursor, query: str, params: Sequence[Any]) -> Cursor:
+        """Run one statement, SQLite's errors in the store's vocabulary."""
+        try:
+            return super().execute(cursor, query, params)
+        except sqlite3.IntegrityError as exc:
+            raise StoreError(f"integrity: {exc}") from exc
+        except sqlite3.OperationalError as exc:  # locked, busy, disk: not the request's fault
+            raise StoreUnavailable(f"sqlite: {exc}") from exc
+
     @contextmanager
-    def _tx(self) -> Iterator[Any]:
+    def transaction(self) -> Iterator[SqlTx]:
+        """One write transaction; writers of this process queue for each other."""
         # one writer at a time in this process, queued here: SQLite's own wait for its
         # write lock polls with sleeps of up to 100 ms, which gave commands of the
         # embedded default a tail of ~750 ms under 8 concurrent players
         if not self._writing.acquire(timeout=self.wait):
             raise StoreUnavailable("sqlite: the database is busy writing; retry shortly")
         try:
-            with self._write_connection() as cur:
-                yield cur
+            with self._write_connection() as tx:
+                yield tx
         finally:
             self._writing.release()
 
     @contextmanager
-    def _write_connection(self) -> Iterator[Any]:
-        with self._connection() as conn:
+    def _write_connection(self) -> Iterator[SqlTx]:
+        with self.connection() as conn:
             cur = conn.cursor()
             try:
                 # IMMEDIATE takes the write lock up front, so two appends never both
@@ -119,7 +135,7 @@ class SQLiteEventStore(SqlEventStore):
                     cur.execute("BEGIN IMMEDIATE")
                 except sqlite3.OperationalError as exc:
                     raise StoreUnavailable(f"sqlite: {exc}") from exc
-                yield cur
+                yield SqlTx(self, cur)
                 cur.execute("COMMIT")
             except BaseException:
                 if conn.in_transaction:
@@ -128,19 +144,36 @@ class SQLiteEventStore(SqlEventStore):
             finally:
                 cur.close()
 
-    def _exec(self, cur: Any, query: str, params: Any = ()) -> Any:
-        try:
-            return super()._exec(cur, query, params)
-        except sqlite3.IntegrityError as exc:
-            raise StoreError(f"integrity: {exc}") from exc
-        except sqlite3.OperationalError as exc:  # locked, busy, disk: not the request's fault
-            raise StoreUnavailable(f"sqlite: {exc}") from exc
+    @contextmanager
+    def reading(self) -> Iterator[SqlTx]:
+        """A read: in WAL mode a plain statement reads a consistent snapshot, no lock."""
+        with self.connection() as conn:
+            cur = conn.cursor()
+            try:
+                yield SqlTx(self, cur)
+            finally:
+                cur.close()
 
-    def _table_exists(self, cur: Any, name: str) -> bool:
-        row = cur.execute(
+    def upgrade_lock(self, tx: SqlTx) -> None:
+        """Nothing more: a transaction holds SQLite's write lock from its start."""
+
+    def table_exists(self, tx: SqlTx, name: str) -> bool:
+        """Whether the table ``name`` is there."""
+        found = tx.cursor.execute(
             "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
-        ).fetchone()
-        return row is not None
+        )
+        return value(found) is not None
+
+    def journal_seq(self, tx: SqlTx, game_id: str, command_id: str, returned: int) -> int:
+        """SQLite has no sequences: a journal row's arrival order is its rowid."""
+        rowid = value(
+            tx.cursor.execute(
+                "SELECT rowid FROM journal WHERE game_id = ? AND command_id = ?",
+                (game_id, command_id),
+            )
+        )
+        tx.cursor.execute("UPDATE journal SET seq = ? WHERE rowid = ?", (rowid, rowid))
+        return int(rowid)
 
     def upgrade(self) -> int:
         """Create the schema if needed; record its version (idempotent; no write when
@@ -148,7 +181,8 @@ class SQLiteEventStore(SqlEventStore):
         current = self.recorded_version()
         if current >= SCHEMA_VERSION:
             return current
-        with self._tx() as cur:
+        with self.transaction() as tx:
+            cur = tx.cursor
             cur.execute(
                 "CREATE TABLE IF NOT EXISTS schema_version"
                 " (version INTEGER PRIMARY KEY, applied_at TEXT)"
@@ -157,47 +191,20 @@ class SQLiteEventStore(SqlEventStore):
                 cur.execute(statement.format(serial="INTEGER", blob="BLOB"))
             for statement in IMMUTABLE:
                 cur.execute(statement)
-            columns = {row[1] for row in cur.execute("PRAGMA table_info(journal)").fetchall()}
+            columns = {c["name"] for c in TABLE_INFO.all(cur.execute("PRAGMA table_info(journal)"))}
             if "fingerprint" not in columns:  # schema 3
                 cur.execute("ALTER TABLE journal ADD COLUMN fingerprint TEXT")
             cur.execute(
                 "INSERT OR IGNORE INTO schema_version (version, applied_at) VALUES (?, ?)",
                 (SCHEMA_VERSION, datetime.now(UTC).isoformat()),
             )
-            row = cur.execute("SELECT MAX(version) FROM schema_version").fetchone()
-        return int(row[0])
-
-    def _insert_journal(self, cur: Any, entry: Any) -> int | None:
-        # SQLite has no sequences: a row's arrival order is its rowid.
-        seq = super()._insert_journal(cur, entry)
-        if seq is None:
-            return None
-        rowid = cur.execute(
-            "SELECT rowid FROM journal WHERE game_id = ? AND command_id = ?",
-            (entry.game_id, entry.command_id),
-        ).fetchone()[0]
-        cur.execute("UPDATE journal SET seq = ? WHERE rowid = ?", (rowid, rowid))
-        return int(rowid)
-
-    @contextmanager
-    def _read(self) -> Iterator[Any]:
-        # In WAL mode a plain statement reads a consistent snapshot: no lock needed.
-        with self._connection() as conn:
-            cur = conn.cursor()
-            try:
-                yield cur
-            finally:
-                cur.close()
+            version = value(cur.execute("SELECT MAX(version) FROM schema_version"))
+        return int(version)
 
     @property
     def closed(self) -> bool:
         """Whether ``close`` was called."""
         return self._closed
-
-    def connections(self) -> int:
-        """Connections open now (idle or in use)."""
-        with self._available:
-            return self._opened
 
     def close(self) -> None:
         """Close every idle connection; those in use close when given back."""
@@ -208,6 +215,21 @@ class SQLiteEventStore(SqlEventStore):
             self._idle.clear()
             self._closed = True  # connections in use are closed when given back
             self._available.notify_all()
+
+
+class SQLiteEventStore(SqlEventStore):
+    """Event store in one SQLite file (``SQLiteDatabase``), every port over it."""
+
+    db: SQLiteDatabase
+
+    def __init__(self, path: str | Path, pool_size: int = 8, wait: float = 10.0) -> None:
+        db = SQLiteDatabase(path, pool_size, wait)
+        super().__init__(db, SqlStreams(db))
+        self.path = db.path
+
+    def _connection(self) -> AbstractContextManager[sqlite3.Connection]:
+        """A pooled connection (tests reach in with it)."""
+        return self.db.connection()
 
 
 def _lower(text: str | bytes | int | float | None) -> str | bytes | int | float | None:
