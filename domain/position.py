@@ -22,7 +22,7 @@ from typing import Any
 
 from domain.commands import GameOptions
 from domain.events import GameEnded
-from domain.hexgrid import cell_key, parse_cell
+from domain.hexgrid import Cell, cell_key, parse_cell
 from domain.revisions import ENGINE_VERSION
 from domain.serialization import decode_event, encode, to_data
 from domain.state import (
@@ -171,6 +171,49 @@ def load(data: dict[str, Any]) -> GameState:
     players = _players(data.get("players", []))
     # R3, R5: seat order; with two colours each, A1 B1 A2 B2
     order = tuple(data["order"] if "order" in data else colour_order(players))
+    tiles, islands = _board(data)
+    colours = [c for p in players for c in p.colours]
+    active_colour = data.get("active") or (order[0] if order else None)
+    phase = Phase(data.get("phase", "playing"))
+    end_reason = data.get("end_reason")
+    return GameState(
+        game_id=data.get("game_id", "scenario"),
+        options=GameOptions(**data.get("options", {})),
+        deck_commitment=data.get("deck", {}).get("commitment", ""),
+        deck_algorithm=data.get("deck", {}).get("algorithm", "fixed"),
+        phase=phase,
+        players=players,
+        order=order,
+        active=order.index(active_colour) if active_colour else 0,
+        turn=data.get("turn", 1),
+        tiles=tiles,
+        islands=islands,
+        removed=tuple(data.get("removed", [])),
+        supply=dict(_supply(data, colours, islands)),
+        out={c: data.get("out", {}).get(c, 0) for c in colours},
+        drawn=tuple(_drawn(data)),
+        end_reason=EndReason(end_reason) if end_reason else None,
+        pending=_starting_pending(data, phase, active_colour),
+        voyage=_voyage(data.get("voyage")),
+        departures=frozenset(
+            (i, b, j, tuple((k, parse_beaches(key[k])) for k in islands if k in key))
+            for i, b, j, key in data.get("departures", [])
+        ),
+        result=_result(data.get("result")),
+        seed_hex=data.get("seed_hex"),
+        paused=data.get("paused"),
+        amendment=decode_event(data["amendment"]) if data.get("amendment") else None,
+        deals=tuple(data.get("deals", ())),
+        dealt=data.get("dealt", 0),
+        redeal_hex=tuple(data.get("redeal_hex", ())),
+        timeouts={int(k): v for k, v in data.get("timeouts", {}).items()},
+        absent=frozenset(data.get("absent", ())),
+        resigned=frozenset(data.get("resigned", ())),
+    )
+
+
+def _board(data: dict[str, Any]) -> tuple[dict[Cell, PlacedTile], dict[str, IslandState]]:
+    """The placed tiles, and the islands among them with their boats and kings."""
     tiles = {}
     islands = {}
     for key, tile_id, rotation in data["tiles"]:
@@ -181,70 +224,54 @@ def load(data: dict[str, Any]) -> GameState:
             text_boats = data.get("boats", {}).get(tile_id, "|" * (n - 1))
             king = data.get("kings", {}).get(tile_id)
             islands[tile_id] = IslandState(tile_id, cell, rotation, parse_beaches(text_boats), king)
-    colours = [c for p in players for c in p.colours]
-    supply = data.get("supply") or {
+    return tiles, islands
+
+
+def _supply(
+    data: dict[str, Any], colours: list[str], islands: dict[str, IslandState]
+) -> dict[str, int]:
+    """The boats in each colour's supply: as given, else what the board and ``out``
+    leave of ``BOATS_PER_COLOUR``."""
+    given: dict[str, int] | None = data.get("supply")
+    return given or {
         c: BOATS_PER_COLOUR
         - sum(i.count(c) + (i.king == c) for i in islands.values())
         - data.get("out", {}).get(c, 0)
         for c in colours
     }
-    active_colour = data.get("active") or (order[0] if order else None)
-    active = order.index(active_colour) if active_colour else 0
-    phase = Phase(data.get("phase", "playing"))
-    pending = _load_pending(data["pending"]) if "pending" in data else None
-    if "pending" not in data and phase is Phase.PLAYING and active_colour:
-        pending = TurnStart(active_colour)
-    drawn = data.get("drawn")
+
+
+def _drawn(data: dict[str, Any]) -> list[str]:
+    """The tiles drawn: as given, else every placed tile but Tonga and the removed ones."""
+    drawn: list[str] | None = data.get("drawn")
     if drawn is None:
         drawn = [t for t in (x[1] for x in data["tiles"]) if t != TONGA] + list(
             data.get("removed", [])
         )
-    voyage = data.get("voyage")
-    result = data.get("result")
-    end_reason = data.get("end_reason")
-    options = data.get("options", {})
-    return GameState(
-        game_id=data.get("game_id", "scenario"),
-        options=GameOptions(**options),
-        deck_commitment=data.get("deck", {}).get("commitment", ""),
-        deck_algorithm=data.get("deck", {}).get("algorithm", "fixed"),
-        phase=phase,
-        players=players,
-        order=order,
-        active=active,
-        turn=data.get("turn", 1),
-        tiles=tiles,
-        islands=islands,
-        removed=tuple(data.get("removed", [])),
-        supply=dict(supply),
-        out={c: data.get("out", {}).get(c, 0) for c in colours},
-        drawn=tuple(drawn),
-        end_reason=EndReason(end_reason) if end_reason else None,
-        pending=pending,
-        voyage=None
-        if voyage is None
-        else Voyage(
-            voyage["origin"],
-            tuple(voyage["fleet"]),
-            parse_cell(voyage["cell"]),
-            voyage["direction"],
-            tuple(parse_cell(c) for c in voyage["route"]),
-            voyage["tiles_drawn"],
-        ),
-        departures=frozenset(
-            (i, b, j, tuple((k, parse_beaches(key[k])) for k in islands if k in key))
-            for i, b, j, key in data.get("departures", [])
-        ),
-        result=_result(result),
-        seed_hex=data.get("seed_hex"),
-        paused=data.get("paused"),
-        amendment=decode_event(data["amendment"]) if data.get("amendment") else None,
-        deals=tuple(data.get("deals", ())),
-        dealt=data.get("dealt", 0),
-        redeal_hex=tuple(data.get("redeal_hex", ())),
-        timeouts={int(k): v for k, v in data.get("timeouts", {}).items()},
-        absent=frozenset(data.get("absent", ())),
-        resigned=frozenset(data.get("resigned", ())),
+    return drawn
+
+
+def _starting_pending(
+    data: dict[str, Any], phase: Phase, active_colour: str | None
+) -> Pending | None:
+    """The decision pending: as given, else a turn's start for the colour to play."""
+    if "pending" in data:
+        return _load_pending(data["pending"])
+    if phase is Phase.PLAYING and active_colour:
+        return TurnStart(active_colour)
+    return None
+
+
+def _voyage(data: dict[str, Any] | None) -> Voyage | None:
+    if data is None:
+        return None
+    return Voyage(
+        data["origin"],
+        tuple(data["fleet"]),
+        parse_cell(data["cell"]),
+        data["direction"],
+        tuple(parse_cell(c) for c in data["route"]),
+        data["tiles_drawn"],
     )
 
 

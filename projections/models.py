@@ -2,8 +2,8 @@
 
 Every read model is a fold over a game's events. These functions compute one
 game's rows from the state (``scoreboard``, ``lobby_entry``, ``results``) or
-from one event and the states around it (``step``); ``projections.store``
-stores them with their checkpoint. Nothing here does input or output.
+from one event and the states around it (``step``); each read model's
+module (``projections.readmodels``) stores them. Nothing here does input or output.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from itertools import groupby
 from typing import Any
 
 from domain import events as ev
@@ -80,57 +81,62 @@ def scoreboard(state: GameState) -> dict[str, Any]:
     seats = []
     for p in state.players:
         score = by_player[p.player_id]
-        colours = []
-        for c in p.colours:
-            present = sorted(
-                i.tile
-                for i in state.islands.values()
-                if i.king == c or any(c in beach for beach in i.beaches)
-            )
-            colours.append(
-                {
-                    "colour": c,
-                    "islands": [display_name(t) for t in present],
-                    "points": sum(island(t).value for t in present),
-                    "on_board": state.boats_on_board(c, kings=False),
-                    "kings": state.kings(c),
-                    "in_supply": state.supply.get(c, 0),
-                    "out_of_game": state.out.get(c, 0),
-                }
-            )
         seats.append(
             {
                 "seat": p.seat,
                 "player_id": p.player_id,
-                "colours": colours,
+                "colours": [_colour_score(state, c) for c in p.colours],
                 "points": score.points,
                 "islands": score.islands,
                 "boats": score.boats,
                 "rank": score.rank if amended_rank is None else amended_rank.get(p.player_id),
             }
         )
-    final = None
-    if isinstance(result, ev.GameEnded):
-        amendment = state.amendment
-        final = {
-            "reason": result.reason,
-            "winners": winners(state),
-            "tie_break": result.tie_break,
-            "resigned": list(result.resigned),  # ranked after everyone else (C6)
-            "ranking": [
-                {"player_id": p, "rank": rank, "points": points}
-                for p, rank, points in final_ranking(state) or []
-            ],
-            "amended": None
-            if not isinstance(amendment, ev.ResultAmended)
-            else {
-                "dispute_id": amendment.dispute_id,
-                "annulled": amendment.annulled,
-                "ranking": list(amendment.ranking or ()),
-                "rule": amendment.rule,
-            },
-        }
+    final = _final(state, result) if isinstance(result, ev.GameEnded) else None
     return {"status": status(state), "turn": state.turn, "seats": seats, "final": final}
+
+
+def _colour_score(state: GameState, colour: str) -> dict[str, Any]:
+    """One colour on the scoreboard: the islands it is present on and their points, its
+    boats on the board, kings, in the supply and out of the game."""
+    present = sorted(
+        i.tile
+        for i in state.islands.values()
+        if i.king == colour or any(colour in beach for beach in i.beaches)
+    )
+    return {
+        "colour": colour,
+        "islands": [display_name(t) for t in present],
+        "points": sum(island(t).value for t in present),
+        "on_board": state.boats_on_board(colour, kings=False),
+        "kings": state.kings(colour),
+        "in_supply": state.supply.get(colour, 0),
+        "out_of_game": state.out.get(colour, 0),
+    }
+
+
+def _final(state: GameState, result: ev.GameEnded) -> dict[str, Any]:
+    """How a finished game ended: reason, winners, tie-break, the ranking as the record
+    stands, and the amendment a ruling made (D4), if any."""
+    amendment = state.amendment
+    return {
+        "reason": result.reason,
+        "winners": winners(state),
+        "tie_break": result.tie_break,
+        "resigned": list(result.resigned),  # ranked after everyone else (C6)
+        "ranking": [
+            {"player_id": p, "rank": rank, "points": points}
+            for p, rank, points in final_ranking(state) or []
+        ],
+        "amended": None
+        if not isinstance(amendment, ev.ResultAmended)
+        else {
+            "dispute_id": amendment.dispute_id,
+            "annulled": amendment.annulled,
+            "ranking": list(amendment.ranking or ()),
+            "rule": amendment.rule,
+        },
+    }
 
 
 def time_control(options: GameOptions) -> dict[str, Any]:
@@ -317,66 +323,64 @@ def notices(
     end, and a ruling's effect on the game (``NOTICE_KINDS``)."""
     found: list[dict[str, Any]] = []
     state = before
-    i = 0
-    while i < len(events):
-        command = events[i][1].get("command_id")
-        j = i
-        while j < len(events) and events[j][1].get("command_id") == command:
-            j += 1
-        group = [e for _, _, e in events[i:j]]
-        version, meta, _ = events[j - 1]
+    # a transaction: the events of one command, in a row
+    for _, chunk in groupby(events, key=lambda e: e[1].get("command_id")):
+        transaction = list(chunk)
+        group = [e for _, _, e in transaction]
+        version, meta, _ = transaction[-1]
         at = str(meta.get("recorded_at", ""))
         was = _seat_to_move(state)
         for e in group:
             state = evolve(state, e)
-
-        def tell(account: str, kind: str, text: str, v: int = version, when: str = at) -> None:
-            found.append(
-                {"account_id": account, "version": v, "kind": kind, "text": text, "at": when}
-            )
-
-        ended = any(isinstance(x, ev.GameEnded) for x in group)
-        for e in group:
-            if isinstance(e, ev.TurnTimedOut) and not ended:  # else game_over tells it (C7)
-                absent = any(isinstance(x, ev.SeatMarkedAbsent) for x in group)
-                tell(
-                    e.player_id,
-                    "replaced_by_bot",
-                    "Your decision timed out and the bot played it for you"
-                    + (
-                        "; you are now absent: the bot plays your seat until you reclaim it"
-                        if absent
-                        else ""
-                    )
-                    + ".",
-                )
-            elif isinstance(e, ev.GameEnded):
-                shared = len(e.winners) > 1
-                for score in e.scores:
-                    if score.rank == 1:
-                        words = "you share the win" if shared else "you won"
-                    else:
-                        words = f"you ranked {score.rank} of {len(e.scores)}"
-                    why = (
-                        " (nobody was left to play: the bot had every seat, C7)"
-                        if e.reason == "abandoned"
-                        else ""
-                    )
-                    tell(score.player_id, "game_over", f"The game is over{why}: {words}.")
-            elif isinstance(e, ev.GameRewound | ev.ResultAmended | ev.GameResumed):
-                what = {
-                    ev.GameRewound: "rewound the game",
-                    ev.ResultAmended: "amended the result",
-                    ev.GameResumed: "resumed the game",
-                }[type(e)]
-                for p in state.players:
-                    tell(
-                        p.player_id,
-                        "dispute_ruled",
-                        f"An auditor {what} (dispute {e.dispute_id}).",
-                    )
+        told = _told(group, state)
         now = _seat_to_move(state)
         if now is not None and now != was:
-            tell(_player(state, now), "your_move", _your_move_words(state, now))
-        i = j
+            told.append((_player(state, now), "your_move", _your_move_words(state, now)))
+        found += [
+            {"account_id": account, "version": version, "kind": kind, "text": text, "at": at}
+            for account, kind, text in told
+        ]
     return found
+
+
+def _told(group: Sequence[ev.Event], state: GameState) -> list[tuple[str, str, str]]:
+    """(account, kind, text) of what one transaction's events tell, ``state`` after it:
+    a timeout (with an absent seat), the game's end, a ruling's effect."""
+    told = []
+    ended = any(isinstance(x, ev.GameEnded) for x in group)
+    for e in group:
+        if isinstance(e, ev.TurnTimedOut) and not ended:  # else game_over tells it (C7)
+            absent = any(isinstance(x, ev.SeatMarkedAbsent) for x in group)
+            told.append((e.player_id, "replaced_by_bot", _timed_out_words(absent)))
+        elif isinstance(e, ev.GameEnded):
+            told += [(s.player_id, "game_over", _game_over_words(e, s)) for s in e.scores]
+        elif isinstance(e, ev.GameRewound | ev.ResultAmended | ev.GameResumed):
+            what = {
+                ev.GameRewound: "rewound the game",
+                ev.ResultAmended: "amended the result",
+                ev.GameResumed: "resumed the game",
+            }[type(e)]
+            words = f"An auditor {what} (dispute {e.dispute_id})."
+            told += [(p.player_id, "dispute_ruled", words) for p in state.players]
+    return told
+
+
+def _timed_out_words(absent: bool) -> str:
+    return (
+        "Your decision timed out and the bot played it for you"
+        + ("; you are now absent: the bot plays your seat until you reclaim it" if absent else "")
+        + "."
+    )
+
+
+def _game_over_words(end: ev.GameEnded, score: ev.PlayerScore) -> str:
+    if score.rank == 1:
+        words = "you share the win" if len(end.winners) > 1 else "you won"
+    else:
+        words = f"you ranked {score.rank} of {len(end.scores)}"
+    why = (
+        " (nobody was left to play: the bot had every seat, C7)"
+        if end.reason == "abandoned"
+        else ""
+    )
+    return f"The game is over{why}: {words}."
