@@ -22,7 +22,7 @@ ALLOWED = {
     "workers": {"domain", "projections", "service", "workers"},
 }
 # (module, imported package): allowed inside a function only
-LAZY = {("service.cli", "workers")}
+LAZY = {("service.cli.worker", "workers")}
 
 
 def modules() -> dict[str, Path]:

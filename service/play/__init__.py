@@ -1,1 +1,2 @@
-"""Playing a game: commands in, events out (the application service), accounts, players' text."""
+"""Playing a game: commands in, events out (the application service, the repository it
+loads games from, receipts and idempotency, admission, seat timeouts), accounts, text."""

@@ -20,7 +20,7 @@ JOINERS = frozenset("\u200c\u200d")  # ZWNJ, ZWJ: parts of words and emoji
 # letters and symbols that print as nothing
 BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800\u034f")
 INVISIBLE_CATEGORIES = ("Zs", "Zl", "Zp", "Cf", "Cc", "Mn", "Me", "Cs")
-# an e-mail address as the service takes it (the API's schema, service.notifications.notify): a
+# an e-mail address as the service takes it (the API's schema, service.notifications.checks): a
 # dot-atom local part of printable ASCII (RFC 5322 atext, dots only between atoms), a
 # domain of LDH labels (no hyphen at either end) whose last one starts with a letter
 # (so not a bare IPv4 address); so no control character (NUL, CR, LF, any Cc or Cf)

@@ -25,7 +25,7 @@ from domain.state import Phase
 from projections.models import notices
 from service.errors import Conflict
 from service.play.accounts import create_account
-from service.play.games import GameService
+from service.play.games import Attempt, GameService
 from service.store.base import canonical
 from service.store.sqlite import SQLiteEventStore
 from service.timing.clocks import Clock, parse_time
@@ -295,7 +295,8 @@ def test_verification_recomputes_every_clock_and_catches_an_early_timeout(tmp_pa
         record = CommandRecord(
             game_id, "forged", {"bot": "greedy"}, utcnow().isoformat(), encode(forged), version
         )
-        service._run(game_id, None, forged, version, record, (version, state), authorised=True)
+        forging = Attempt(record, forged, None, version, authorised=True)
+        service._run(forging, (version, state))
         problems = verify_game(store, game_id).rerun_problems
         assert any("before its deadline" in p and "(C3)" in p for p in problems), problems
 

@@ -373,7 +373,7 @@ def test_d6_a_rewind_continues_from_the_earlier_position_is_played_out_and_verif
 def test_d6_verification_catches_a_forged_rewind_position(app, client):
     from domain import events as ev
     from domain.serialization import decode_event
-    from service.audit.verify import rewind_problems
+    from service.audit.rewinds import rewind_problems
 
     game_id, players = open_game(client, ["blue", "red"])
     receipts = moves(client, game_id, players, 12, seed=6)
@@ -403,7 +403,7 @@ def test_d6_verification_catches_a_forged_rewind_position(app, client):
 def test_verification_covers_each_dispute_chain_anchor_and_ruling(client, app):
     from dataclasses import replace
 
-    from service.audit.verify import check_disputes
+    from service.audit.dispute_records import check_disputes
 
     game_id, players = open_game(client, ["blue", "red"])
     receipts = moves(client, game_id, players, 10, seed=8)

@@ -13,7 +13,8 @@ from domain.serialization import encode
 from domain.state import Phase
 from service.errors import Conflict
 from service.play.accounts import create_account
-from service.play.games import FOLD_VERSION, GameService
+from service.play.games import GameService
+from service.play.repository import FOLD_VERSION
 from service.store.sqlite import SQLiteEventStore
 
 
@@ -90,7 +91,7 @@ def test_a_stale_cache_never_refuses_a_move_that_is_legal_now(tmp_path):
     version, state = first.load(game_id)
     mover = by_id[state.owner(state.active_colour).player_id]
     first.execute(game_id, mover, encode(legal_commands(state)[0]), version)
-    assert second._states.get(game_id)[0] == version  # second has not seen that move
+    assert second.repository.cached(game_id)[0] == version  # second has not seen that move
     now_version, now_state = first.load(game_id)
     mover = by_id[now_state.owner(now_state.active_colour).player_id]
     result = second.execute(game_id, mover, encode(legal_commands(now_state)[0]), now_version)

@@ -244,6 +244,6 @@ def test_the_journal_keeps_a_refusals_kind_and_rows_that_kept_a_status_replay_th
     ]:
         old = JournalEntry(game_id, "c", {}, "t", {}, 1, "rejected", rejection=rejection)
         with pytest.raises(error) as raised:
-            games._replayed(old, None)
+            games.receipts.replayed(old, None)
         assert raised.value.code == rejection["code"] and raised.value.extra["replayed"]
         assert status_of(raised.value) == rejection.get("status", status_of(error))

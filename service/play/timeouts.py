@@ -1,0 +1,141 @@
+"""Seat timeouts as a command meets them (docs/clocks.md, C3–C7).
+
+C3: a player's move is taken before its decision's deadline, or not at all — the bot
+plays it. C5/C6: an absent or resigned seat is played by the bot at once. C7: a
+timeout that would leave nobody ends the game, and no move is made for it. The
+timekeeper (``service.play.timekeeper``) says when; this module says what is due and
+how a late player is answered.
+"""
+
+from __future__ import annotations
+
+import random
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+
+from domain import commands as cmd
+from domain.bots import GreedyBot
+from domain.serialization import encode
+from domain.state import GameState
+from service.errors import Conflict, ServiceError
+from service.play.repository import GameRepository
+from service.store.base import Account, CommandRecord, canonical
+from service.timing.clocks import parse_time, pending_seat, stamp
+
+BOT = "greedy"  # the bot that plays timed-out, absent and resigned seats (docs/clocks.md)
+
+
+@dataclass(frozen=True)
+class BotMove:
+    """The decision the bot plays for a seat, and its journal record."""
+
+    command: cmd.ActForSeat
+    record: CommandRecord
+
+
+class SeatTimeouts:
+    """What the recorded clocks say of a game's pending decision."""
+
+    def __init__(self, repository: GameRepository) -> None:
+        self.repository = repository
+
+    def deadline(self, game_id: str, version: int, state: GameState) -> datetime | None:
+        """The pending decision's deadline (None: the game is untimed or paused)."""
+        if state.options.time_control == "none" or state.paused is not None:
+            return None
+        clock = self.repository.clock_at(game_id, version, state)
+        return clock.deadline if clock is not None else None
+
+    def overdue(self, game_id: str, version: int, state: GameState, record: CommandRecord) -> bool:
+        """Whether the pending decision's deadline had passed when ``record`` came (C3)."""
+        deadline = self.deadline(game_id, version, state)
+        return deadline is not None and parse_time(record.received_at) >= deadline
+
+    def check_in_time(
+        self,
+        game_id: str,
+        version: int,
+        state: GameState,
+        command: cmd.Command,
+        record: CommandRecord,
+    ) -> None:
+        """C3: a player's move is taken before its decision's deadline, or not at all
+        (the timekeeper's bot plays it; whichever of the two is appended first wins)."""
+        if state.options.time_control == "none" or not isinstance(command, cmd.PLAY_COMMANDS):
+            return
+        clock = self.repository.clock_at(game_id, version, state)
+        deadline = clock.deadline if clock is not None else None
+        if deadline is not None and parse_time(record.received_at) >= deadline:
+            raise Conflict(
+                "turn_timed_out",
+                f"your time for this decision ran out at {stamp(deadline)}: the bot plays it"
+                " for you (C3)",
+                rule="C3",
+                version=version,
+            )
+
+    def due_move(
+        self, game_id: str, version: int, state: GameState, now: datetime
+    ) -> BotMove | None:
+        """The bot's move if it is due ``now``: the seat is absent (C5) or resigned (C6),
+        or the deadline has passed (C3: at the deadline exactly, never a microsecond
+        before). None when nothing is due."""
+        seat = pending_seat(state)
+        if seat is None or state.paused is not None or state.active_colour is None:
+            return None
+        reason = state.bot_reason(seat)
+        if reason is None:
+            clock = self.repository.clock_at(game_id, version, state)
+            deadline = clock.deadline if clock is not None else None
+            if deadline is None or now < deadline:
+                return None
+            reason = "timeout"
+        player = next(p for p in state.players if p.seat == seat)
+        if reason == "timeout" and state.timeout_leaves_nobody(seat):
+            played = ""  # C7: the game ends with this timeout; no move is made for it
+        else:
+            move = GreedyBot(random.Random(f"{game_id}:{version}")).choose(state)
+            played = canonical(encode(move))
+        command = cmd.ActForSeat(state.active_colour, reason, played)
+        actor = {"bot": BOT, "seat": seat, "acting_for": player.player_id, "reason": reason}
+        record = CommandRecord(
+            game_id, uuid.uuid4().hex, actor, stamp(now), encode(command), version
+        )
+        return BotMove(command, record)
+
+
+def timed_out(
+    account: Account | None, state: GameState, version: int, error: ServiceError
+) -> ServiceError:
+    """The answer to a player whose move came after the bot had played their timed-out
+    decision (C3): the seat has timed out and its player has not moved since; or
+    whose seat is absent (C5), whether this decision's timeout or an earlier one
+    made it so."""
+    judged = error.code in ("stale_version", "not_your_turn", "seat_played_by_bot") or str(
+        error.extra.get("rule") or ""
+    ).startswith("R")
+    if account is None or not judged:
+        return error
+    seat = next((p.seat for p in state.players if p.player_id == account.account_id), None)
+    if seat is None or seat in state.resigned:
+        return error
+    if seat in state.absent:
+        streak = state.timeouts.get(seat, 0)
+        after = f" after {streak} timeout{'s' if streak != 1 else ''} in a row" if streak else ""
+        return Conflict(
+            "seat_played_by_bot",
+            f"your seat is absent{after}: the bot plays it until you take it back"
+            f" (ReclaimSeat, C5); the game is at version {version}",
+            rule="C5",
+            version=version,
+        )
+    if not state.timeouts.get(seat):
+        return error
+    return Conflict(
+        "turn_timed_out",
+        f"your decision timed out and the bot played it for you; the game is at version"
+        f" {version}: see what is pending now and play on",
+        rule="C3",
+        version=version,
+    )
