@@ -24,8 +24,9 @@ from rq.registry import ScheduledJobRegistry
 from projections.store import ReadModels
 from service.bootstrap import Services, build
 from service.live.doorbells import RqDoorbell, dirty_key, enqueue_game, pending_key, sweep
-from service.notifications.notify import NOTIFY_EVERY, run_deliveries
+from service.notifications.deliverer import NOTIFY_EVERY, run_deliveries
 from service.play.timekeeper import CLOCK_TICK, LocalScheduler, Timekeeper, from_ms, to_ms
+from service.runtime.loops import repeat
 from service.runtime.outages import Outage
 from service.runtime.settings import Settings
 from service.servers.serving import settle_heap
@@ -221,8 +222,6 @@ def run_worker(settings: Settings, *, burst: bool = False) -> None:
     again if it gives up on Redis; so a Redis outage of any length ends with the
     worker scheduling and timing out as before, without a restart.
     """
-    from rq import SimpleWorker
-
     redis = Redis.from_url(
         settings.redis_url, socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT
     )
@@ -235,48 +234,17 @@ def run_worker(settings: Settings, *, burst: bool = False) -> None:
     )
     logging.getLogger("rq.worker").addFilter(OutageFilter(outage))
     rm = readmodels()
-    try:
-        sweep(rm, queue)
-        sweep_clocks(rm, queue)
-    except RedisError as exc:
-        outage.failed(exc)
+    _sweep_all(rm, queue, outage)
     stop = threading.Event()
-
-    def sweeper() -> None:
-        while not stop.wait(settings.sweep_every):
-            try:
-                sweep(rm, queue)  # (Redis is spoken to only when a game is behind:
-                sweep_clocks(rm, queue)  # the schedule's looks say when it is back)
-            except RedisError as exc:  # away: the next sweep tries again
-                outage.failed(exc)
-            except StoreUnavailable as exc:
-                log.warning("sweep skipped: %s", exc)
-            except Exception:
-                log.exception("sweep failed")
-
     schedule = Schedule(redis, [queue.name], outage)
     if not burst:
-        threading.Thread(target=sweeper, name="sweeper", daemon=True).start()
-        schedule.start()
-        # reminders: the outbox the projections fill, delivered by webhook and mail
-        delivering = run_deliveries(services().notifier, NOTIFY_EVERY, stop.is_set)
-        local_clock().start()  # deadlines to the millisecond, beside rq's schedule
-        _LOCAL_STARTED.set()
+        delivering = _start_background(settings, rm, queue, outage, schedule, stop)
     else:
         with contextlib.suppress(RedisError):
             schedule.look()  # a burst moves what is due now, once
     settle_heap()
     try:
-        while True:
-            worker = SimpleWorker([queue], connection=redis)
-            worker.max_connection_wait_time = RECONNECT_AT_MOST  # back within 2 s of Redis
-            worker.work(burst=burst, with_scheduler=False)
-            if burst or worker._stop_requested or worker._shutdown_requested_date:
-                break  # done, or asked to stop (SIGTERM, SIGINT)
-            # rq's loop gave up (Redis timed out, or failed outside a dequeue): again
-            outage.failed("the worker's loop stopped on a Redis error")
-            if stop.wait(RESTART_PAUSE):
-                break
+        _work(queue, burst, outage, stop)
     finally:
         if _LOCAL_STARTED.is_set():
             local_clock().stop()
@@ -284,3 +252,58 @@ def run_worker(settings: Settings, *, burst: bool = False) -> None:
         if not burst:
             schedule.stop()
             delivering.set()
+
+
+def _sweep_all(rm: ReadModels, queue: Queue, outage: Outage) -> None:
+    """Queue every game behind and a tick for every clock overdue; Redis away is counted
+    by the ``outage`` (the next sweep tries again)."""
+    try:
+        sweep(rm, queue)  # (Redis is spoken to only when a game is behind:
+        sweep_clocks(rm, queue)  # the schedule's looks say when it is back)
+    except RedisError as exc:
+        outage.failed(exc)
+
+
+def _start_background(
+    settings: Settings,
+    rm: ReadModels,
+    queue: Queue,
+    outage: Outage,
+    schedule: Schedule,
+    stop: threading.Event,
+) -> threading.Event:
+    """The worker's threads until ``stop``: the sweeper, the schedule, the deliverer and
+    the deadlines' own timer. The deliverer's stop."""
+    repeat(
+        lambda: _sweep_all(rm, queue, outage),
+        settings.sweep_every,
+        stop,
+        name="sweeper",
+        log=log,
+        what="sweep",
+        skipped=(StoreUnavailable,),
+        at_once=False,  # the first sweep was made before the worker started
+    )
+    schedule.start()
+    # reminders: the outbox the projections fill, delivered by webhook and mail
+    delivering = run_deliveries(services().notifier, NOTIFY_EVERY, stop.is_set)
+    local_clock().start()  # deadlines to the millisecond, beside rq's schedule
+    _LOCAL_STARTED.set()
+    return delivering
+
+
+def _work(queue: Queue, burst: bool, outage: Outage, stop: threading.Event) -> None:
+    """rq's loop, started again whenever it gives up on Redis, until it is done (a burst)
+    or asked to stop (SIGTERM, SIGINT), or ``stop`` is set."""
+    from rq import SimpleWorker
+
+    while True:
+        worker = SimpleWorker([queue], connection=queue.connection)
+        worker.max_connection_wait_time = RECONNECT_AT_MOST  # back within 2 s of Redis
+        worker.work(burst=burst, with_scheduler=False)
+        if burst or worker._stop_requested or worker._shutdown_requested_date:
+            return  # done, or asked to stop (SIGTERM, SIGINT)
+        # rq's loop gave up (Redis timed out, or failed outside a dequeue): again
+        outage.failed("the worker's loop stopped on a Redis error")
+        if stop.wait(RESTART_PAUSE):
+            return

@@ -27,6 +27,7 @@ from redis import Redis
 from redis.exceptions import RedisError
 from rq.scheduler import RQScheduler
 
+from service.runtime.loops import repeat
 from service.runtime.outages import Outage
 
 log = logging.getLogger("tongiaki.workers")
@@ -45,16 +46,25 @@ class Schedule:
         self.scheduler = RQScheduler(list(queues), connection=redis, interval=int(every) or 1)
         self._stop = threading.Event()
         self._tried = 0.0
-        self._thread = threading.Thread(target=self._run, name="rq-schedule", daemon=True)
+        self._thread: threading.Thread | None = None
 
     def start(self) -> Schedule:
-        self._thread.start()
+        """Look now and every ``every`` seconds, in a thread of its own, until stopped."""
+        self._thread = repeat(
+            self._look_once,
+            self.every,
+            self._stop,
+            name="rq-schedule",
+            log=log,
+            what="the schedule's look",  # never the end of scheduling: the next tries again
+        )
         return self
 
     def stop(self, timeout: float = 5.0) -> None:
         """Stop looking, and give the lock back for another worker."""
         self._stop.set()
-        self._thread.join(timeout)
+        if self._thread is not None:
+            self._thread.join(timeout)
         with contextlib.suppress(RedisError):
             self.scheduler.release_locks()
             self.scheduler.register_death()
@@ -77,14 +87,11 @@ class Schedule:
         else:  # another worker schedules: only whether Redis answers
             s.connection.ping()
 
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                self.look()
-                self.outage.ok()
-            except RedisError as exc:
-                self.outage.failed(exc)
-                self._tried = 0.0  # try the lock again as soon as Redis answers
-            except Exception:  # never the end of scheduling: the next look tries again
-                log.exception("the schedule's look failed")
-            self._stop.wait(self.every)
+    def _look_once(self) -> None:
+        """One look, Redis away counted by the outage."""
+        try:
+            self.look()
+            self.outage.ok()
+        except RedisError as exc:
+            self.outage.failed(exc)
+            self._tried = 0.0  # try the lock again as soon as Redis answers

@@ -32,7 +32,7 @@ from service.notifications.addresses import (
 )
 
 
-# what a webhook URL is (service.notifications.notify.check_webhook; the API's document
+# what a webhook URL is (service.notifications.checks.check_webhook; the API's document
 # says the same):
 # http(s), a host - a name of labels of 1 to 63 letters, digits, hyphens or underscores,
 # or an IPv6 address in brackets (RFC 3986's grammar) -, no user, a port from 1 to

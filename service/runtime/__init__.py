@@ -1,1 +1,1 @@
-"""Process plumbing: settings, logs, outages, per-process caches, installs."""
+"""Process plumbing: settings, logs, outages, per-process caches, installs, background loops."""

@@ -48,7 +48,7 @@ class Worker(GeventWorker):  # type: ignore[misc]
     def timeout_ctx(self) -> Any:
         """The time to read the next request head: ``HEAD_TIMEOUT`` for a connection's
         first, gunicorn's keep-alive time for the ones after it."""
-        from service.servers.embedded import HEAD_TIMEOUT
+        from service.servers.gate import HEAD_TIMEOUT
 
         me = gevent.getcurrent()
         if me in self._first_head:
@@ -65,7 +65,7 @@ class Worker(GeventWorker):  # type: ignore[misc]
         import psycopg.waiting
 
         psycopg.waiting.wait = psycopg.waiting.wait_poll
-        from service.servers.serving import WATCHDOG
+        from service.servers.deadlines import WATCHDOG
 
         WATCHDOG.after_patch()
 

@@ -1,4 +1,4 @@
-"""The embedded server's pool of request threads (service.servers.embedded.Pool).
+"""The embedded server's pool of request threads (service.servers.pool.Pool).
 
 A helper's probe found that after one burst of more than 256 requests the server
 never answered a lone request again: the pool's count of idle threads ran ahead of
@@ -15,7 +15,7 @@ import time
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.servers.embedded import Pool
+from service.servers.pool import Pool
 
 
 def wait_until(check, seconds: float = 10.0) -> None:  # type: ignore[no-untyped-def]

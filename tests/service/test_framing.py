@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from service.http.api import MAX_BODY
-from service.servers import embedded
+from service.servers import gate as embedded
 from service.servers.framing import Refused, chunked_end, head_end, parse_head, without_expect
 
 

@@ -373,7 +373,7 @@ class SlowReceiver(Receiver):
 
 def outbox(app, account_id: str, n: int, kind: str = "your_move") -> None:
     """``n`` notifications for an account, as the projection makes them."""
-    from service.notifications.notify import _insert
+    from service.notifications.outbox import add as _insert
 
     notifier = app.extensions["tongiaki.notify"]
     now = notifier.clock()
@@ -448,9 +448,9 @@ def test_a_delivery_claimed_by_a_process_that_died_is_sent_when_its_lease_ends(
     """A claim is a lease: a deliverer that dies after claiming (here: its senders
     never run) holds its deliveries only until the lease ends; then another sends them,
     once."""
-    from service.notifications import notify
+    from service.notifications import deliverer, notify
 
-    monkeypatch.setattr(notify, "LEASE_MS", 1500)
+    monkeypatch.setattr("service.notifications.outbox.LEASE_MS", 1500)
     settings = Settings(data_dir=tmp_path, rate_limits={}, webhooks_private=True)
     app = create_app(settings, sweep=False)  # no deliverer of its own: this test runs them
     receiver = Receiver()
@@ -460,12 +460,12 @@ def test_a_delivery_claimed_by_a_process_that_died_is_sent_when_its_lease_ends(
         hook(ann, receiver.url)
         live = app.extensions["tongiaki.notify"]
         dead = notify.Notifier(live.store, settings, live.clock)
-        dead._pool.shutdown()  # it claims, and never sends
+        dead.deliverer.pool.shutdown()  # it claims, and never sends
         outbox(app, ann.id, 1)
         dead.plan(live.clock())
         assert dead.pump(live.clock()) == 1
         claimed = time.monotonic()
-        stop = notify.run_deliveries(live, 0.05, lambda: False)
+        stop = deliverer.run_deliveries(live, 0.05, lambda: False)
         until(lambda: receiver.received, seconds=10)
         assert time.monotonic() - claimed >= 1.2
         assert len(receiver.received) == 1 and [a["ok"] for a in _log(ann)] == [True]

@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from service.servers.serving import BODY_DEADLINE
+from service.servers.deadlines import BODY_DEADLINE
 from tests.servers import embedded, production, seated_game
 
 
