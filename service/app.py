@@ -17,6 +17,7 @@ from service.http.api.disputes import DisputeIdConverter
 from service.http.api.disputes import bp as disputes_bp
 from service.http.api.games import bp as games_bp
 from service.http.api.meta import bp as meta_bp
+from service.http.api.streams import bp as streams_bp
 from service.http.api.views import bp as views_bp
 from service.http.headers import install as install_headers
 from service.http.health import bp as health_bp
@@ -82,7 +83,7 @@ def web_app(services: Services) -> Flask:
         app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
             app.wsgi_app, x_for=settings.proxies, x_proto=settings.proxies
         )
-    for bp in (accounts_bp, games_bp, views_bp, disputes_bp, meta_bp):
+    for bp in (accounts_bp, games_bp, streams_bp, views_bp, disputes_bp, meta_bp):
         app.register_blueprint(bp, url_prefix="/api/v1")
 
     app.register_blueprint(web_bp)

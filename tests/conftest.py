@@ -10,6 +10,8 @@
   ``redis-server`` program.
 - ``TONGIAKI_REQUIRE_SERVICES=1`` (set by ``.ci/run``): a missing service fails the
   tests that need it, with one line saying what is missing; otherwise they skip.
+- Every JSON answer the app makes in a test is dumped twice, by the response plan and by
+  marshmallow, and must come out the same (``service.http.api.replies.CROSS_CHECK``).
 """
 
 from __future__ import annotations
@@ -20,6 +22,10 @@ import uuid
 import psycopg
 import pytest
 from psycopg import sql
+
+from service.http.api import replies
+
+replies.CROSS_CHECK = True
 
 POSTGRES_URL = os.environ.get(
     "TONGIAKI_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test"

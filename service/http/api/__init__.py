@@ -154,7 +154,8 @@ def _no_duplicate_keys(raw: bytes) -> None:
 
 def body(schema: type[Schema]) -> dict[str, Any]:
     """The JSON body, validated by ``schema`` (422 with the field errors otherwise)."""
-    unreadable = request.environ.get("tongiaki.body_error")  # service.servers.serving.BodyDeadline
+    # a body the server could not read in time: service.servers.deadlines.BodyDeadline
+    unreadable = request.environ.get("tongiaki.body_error")
     if unreadable:
         raise MalformedRequest("unreadable_body", f"the body cannot be read: {unreadable}")
     try:
@@ -243,69 +244,77 @@ def problem(status: int, code: str, title: str, detail: str, **extra: Any) -> Re
 
 def register_errors(app: Flask) -> None:
     """Map every error to problem+json in one place; views never catch."""
+    app.after_request(_no_sniffing)
+    app.before_request(_one_value_each)
+    app.before_request(_bounded_body)
+    app.register_error_handler(ServiceError, _service_error)
+    app.register_error_handler(StoreUnavailable, _store_unavailable)
+    app.register_error_handler(InvalidData, _invalid_data)
+    app.register_error_handler(HTTPException, _http_error)
+    app.register_error_handler(Exception, _unexpected)
 
-    @app.after_request
-    def no_sniffing(response: Response) -> Response:
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        return response
 
-    @app.before_request
-    def one_value_each() -> None:
-        """A query argument given twice says two things: refused, whichever it is."""
-        for name in request.args:
-            if len(request.args.getlist(name)) > 1:
-                raise BadRequest("bad_query", f"{name} is given more than once; give it once")
+def _no_sniffing(response: Response) -> Response:
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    return response
 
-    @app.before_request
-    def bounded_body() -> None:
-        if (request.content_length or 0) > MAX_BODY:
-            raise PayloadTooLarge("body_too_large", f"a request body has at most {MAX_BODY} bytes")
 
-    @app.errorhandler(ServiceError)
-    def service_error(exc: ServiceError) -> Response:
-        response = problem(status_of(exc), exc.code, title_of(exc), exc.detail, **exc.extra)
-        if exc.extra.get("replayed"):
-            response.headers["Idempotent-Replayed"] = "true"
-        if isinstance(exc, TooManyRequests | Unavailable):
-            response.headers["Retry-After"] = str(exc.extra.get("retry_after", RETRY_AFTER))
-        if isinstance(exc, Unauthorized):
-            error = ', error="invalid_token"' if exc.code == "bad_token" else ""
-            response.headers["WWW-Authenticate"] = f'Bearer realm="tongiaki"{error}'
-        return response
+def _one_value_each() -> None:
+    """A query argument given twice says two things: refused, whichever it is."""
+    for name in request.args:
+        if len(request.args.getlist(name)) > 1:
+            raise BadRequest("bad_query", f"{name} is given more than once; give it once")
 
-    @app.errorhandler(StoreUnavailable)
-    def store_unavailable(exc: StoreUnavailable) -> Response:
-        log.warning("database unavailable: %s", exc)
-        response = problem(
-            503,
-            "database_unavailable",
-            "Service unavailable",
-            "the database cannot be reached right now; retry shortly",
+
+def _bounded_body() -> None:
+    if (request.content_length or 0) > MAX_BODY:
+        raise PayloadTooLarge("body_too_large", f"a request body has at most {MAX_BODY} bytes")
+
+
+def _service_error(exc: ServiceError) -> Response:
+    response = problem(status_of(exc), exc.code, title_of(exc), exc.detail, **exc.extra)
+    if exc.extra.get("replayed"):
+        response.headers["Idempotent-Replayed"] = "true"
+    if isinstance(exc, TooManyRequests | Unavailable):
+        response.headers["Retry-After"] = str(exc.extra.get("retry_after", RETRY_AFTER))
+    if isinstance(exc, Unauthorized):
+        error = ', error="invalid_token"' if exc.code == "bad_token" else ""
+        response.headers["WWW-Authenticate"] = f'Bearer realm="tongiaki"{error}'
+    return response
+
+
+def _store_unavailable(exc: StoreUnavailable) -> Response:
+    log.warning("database unavailable: %s", exc)
+    response = problem(
+        503,
+        "database_unavailable",
+        "Service unavailable",
+        "the database cannot be reached right now; retry shortly",
+    )
+    response.headers["Retry-After"] = str(RETRY_AFTER)
+    return response
+
+
+def _invalid_data(exc: InvalidData) -> Response:
+    return problem(422, "unacceptable_value", "Unprocessable request", str(exc))
+
+
+def _http_error(exc: HTTPException) -> Response:
+    if isinstance(exc, RequestEntityTooLarge):  # a chunked body past MAX_CONTENT_LENGTH
+        return _service_error(
+            PayloadTooLarge("body_too_large", f"a request body has at most {MAX_BODY} bytes")
         )
-        response.headers["Retry-After"] = str(RETRY_AFTER)
-        return response
+    code = code_for(exc.name or "error")
+    response = problem(exc.code or 500, code, exc.name or "Error", exc.description or "")
+    for name, value in exc.get_headers():  # Allow on 405, for instance
+        if name.lower() != "content-type":
+            response.headers[name] = value
+    return response
 
-    @app.errorhandler(InvalidData)
-    def invalid_data(exc: InvalidData) -> Response:
-        return problem(422, "unacceptable_value", "Unprocessable request", str(exc))
 
-    @app.errorhandler(HTTPException)
-    def http_error(exc: HTTPException) -> Response:
-        if isinstance(exc, RequestEntityTooLarge):  # a chunked body past MAX_CONTENT_LENGTH
-            return service_error(
-                PayloadTooLarge("body_too_large", f"a request body has at most {MAX_BODY} bytes")
-            )
-        code = code_for(exc.name or "error")
-        response = problem(exc.code or 500, code, exc.name or "Error", exc.description or "")
-        for name, value in exc.get_headers():  # Allow on 405, for instance
-            if name.lower() != "content-type":
-                response.headers[name] = value
-        return response
-
-    @app.errorhandler(Exception)
-    def unexpected(exc: Exception) -> Response:
-        log.exception("unexpected error")
-        return problem(500, "internal_error", "Internal error", "something went wrong on our side")
+def _unexpected(exc: Exception) -> Response:
+    log.exception("unexpected error")
+    return problem(500, "internal_error", "Internal error", "something went wrong on our side")
 
 
 STATUSES = ("open", "setup", "playing", "ended")

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 
-from flask import Blueprint, current_app, jsonify, request
+from flask import Blueprint, current_app, request
 from flask.typing import ResponseReturnValue
 
 from service.errors import BadRequest, Forbidden
 from service.http.api import account, body, client_address, game_service, int_arg, limit, paged
 from service.http.api.openapi import Operation, documented, query
-from service.http.api.schemas import (
+from service.http.api.replies import reply
+from service.http.api.schemas.accounts import (
     AccountCreate,
     AccountCreated,
     Me,
@@ -44,7 +45,7 @@ def create() -> ResponseReturnValue:
     data = body(AccountCreate)
     service = game_service()
     account, token = create_account(service.store, data["name"], service.clock())
-    return jsonify(account_id=account.account_id, name=account.name, token=token), 201
+    return reply({"account_id": account.account_id, "name": account.name, "token": token})
 
 
 @bp.get("/me")
@@ -59,7 +60,7 @@ def create() -> ResponseReturnValue:
 )
 def me() -> ResponseReturnValue:
     who = account()
-    return jsonify(account_id=who.account_id, name=who.name, kind=who.kind)
+    return reply(who)
 
 
 def notifier() -> Notifier:
@@ -90,17 +91,19 @@ def get_settings() -> ResponseReturnValue:
     found = notifier().get(player())
     quiet = notifier().settings.remind_quiet
     if found is None:
-        return jsonify(
-            webhook_url=None,
-            webhook_secret=None,
-            email=None,
-            kinds=[],
-            your_move="batched",
-            quiet_minutes=None,
-            default_quiet_minutes=quiet,
-            email_available=notifier().mail,
+        return reply(
+            {
+                "webhook_url": None,
+                "webhook_secret": None,
+                "email": None,
+                "kinds": [],
+                "your_move": "batched",
+                "quiet_minutes": None,
+                "default_quiet_minutes": quiet,
+                "email_available": notifier().mail,
+            }
         )
-    return jsonify(found.view(notifier().mail, quiet))
+    return reply(found.view(notifier().mail, quiet))
 
 
 @bp.put("/me/notifications/settings")
@@ -122,7 +125,7 @@ def put_settings() -> ResponseReturnValue:
     data = body(NotifySettingsIn)
     rotate = data.pop("rotate_secret")
     saved = notifier().put(me, data, rotate)
-    return jsonify(saved.view(notifier().mail, notifier().settings.remind_quiet))
+    return reply(saved.view(notifier().mail, notifier().settings.remind_quiet))
 
 
 @bp.get("/me/notifications")
@@ -170,8 +173,5 @@ def notifications() -> ResponseReturnValue:
         for n, game_id, version, kind, created, text, _ in rows
     ]
     last = rows[-1] if more and rows else None
-    return jsonify(
-        notifications=found,
-        has_more=more,
-        next_before=f"{last[6]}-{last[0]}" if last is not None else None,
-    )
+    next_before = f"{last[6]}-{last[0]}" if last is not None else None
+    return reply({"notifications": found, "has_more": more, "next_before": next_before})

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from flask import Blueprint, current_app, jsonify, request
+from flask import Blueprint, current_app, request
 from flask.typing import ResponseReturnValue
 from werkzeug.routing import BaseConverter
 
@@ -19,14 +19,15 @@ from service.audit.disputes import DisputeService, decode_ruling
 from service.errors import BadRequest
 from service.http.api import account, body, int_arg, limit
 from service.http.api.openapi import MAX_OFFSET, OFFSET, Operation, documented, query
-from service.http.api.schemas import (
+from service.http.api.replies import reply
+from service.http.api.schemas.base import NoFields
+from service.http.api.schemas.disputes import (
     AssignCreate,
     DisputeCreate,
     DisputeQueue,
     DisputeView,
     Evidence,
     GameDisputes,
-    NoFields,
     NoteCreate,
     PauseCreate,
     Paused,
@@ -71,7 +72,7 @@ def open_dispute(game_id: str) -> ResponseReturnValue:
     data = body(DisputeCreate)
     command = d.OpenDispute(data["reason"], data["text"], data["version"], data["command_id"])
     service = disputes()
-    return jsonify(service.view(service.open(who, game_id, command))), 201
+    return reply(service.view(service.open(who, game_id, command)))
 
 
 @bp.get("/games/<game:game_id>/disputes")
@@ -88,7 +89,7 @@ def open_dispute(game_id: str) -> ResponseReturnValue:
 def game_disputes(game_id: str) -> ResponseReturnValue:
     who = account()
     service = disputes()
-    return jsonify(
+    return reply(
         {"game_id": game_id, "disputes": [service.view(x) for x in service.of_game(who, game_id)]}
     )
 
@@ -129,7 +130,7 @@ def queue() -> ResponseReturnValue:
     assert size is not None and offset is not None
     service = disputes()
     rows, more = service.queue(who, status, reason, size, offset, game_id)
-    return jsonify({"disputes": [service.row_view(r) for r in rows], "has_more": more})
+    return reply({"disputes": [service.row_view(r) for r in rows], "has_more": more})
 
 
 DISPUTE: dict[str, Any] = {"errors": (401, 404), "auth": True}
@@ -143,7 +144,7 @@ DISPUTE: dict[str, Any] = {"errors": (401, 404), "auth": True}
 )
 def one(dispute_id: str) -> ResponseReturnValue:
     service = disputes()
-    return jsonify(service.view(service.visible(account(), dispute_id)))
+    return reply(service.view(service.visible(account(), dispute_id)))
 
 
 @bp.get("/disputes/<dispute:dispute_id>/evidence")
@@ -159,12 +160,12 @@ def one(dispute_id: str) -> ResponseReturnValue:
     )
 )
 def evidence(dispute_id: str) -> ResponseReturnValue:
-    return jsonify(disputes().evidence(account(), dispute_id))
+    return reply(disputes().evidence(account(), dispute_id))
 
 
 def _act(dispute_id: str, command: d.DisputeCommand) -> ResponseReturnValue:
     service = disputes()
-    return jsonify(service.view(service.act(account(), dispute_id, command)))
+    return reply(service.view(service.act(account(), dispute_id, command)))
 
 
 ACTION: dict[str, Any] = {
@@ -244,7 +245,7 @@ def _pause(game_id: str, resume: bool) -> ResponseReturnValue:
     service = disputes()
     version = service.pause(who, game_id, dispute_id, resume=resume)
     _, state = service.games.load(game_id)
-    return jsonify({"game_id": game_id, "version": version, "paused": state.paused})
+    return reply({"game_id": game_id, "version": version, "paused": state.paused})
 
 
 PAUSE: dict[str, Any] = {

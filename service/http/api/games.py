@@ -1,12 +1,10 @@
-"""``/games``: create, list, join, start, play, read events, stream, journal, verify."""
+"""``/games``: create, list, join, start, play, read events, journal, verify."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator
 from functools import lru_cache
 
-from flask import Blueprint, Response, current_app, g, json, jsonify, request
+from flask import Blueprint, Response, current_app, json, request
 from flask.typing import ResponseReturnValue
 
 from domain import commands as cmd
@@ -23,7 +21,6 @@ from service.http.api import (
     account,
     body,
     bounded_int,
-    client_address,
     game_service,
     int_arg,
     limit,
@@ -40,7 +37,9 @@ from service.http.api.openapi import (
     header,
     query,
 )
-from service.http.api.schemas import (
+from service.http.api.replies import reply
+from service.http.api.schemas.base import NoFields
+from service.http.api.schemas.games import (
     CommandAccepted,
     CommandEnvelope,
     EventPage,
@@ -49,26 +48,12 @@ from service.http.api.schemas import (
     GameView,
     Journal,
     LegalCommands,
-    NoFields,
     SeatCreate,
-    StreamEvent,
     VerificationSchema,
 )
 from service.http.limits import RateLimits
-from service.live.feed import Feed
-from service.live.streams import ParkingResponse
-from service.live.writer import (
-    END_FRAME,
-    RETRY,
-    WHY_END,
-    WHY_LEFT,
-    WHY_STOPPING,
-    WHY_TIMEOUT,
-    heartbeat_frame,
-    stream_ended,
-)
 from service.play.event_json import event_json
-from service.play.games import CommandResult, game_id_for
+from service.play.receipts import CommandResult, game_id_for
 from service.timing.clocks import UNDER_WAY, clock_view
 
 bp = Blueprint("games", __name__)
@@ -81,9 +66,6 @@ def encode_command(command: cmd.Command) -> dict[str, object]:
     The dicts are shared: callers serialise them and never change them.
     """
     return encode(command)
-
-
-STREAM_WAKE = 5.0  # seconds a waiting stream (no socket to park) sleeps at most at a time
 
 
 INCLUDE = query(
@@ -163,11 +145,11 @@ def accepted(
             payload["legal"] = legal_body(result.game_id, result.version, result.state)
         else:  # a replayed command id: the game as it is now
             payload["legal"] = legal_body(result.game_id, *game_service().load(result.game_id))
-    response = jsonify(payload)
+    response = reply(payload, status)
     response.headers["ETag"] = f'"{result.version}"'
     if result.duplicate:
         response.headers["Idempotent-Replayed"] = "true"
-    return response, status
+    return response
 
 
 @bp.post("/games")
@@ -222,19 +204,7 @@ def index() -> ResponseReturnValue:
     limit = int_arg("limit", 100, 1, 500) or 100
     offset = int_arg("offset", 0, 0, MAX_OFFSET) or 0
     rows, more = paged(game_service().store.games(status, limit + 1, offset), limit)
-    return jsonify(
-        has_more=more,
-        games=[
-            {
-                "game_id": g.game_id,
-                "status": g.status,
-                "version": g.version,
-                "created_at": g.created_at,
-                "updated_at": g.updated_at,
-            }
-            for g in rows
-        ],
-    )
+    return reply({"has_more": more, "games": rows})
 
 
 def _view(game_id: str, at: int | None) -> ResponseReturnValue:
@@ -245,24 +215,26 @@ def _view(game_id: str, at: int | None) -> ResponseReturnValue:
     if at is None and state.phase in UNDER_WAY:  # docs/clocks.md: the clock now
         recorded = games.clock_at(game_id, version, state)
         clock = clock_view(recorded.to_data() if recorded else None, games.clock())
-    response = jsonify(
-        game_id=game_id,
-        version=version,
-        status=state.phase.value,
-        position=position.dump(state),
-        players=[
-            {
-                "player_id": p.player_id,
-                "name": names.get(p.player_id),
-                "seat": p.seat,
-                "colours": list(p.colours),
-                "bot": state.bot_reason(p.seat),
-                "timeouts": state.timeouts.get(p.seat, 0),
-            }
-            for p in state.players
-        ],
-        time_control=time_control(state.options),
-        clock=clock,
+    response = reply(
+        {
+            "game_id": game_id,
+            "version": version,
+            "status": state.phase.value,
+            "position": position.dump(state),
+            "players": [
+                {
+                    "player_id": p.player_id,
+                    "name": names.get(p.player_id),
+                    "seat": p.seat,
+                    "colours": list(p.colours),
+                    "bot": state.bot_reason(p.seat),
+                    "timeouts": state.timeouts.get(p.seat, 0),
+                }
+                for p in state.players
+            ],
+            "time_control": time_control(state.options),
+            "clock": clock,
+        }
     )
     response.headers["ETag"] = f'"{version}"'
     return response
@@ -351,7 +323,7 @@ def start(game_id: str) -> ResponseReturnValue:
     )
 )
 def legal(game_id: str) -> ResponseReturnValue:
-    return jsonify(legal_body(game_id, *game_service().load(game_id)))
+    return reply(legal_body(game_id, *game_service().load(game_id)))
 
 
 def _expected_version(envelope: dict[str, object]) -> int | None:
@@ -444,147 +416,15 @@ def events(game_id: str) -> ResponseReturnValue:
         text = "".join(json.dumps(event_json(e)) + "\n" for e in rows)
         return Response(text, mimetype="application/x-ndjson")
     next_after = rows[-1].version if rows else after
-    return jsonify(
-        game_id=game_id,
-        head=version,
-        events=[event_json(e) for e in rows],
-        next_after=next_after,
-        has_more=more,
+    return reply(
+        {
+            "game_id": game_id,
+            "head": version,
+            "events": [event_json(e) for e in rows],
+            "next_after": next_after,
+            "has_more": more,
+        }
     )
-
-
-@bp.get("/games/<game:game_id>/stream")
-@documented(
-    Operation(
-        "/games/{game_id}/stream",
-        "get",
-        "Live events as server-sent events; resumes after Last-Event-ID",
-        StreamEvent,
-        content="text/event-stream",
-        params=[
-            header(
-                "Last-Event-ID",
-                "the last version received (empty: none); past the game's last version:"
-                " 422 bad_last_event_id",
-                pattern=f"^{VERSION}?$",
-            ),
-            query(
-                "after",
-                "integer",
-                "as Last-Event-ID (for clients that cannot send it)",
-                minimum=0,
-                maximum=MAX_INT,
-            ),
-            query("timeout", "integer", "close after this many seconds", minimum=1, maximum=3600),
-        ],
-        errors=(404, 422, 429, 503),
-        more={
-            204: "the game is over and the client (a browser reconnecting with its"
-            " Last-Event-ID) has every event: nothing more will come",
-        },
-    )
-)
-def stream(game_id: str) -> ResponseReturnValue:
-    stored, _ = game_service().load(game_id)  # 404 for an unknown game; the store's head
-    feed: Feed = current_app.extensions["tongiaki.feed"]
-    header_id = request.headers.get("Last-Event-ID")
-    given = request.args.get("after")
-    try:  # each checked when given; the header (a browser reconnecting) wins
-        after = bounded_int(given, "after") if given is not None else 0
-        if header_id:
-            after = bounded_int(header_id, "Last-Event-ID")
-    except BadRequest as exc:
-        raise BadRequest(
-            "bad_last_event_id", "Last-Event-ID (or ?after=) is a version number"
-        ) from exc
-    timeout = int_arg("timeout", 300, 1, 3600) or 300
-    # 503 too_many_streams when the process holds its most; 429 past the client's share
-    sub = feed.subscribe(game_id, client_address())
-    head = sub.hub.view.head
-    if after > head:
-        # this process may not have heard of the last commit yet (another process sent
-        # it to this viewer): the store says. Past its head, no process sent it: a
-        # client's mistake
-        head = max(head, stored)
-    if after > head:
-        sub.close()
-        raise BadRequest(
-            "bad_last_event_id",
-            f"Last-Event-ID (or ?after=) is {after}, past the game's last version ({head})",
-        )
-    if header_id is not None and sub.hub.view.ended and head <= after:
-        # a browser reconnecting to a game that is over and that it has whole: 204 tells
-        # EventSource to stop reconnecting
-        sub.close()
-        done = Response(status=204)
-        del done.headers["Content-Type"]
-        return done
-    rid = g.get("request_id", "")
-    opened = time.monotonic()
-    if request.method == "HEAD":  # the head alone: nothing to wait for
-        sub.close()
-        return stream_response(Response(b""))
-    connection = request.environ.get("gunicorn.socket") or request.environ.get("werkzeug.socket")
-    if connection is not None:
-        # both servers: the request writes the catch-up, then hands the connection to the
-        # feed's writer and ends (service.live.writer): a waiting viewer holds no worker. The
-        # first of it is taken now, so that a store away or busy is a 503, not a stream
-        # that closes before its head
-        try:
-            first = sub.pending(after)
-        except BaseException:
-            sub.close()
-            raise
-        response = ParkingResponse(feed.writer, sub, after, first, timeout, rid, opened)
-        return stream_response(response)
-
-    def generate() -> Iterator[bytes]:  # a server that gives no socket: the request waits
-        nonlocal after
-        sent, why = 0, WHY_LEFT
-        try:
-            yield b""  # taken below: from here on, closing the generator runs ``finally``
-            deadline = opened + timeout
-            beat = time.monotonic()
-            every = feed.heartbeat
-            yield RETRY + heartbeat_frame(every)
-            while True:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    why = WHY_TIMEOUT
-                    return
-                frames, over = sub.next(after, min(left, STREAM_WAKE))
-                if frames:
-                    yield b"".join(f for _, f in frames)
-                    after = frames[-1][0]
-                    sent += len(frames)
-                    beat = time.monotonic()
-                if over:
-                    if feed.closing:
-                        why = WHY_STOPPING
-                    else:  # the game is over and every event was sent
-                        why = WHY_END
-                        yield END_FRAME
-                    return
-                if not frames and time.monotonic() - beat >= every:
-                    beat = time.monotonic()
-                    yield heartbeat_frame(every)
-        finally:
-            sub.close()
-            stream_ended(game_id, why, sent, after, opened, rid)
-
-    # no request context is kept for the stream's life: the generator needs none. Started
-    # here, so that the server closing it at any point runs its ``finally``
-    body = generate()
-    next(body)
-    return stream_response(Response(body, direct_passthrough=True))
-
-
-def stream_response(response: Response) -> Response:
-    """A live stream's headers: server-sent events, never cached or buffered by a proxy."""
-    response.mimetype = "text/event-stream"
-    response.headers["Cache-Control"] = "no-cache"
-    response.headers["X-Accel-Buffering"] = "no"
-    return response
 
 
 PAGE = [
@@ -617,25 +457,9 @@ def journal(game_id: str) -> ResponseReturnValue:
     after = int_arg("after", 0) or 0
     limit = int_arg("limit", 200, 1, 1000) or 200
     entries, more = paged(game_service().store.journal(game_id, after, limit + 1), limit)
-    return jsonify(
-        game_id=game_id,
-        commands=[
-            {
-                "command_id": e.command_id,
-                "seq": e.seq,
-                "actor": e.actor,
-                "received_at": e.received_at,
-                "payload": e.payload,
-                "judged_version": e.judged_version,
-                "outcome": e.outcome,
-                "first_version": e.first_version,
-                "last_version": e.last_version,
-                "rejection": e.rejection,
-            }
-            for e in entries
-        ],
-        next_after=entries[-1].seq if entries else after,
-        has_more=more,
+    next_after = entries[-1].seq if entries else after
+    return reply(
+        {"game_id": game_id, "commands": entries, "next_after": next_after, "has_more": more}
     )
 
 
@@ -657,7 +481,7 @@ def verify(game_id: str) -> ResponseReturnValue:
         report["rerun_problems"] = [
             p for p in report["rerun_problems"] if not p.startswith("dispute ")
         ] + (["a dispute's record has a problem"] if not report["ok"] else [])
-    return jsonify(report)
+    return reply(report)
 
 
 def _party(game_id: str) -> bool:

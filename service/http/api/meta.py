@@ -6,14 +6,15 @@ import hashlib
 import json
 from functools import cache
 
-from flask import Blueprint, Response, jsonify, request
+from flask import Blueprint, Response, request
 from flask.typing import ResponseReturnValue
 
 from domain.position import LETTER
 from domain.state import COLOURS
 from domain.tiles import ALL_TILES, IslandTile
 from service.http.api.openapi import Operation, build_spec, docs_page, documented
-from service.http.api.schemas import TileData
+from service.http.api.replies import reply
+from service.http.api.schemas.meta import TileData
 
 bp = Blueprint("meta", __name__)
 
@@ -80,6 +81,6 @@ def tile_data() -> dict[str, object]:
     )
 )
 def tiles() -> ResponseReturnValue:
-    response = jsonify(tile_data())
+    response = reply(tile_data())
     response.cache_control.max_age = 3600
     return response

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import html
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -9,10 +10,11 @@ from typing import Any
 
 from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
+from flask import g
 from marshmallow import Schema
 
-from service.http.api import schemas
 from service.http.api.command_schema import commands_body
+from service.http.api.schemas import accounts, base, disputes, games, meta, views
 from service.play.text import patterns as text_patterns
 
 
@@ -40,13 +42,29 @@ OPERATIONS: list[Operation] = []
 
 
 def documented(op: Operation) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register a view's operation in the OpenAPI document."""
+    """Register a view's operation in the OpenAPI document; while the view runs, its
+    operation is the request's (``service.http.api.replies.reply`` serializes the answer
+    with the schema documented here)."""
 
     def mark(view: Callable[..., Any]) -> Callable[..., Any]:
         OPERATIONS.append(op)
-        return view
+
+        @functools.wraps(view)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            g.operation = op
+            return view(*args, **kwargs)
+
+        return run
 
     return mark
+
+
+def current_operation() -> Operation:
+    """The documented operation of the view answering this request."""
+    op = g.get("operation")
+    if not isinstance(op, Operation):
+        raise LookupError("this view is not documented (service.http.api.openapi.documented)")
+    return op
 
 
 def query(name: str, kind: str, description: str, **schema: Any) -> dict[str, Any]:
@@ -175,84 +193,102 @@ def build_spec() -> dict[str, Any]:
         servers=[{"url": "/api/v1"}],
     )
     spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
-    spec.components.schema("Problem", schema=schemas.Problem)
+    spec.components.schema("Problem", schema=base.Problem)
     by_path: dict[str, dict[str, Any]] = {}
     for op in OPERATIONS:
-        responses: dict[str, Any] = {}
-        success: dict[str, Any] = {"description": "OK"}
-        if op.response is not None:
-            success["content"] = {op.content: {"schema": op.response}, **op.also}
-        else:
-            success["description"] = op.content
-            success["content"] = {op.content: {"schema": {"type": "string"}}}
-        if op.headers:
-            success["headers"] = {h: HEADERS[h] for h in op.headers}
-        responses[str(op.status)] = success
-        for code, description in op.more.items():
-            responses[str(code)] = {"description": description}
-        for code in sorted(_statuses(op)):
-            responses[str(code)] = {
-                "description": REASONS.get(code, "problem"),
-                "content": {"application/problem+json": {"schema": "Problem"}},
-            }
-            if code in ERROR_HEADERS:
-                responses[str(code)]["headers"] = {h: HEADERS[h] for h in ERROR_HEADERS[code]}
-        operation: dict[str, Any] = {
-            "operationId": operation_id(op.method, op.path),
-            "summary": op.summary,
-            "responses": responses,
-        }
-        params = [dict(p) for p in op.params]
-        if "{game_id}" in op.path:
-            params.insert(
-                0,
-                {
-                    "in": "path",
-                    "name": "game_id",
-                    "required": True,
-                    "schema": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"},
-                },
-            )
-        if "{dispute_id}" in op.path:
-            params.insert(
-                0,
-                {
-                    "in": "path",
-                    "name": "dispute_id",
-                    "required": True,
-                    "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"},
-                },
-            )
-        if params:
-            operation["parameters"] = params
-        if op.request is not None:
-            operation["requestBody"] = {
-                "required": _required(op.request),
-                "content": {"application/json": {"schema": op.request}},
-            }
-        if op.auth:
-            operation["security"] = [{"bearer": []}]
-        by_path.setdefault(op.path, {})[op.method] = operation
+        by_path.setdefault(op.path, {})[op.method] = _operation(op)
     _link(by_path, "/games", "post", "201", "game_id")
     _link(by_path, "/games/{game_id}/disputes", "post", "201", "dispute_id")
     for path, operations in by_path.items():
         spec.path(path=path, operations=operations)
     document = spec.to_dict()
-    # what a schema checks across its fields (marshmallow's validates_schema), said in
-    # JSON Schema where the class says it (``openapi_extra``)
     for name, component in document["components"]["schemas"].items():
-        schema = getattr(schemas, name, None)
-        if name == "CommandEnvelope":  # every command's own shape, from the domain's types
-            component.clear()
-            component.update(commands_body())
-            continue
-        extra = getattr(schema, "openapi_extra", None)
-        if extra:
-            component.update(extra)
-        # text checked by service.play.text: its exact shape, made once per process
-        for field_name, kind in getattr(schema, "openapi_patterns", {}).items():
-            component["properties"][field_name]["pattern"] = text_patterns()[kind]
+        _complete(name, component)
     return document
+
+
+SCHEMA_MODULES = (accounts, base, disputes, games, meta, views)
+
+
+def schema_named(name: str) -> type[Schema] | None:
+    """The schema class a component of the document is named after."""
+    for module in SCHEMA_MODULES:
+        found = getattr(module, name, None)
+        if isinstance(found, type) and issubclass(found, Schema):
+            return found
+    return None
+
+
+def _complete(name: str, component: dict[str, Any]) -> None:
+    """What a schema checks across its fields (marshmallow's validates_schema), said in
+    JSON Schema where the class says it (``openapi_extra``); text patterns."""
+    if name == "CommandEnvelope":  # every command's own shape, from the domain's types
+        component.clear()
+        component.update(commands_body())
+        return
+    schema = schema_named(name)
+    extra = getattr(schema, "openapi_extra", None)
+    if extra:
+        component.update(extra)
+    # text checked by service.play.text: its exact shape, made once per process
+    for field_name, kind in getattr(schema, "openapi_patterns", {}).items():
+        component["properties"][field_name]["pattern"] = text_patterns()[kind]
+
+
+def _responses(op: Operation) -> dict[str, Any]:
+    """An operation's answers: its success (with its schema), others, its problems."""
+    responses: dict[str, Any] = {}
+    success: dict[str, Any] = {"description": "OK"}
+    if op.response is not None:
+        success["content"] = {op.content: {"schema": op.response}, **op.also}
+    else:
+        success["description"] = op.content
+        success["content"] = {op.content: {"schema": {"type": "string"}}}
+    if op.headers:
+        success["headers"] = {h: HEADERS[h] for h in op.headers}
+    responses[str(op.status)] = success
+    for code, description in op.more.items():
+        responses[str(code)] = {"description": description}
+    for code in sorted(_statuses(op)):
+        responses[str(code)] = {
+            "description": REASONS.get(code, "problem"),
+            "content": {"application/problem+json": {"schema": "Problem"}},
+        }
+        if code in ERROR_HEADERS:
+            responses[str(code)]["headers"] = {h: HEADERS[h] for h in ERROR_HEADERS[code]}
+    return responses
+
+
+PATH_PARAMETERS = {
+    "game_id": "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$",
+    "dispute_id": "^[A-Za-z0-9_-]{1,64}$",
+}
+
+
+def _operation(op: Operation) -> dict[str, Any]:
+    """One operation of the document."""
+    operation: dict[str, Any] = {
+        "operationId": operation_id(op.method, op.path),
+        "summary": op.summary,
+        "responses": _responses(op),
+    }
+    params = [dict(p) for p in op.params]
+    for name, pattern in PATH_PARAMETERS.items():
+        if "{" + name + "}" in op.path:
+            path_parameter = {"type": "string", "pattern": pattern}
+            params.insert(
+                0, {"in": "path", "name": name, "required": True, "schema": path_parameter}
+            )
+    if params:
+        operation["parameters"] = params
+    if op.request is not None:
+        operation["requestBody"] = {
+            "required": _required(op.request),
+            "content": {"application/json": {"schema": op.request}},
+        }
+    if op.auth:
+        operation["security"] = [{"bearer": []}]
+    return operation
 
 
 def operation_id(method: str, path: str) -> str:

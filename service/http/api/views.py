@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from flask import Blueprint, current_app, jsonify, request
+from flask import Blueprint, current_app, request
 from flask.typing import ResponseReturnValue
 
 from projections.store import CLOCKS, VARIANTS, Checkpoint, ReadModels
@@ -29,7 +29,8 @@ from service.http.api import (
     status_arg,
 )
 from service.http.api.openapi import MAX_OFFSET, OFFSET, Operation, documented, query
-from service.http.api.schemas import (
+from service.http.api.replies import reply
+from service.http.api.schemas.views import (
     Audit,
     Leaderboard,
     Lobby,
@@ -123,7 +124,7 @@ def scoreboard(game_id: str) -> ResponseReturnValue:
             "projection_lagging", "the scoreboard is not built yet; retry shortly", retry_after=1
         )
     named(board["seats"])
-    return jsonify(game_id=game_id, **board)
+    return reply({"game_id": game_id, **board})
 
 
 @bp.get("/leaderboard")
@@ -142,8 +143,8 @@ def leaderboard() -> ResponseReturnValue:
     offset = int_arg("offset", 0, 0, MAX_OFFSET) or 0
     players, more = paged(readmodels().leaderboard(limit + 1, offset), limit)
     names = game_service().store.account_names(p["account_id"] for p in players)
-    return jsonify(
-        players=[{**p, "name": names.get(p["account_id"])} for p in players], has_more=more
+    return reply(
+        {"players": [{**p, "name": names.get(p["account_id"])} for p in players], "has_more": more}
     )
 
 
@@ -255,11 +256,8 @@ def lobby() -> ResponseReturnValue:
     disputed(games)
     timed(games)
     last = games[-1] if more and games else None
-    return jsonify(
-        games=games,
-        has_more=more,
-        next_before=encode_cursor(last["last_activity"], last["game_id"]) if last else None,
-    )
+    next_before = encode_cursor(last["last_activity"], last["game_id"]) if last else None
+    return reply({"games": games, "has_more": more, "next_before": next_before})
 
 
 def encode_cursor(last_activity: str, game_id: str) -> str:
@@ -307,7 +305,7 @@ def my_games() -> ResponseReturnValue:
     disputed(games)
     named(seat for g in games for seat in g["seats"])
     timed(games)
-    return jsonify(games=games, has_more=more)
+    return reply({"games": games, "has_more": more})
 
 
 @bp.get("/games/<game:game_id>/timeline")
@@ -333,14 +331,16 @@ def timeline(game_id: str) -> ResponseReturnValue:
     # bounded by the version answered: a catch-up meanwhile never tears the answer
     steps, more = paged(rm.steps(game_id, after, limit + 1, upto=point.version), limit)
     turns = rm.turns(game_id, upto=point.version)
-    return jsonify(
-        game_id=game_id,
-        version=point.version,
-        steps=steps,
-        turns=turns,
-        rewinds=rm.rewinds(game_id, upto=point.version),
-        next_after=steps[-1]["version"] if steps else after,
-        has_more=more,
+    return reply(
+        {
+            "game_id": game_id,
+            "version": point.version,
+            "steps": steps,
+            "turns": turns,
+            "rewinds": rm.rewinds(game_id, upto=point.version),
+            "next_after": steps[-1]["version"] if steps else after,
+            "has_more": more,
+        }
     )
 
 
@@ -376,12 +376,14 @@ def audit(game_id: str) -> ResponseReturnValue:
     turns: dict[int, list[dict[str, Any]]] = {}
     for command in commands:
         turns.setdefault(command["turn"], []).append(command)
-    return jsonify(
-        game_id=game_id,
-        version=point.version,
-        turns=[{"turn": t, "commands": c} for t, c in sorted(turns.items())],
-        next_after=commands[-1]["seq"] if commands else after,
-        has_more=more,
+    return reply(
+        {
+            "game_id": game_id,
+            "version": point.version,
+            "turns": [{"turn": t, "commands": c} for t, c in sorted(turns.items())],
+            "next_after": commands[-1]["seq"] if commands else after,
+            "has_more": more,
+        }
     )
 
 
@@ -395,15 +397,17 @@ def audit(game_id: str) -> ResponseReturnValue:
     )
 )
 def projections() -> ResponseReturnValue:
-    return jsonify(
-        projections=[
-            {
-                "projection": lag.projection,
-                "games": lag.games,
-                "behind": lag.behind,
-                "events_behind": lag.events_behind,
-                "halted": [{"game_id": g, "error": e} for g, e in lag.halted],
-            }
-            for lag in readmodels().status()
-        ]
+    return reply(
+        {
+            "projections": [
+                {
+                    "projection": lag.projection,
+                    "games": lag.games,
+                    "behind": lag.behind,
+                    "events_behind": lag.events_behind,
+                    "halted": [{"game_id": g, "error": e} for g, e in lag.halted],
+                }
+                for lag in readmodels().status()
+            ]
+        }
     )
