@@ -20,7 +20,8 @@ from projections.store import ReadModels
 from service.audit.disputes import DisputeService
 from service.live.doorbells import BackgroundDoorbell, InlineDoorbell, RqDoorbell, sweep_inline
 from service.live.feed import FD_RESERVE, Feed, FeedDoorbell, fd_budget, listener_for
-from service.notifications.notify import NOTIFY_EVERY, Notifier, run_deliveries
+from service.notifications.deliverer import NOTIFY_EVERY, run_deliveries
+from service.notifications.notify import Notifier
 from service.play.games import Doorbell, GameService
 from service.play.timekeeper import ClockBell, LocalScheduler, Timekeeper
 from service.runtime.settings import ConfigError, Settings
@@ -33,7 +34,11 @@ EMBEDDED_STREAMS = 2000
 
 
 def open_store(settings: Settings) -> SqlStore:
-    """The event store the settings name: PostgreSQL, or the embedded SQLite file."""
+    """The event store the settings name: PostgreSQL, memory, or the embedded SQLite file."""
+    if settings.in_memory:
+        from service.store.in_memory import InMemoryStore
+
+        return InMemoryStore()
     if settings.uses_postgres:
         from service.store.postgres import PostgresEventStore
 

@@ -59,12 +59,24 @@ def _log_format(raw: str) -> str:
     return value
 
 
+MEMORY = "memory:"  # DATABASE_URL of a service kept in its process's memory
+
+
+def memory_requested(env: Mapping[str, str] | None = None) -> bool:
+    """Whether ``DATABASE_URL`` asks for the service in memory: read before anything
+    else (``tongiaki serve --workers`` refuses it before it patches the standard library
+    for gevent)."""
+    return (os.environ if env is None else env).get("DATABASE_URL", "").strip() == MEMORY
+
+
 def _database_url(raw: str) -> str:
     url = raw.strip()
     if not raw:
         return ""
     if not url:
         raise ConfigError("DATABASE_URL is blank: leave it unset for SQLite, or give a URL")
+    if url == MEMORY:
+        return url
     from psycopg.conninfo import conninfo_to_dict
 
     try:
@@ -73,8 +85,8 @@ def _database_url(raw: str) -> str:
         readable = False
     if not readable:
         raise ConfigError(
-            "DATABASE_URL must be empty (the embedded SQLite file) or a PostgreSQL URL such as"
-            f" postgresql://user@host:5432/db, not {_redacted(url)!r}"
+            "DATABASE_URL must be empty (the embedded SQLite file), memory: (nothing kept) or a"
+            f" PostgreSQL URL such as postgresql://user@host:5432/db, not {_redacted(url)!r}"
         )
     problem = _conninfo_problem(readable)
     if any(c.isspace() for c in url):
@@ -332,9 +344,16 @@ class Settings:
         if testing not in ("", "0", "1"):
             raise ConfigError(f"TONGIAKI_TESTING must be 1 (on) or 0 (off), not {testing!r}")
         host = e.get("TONGIAKI_HOST", "").strip() or "127.0.0.1"
+        database_url = _database_url(e.get("DATABASE_URL", ""))
+        redis_url = _redis_url(e.get("REDIS_URL", ""))
+        if database_url == MEMORY and redis_url:
+            raise ConfigError(
+                "DATABASE_URL=memory: keeps everything in one process: REDIS_URL would send"
+                " its read models to a worker that cannot see them (unset one of the two)"
+            )
         return cls(
-            database_url=_database_url(e.get("DATABASE_URL", "")),
-            redis_url=_redis_url(e.get("REDIS_URL", "")),
+            database_url=database_url,
+            redis_url=redis_url,
             queue=queue,
             sweep_every=_seconds(e, "TONGIAKI_SWEEP_EVERY", 30.0),
             data_dir=Path(e.get("TONGIAKI_DATA_DIR", "").strip() or "var"),
@@ -368,6 +387,11 @@ class Settings:
     def sqlite_path(self) -> Path:
         """The embedded database file."""
         return self.data_dir / "tongiaki.db"
+
+    @property
+    def in_memory(self) -> bool:
+        """Whether everything is kept in this process's memory (``DATABASE_URL=memory:``)."""
+        return self.database_url == MEMORY
 
     @property
     def uses_postgres(self) -> bool:

@@ -1,4 +1,5 @@
-"""The HTTP API end to end with the Flask test client, on SQLite and on PostgreSQL."""
+"""The HTTP API end to end with the Flask test client, on SQLite, on PostgreSQL and on the
+in-memory store (the whole service in one process's memory, read models included)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,9 @@ from freezegun import freeze_time
 from domain.deck import Deck
 from service.http.api import STATUSES
 from tests.service.api import Player, all_events, open_game, play_to_the_end
+from tests.service.conftest import app_fixture
+
+app = app_fixture("sqlite", "postgres", "memory")
 
 
 def test_a_whole_game_played_by_bots_through_the_api_ends_and_verifies(client, caplog):

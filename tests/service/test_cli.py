@@ -8,6 +8,7 @@ import time
 
 import pytest
 from click.testing import CliRunner
+from gevent import monkey
 
 from projections.store import PROJECTIONS
 from service.app import create_app
@@ -220,12 +221,18 @@ def test_more_operator_mistakes_are_one_line(tmp_path):
         (["projections", "resume", "audit", "nosuch"], {}, 1, "no game"),
         (["serve"], {"DATABASE_URL": " "}, 2, "DATABASE_URL is blank"),
         (["serve"], {"TONGIAKI_DATA_DIR": "/proc/nope"}, 2, "TONGIAKI_DATA_DIR"),
+        # the service in memory is one process: no gunicorn workers, nothing to read later
+        (["serve", "--workers", "2"], {"DATABASE_URL": "memory:"}, 2, "without --workers"),
+        (["verify", "abc"], {"DATABASE_URL": "memory:"}, 1, "holds nothing outside"),
+        (["export", "abc"], {"DATABASE_URL": "memory:"}, 1, "holds nothing outside"),
     ]
     assert run(tmp_path, "db", "upgrade").exit_code == 0
     for args, env, code, words in cases:
         result = CliRunner().invoke(main, args, env={"TONGIAKI_DATA_DIR": str(tmp_path), **env})
         assert result.exit_code == code and words in result.output, (args, result.output)
         assert "Traceback" not in result.output
+    # a refused serve --workers refuses before it patches this process for gevent
+    assert not monkey.is_module_patched("threading")
 
 
 def test_a_password_in_the_database_url_is_never_printed(tmp_path):
@@ -383,6 +390,11 @@ def test_a_game_not_over_moves_only_with_its_secret_and_plays_on(tmp_path):
     [
         ({"DATABASE_URL": "garbage"}, "DATABASE_URL must be"),
         ({"DATABASE_URL": "mysql://root@127.0.0.1/test"}, "DATABASE_URL must be"),
+        ({"DATABASE_URL": "memory"}, "DATABASE_URL must be"),
+        (
+            {"DATABASE_URL": "memory:", "REDIS_URL": "redis://127.0.0.1:6379/5"},
+            "keeps everything in one process",
+        ),
         ({"REDIS_URL": "garbage"}, "REDIS_URL must be"),
         ({"TONGIAKI_PORT": "abc"}, "TONGIAKI_PORT must be"),
         ({"TONGIAKI_RATE_LIMITS": "commands=lots"}, "TONGIAKI_RATE_LIMITS"),

@@ -1,4 +1,5 @@
-"""Read-model endpoints (inline projections) on SQLite and PostgreSQL."""
+"""Read-model endpoints (inline projections) on SQLite, PostgreSQL and the in-memory store
+(its read models in an in-memory database)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,9 @@ from domain.scoring import outcome
 from projections.store import KEYFRAME_EVERY
 from service.http.api.views import WAIT_SECONDS
 from tests.service.api import Player, open_game, play_to_the_end
+from tests.service.conftest import app_fixture
+
+app = app_fixture("sqlite", "postgres", "memory")
 
 
 def finished_game(client, seed=5):
@@ -94,7 +98,7 @@ def test_state_at_a_version_comes_from_keyframes_and_equals_a_fold(client, app):
     game_id, _ = finished_game(client, seed=8)
     service = app.extensions["tongiaki.games"]
     store = service.store
-    from service.play.games import decode_events
+    from service.play.repository import decode_events
 
     events = decode_events(store.read(game_id))
     for at in (1, 26, 60, 99):
