@@ -111,7 +111,7 @@ def state_at(url: str, rounds: int) -> list[float]:
     rng = random.Random(5)
     for _ in range(rounds):
         service = GameService(store)  # cold: no cached state
-        service.keyframes = rm.keyframe
+        service.repository.keyframes = rm.keyframe
         at = rng.randint(1, 500)
         started = time.perf_counter()
         service.load("long", at=at)

@@ -43,7 +43,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.soak import children  # noqa: E402
+from bench.soak.stack import children  # noqa: E402
 from bench.store import (  # noqa: E402
     bot_client,
     call,
@@ -342,64 +342,12 @@ def run(args: argparse.Namespace, url: str | None) -> None:
         left, left_in = settled(web, before[1])
         # 2. delivery: the crowd again, while the bots play
         crowd = Crowd(port, paths, args.clients)
-        statuses, opening = crowd.statuses, crowd.opening
-        # the crowd is in: now play and measure
-        until = time.monotonic() + args.seconds
-        sent: dict[tuple[str, int], float] = {}
-        lobby: list[float] = []
-        commands: list[float] = []
-        # bots and the lobby prober in processes of their own: in this one, their threads
-        # and the pacer would wait for each other's turn at the GIL, and count it as latency
-        ctx = multiprocessing.get_context("fork")
-        results: multiprocessing.Queue[Any] = ctx.Queue()
-        others = [
-            ctx.Process(target=bots_process, args=(port, args.seconds, args.bots, results)),
-            ctx.Process(target=lobby_process, args=(port, args.seconds, results)),
-        ]
-        for p in others:
-            p.start()
-        pacer(port, games, tokens, legal, until, args.pace, sent)
-        for _ in others:
-            kind, values = results.get(timeout=600)
-            (commands if kind == "bots" else lobby).extend(values)
-        for p in others:
-            p.join(timeout=60)
+        sent, commands, lobby = play_watched(args, port, games, tokens, legal)
         time.sleep(2)  # the last deliveries
         arrivals = crowd.close()
         after, after_in = settled(web, before[1])
-        per_game = {g: paths.count(f"/api/v1/games/{g}/stream") for g in games}
-        delays: list[float] = []
-        missing = 0
-        for (gid, version), at in sent.items():
-            got = arrivals.get(f"/api/v1/games/{gid}/stream|{version}", [])
-            delays.extend((t - at) * 1000 for t in got)
-            missing += per_game[gid] - len(got)
-        if not delays:
-            print(
-                f"  (no delivery measured: {len(sent)} paced events, {len(arrivals)} received:"
-                f" {list(sent)[:2]} {list(arrivals)[:2]})"
-            )
-        where = "embedded (1 process, SQLite)" if args.embedded else "gunicorn 2 gevent workers"
-        print(
-            f"{where}: {args.subscribers:,} streams on {args.games} game(s), from "
-            f"{args.clients} viewer processes; opened in {opening:.1f} s: {statuses}"
-        )
-        if delays:
-            print(
-                f"  delivery (move sent -> event at a viewer): {len(delays):,} deliveries of "
-                f"{len(sent):,} events, p50 {pct(delays, 0.5):.0f} ms, "
-                f"p99 {pct(delays, 0.99):.0f} ms, max {max(delays):.0f} ms; missing {missing}"
-            )
-        rate = len(commands) / args.seconds
-        commands = commands or [0.0]
-        print(
-            f"  {args.bots} bots: {rate:,.0f} commands/s, p50 {pct(commands, 0.5):.1f} ms, "
-            f"p99 {pct(commands, 0.99):.1f} ms"
-        )
-        print(
-            f"  lobby: {len(lobby)} requests, p50 {pct(lobby, 0.5):.1f} ms, "
-            f"p99 {pct(lobby, 0.99):.1f} ms, max {max(lobby):.1f} ms"
-        )
+        print_delivery(args, games, paths, crowd, sent, arrivals)
+        print_load(args, commands, lobby)
         per_stream = (held[0] - before[0]) * 1024 / max(1, args.subscribers)
         print(
             f"  web processes, the crowd alone: RSS {before[0] / 1024:.0f} MiB -> "
@@ -410,13 +358,99 @@ def run(args: argparse.Namespace, url: str | None) -> None:
             f"({after_in:.1f} s after)"
         )
     finally:
-        for p in processes:
-            p.terminate()
-        for p in processes:
-            try:
-                p.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        stop(processes)
+
+
+def play_watched(
+    args: argparse.Namespace,
+    port: int,
+    games: list[str],
+    tokens: dict[str, dict[str, str]],
+    legal: dict[str, dict[str, Any]],
+) -> tuple[dict[tuple[str, int], float], list[float], list[float]]:
+    """For ``--seconds``, the pacer's moves on the watched games while the bots play and
+    the lobby is probed, each in a process of its own (in this one, their threads and
+    the pacer would wait for each other's turn at the GIL, and count it as latency):
+    when each paced event was sent, the bots' command latencies and the lobby's."""
+    until = time.monotonic() + args.seconds
+    sent: dict[tuple[str, int], float] = {}
+    lobby: list[float] = []
+    commands: list[float] = []
+    ctx = multiprocessing.get_context("fork")
+    results: multiprocessing.Queue[Any] = ctx.Queue()
+    others = [
+        ctx.Process(target=bots_process, args=(port, args.seconds, args.bots, results)),
+        ctx.Process(target=lobby_process, args=(port, args.seconds, results)),
+    ]
+    for p in others:
+        p.start()
+    pacer(port, games, tokens, legal, until, args.pace, sent)
+    for _ in others:
+        kind, values = results.get(timeout=600)
+        (commands if kind == "bots" else lobby).extend(values)
+    for p in others:
+        p.join(timeout=60)
+    return sent, commands, lobby
+
+
+def print_delivery(
+    args: argparse.Namespace,
+    games: list[str],
+    paths: list[str],
+    crowd: Crowd,
+    sent: dict[tuple[str, int], float],
+    arrivals: dict[str, list[float]],
+) -> None:
+    """From the pacer sending each move to each viewer of its game receiving each of its
+    events; the deliveries that never came."""
+    per_game = {g: paths.count(f"/api/v1/games/{g}/stream") for g in games}
+    delays: list[float] = []
+    missing = 0
+    for (gid, version), at in sent.items():
+        got = arrivals.get(f"/api/v1/games/{gid}/stream|{version}", [])
+        delays.extend((t - at) * 1000 for t in got)
+        missing += per_game[gid] - len(got)
+    if not delays:
+        print(
+            f"  (no delivery measured: {len(sent)} paced events, {len(arrivals)} received:"
+            f" {list(sent)[:2]} {list(arrivals)[:2]})"
+        )
+    where = "embedded (1 process, SQLite)" if args.embedded else "gunicorn 2 gevent workers"
+    print(
+        f"{where}: {args.subscribers:,} streams on {args.games} game(s), from "
+        f"{args.clients} viewer processes; opened in {crowd.opening:.1f} s: {crowd.statuses}"
+    )
+    if delays:
+        print(
+            f"  delivery (move sent -> event at a viewer): {len(delays):,} deliveries of "
+            f"{len(sent):,} events, p50 {pct(delays, 0.5):.0f} ms, "
+            f"p99 {pct(delays, 0.99):.0f} ms, max {max(delays):.0f} ms; missing {missing}"
+        )
+
+
+def print_load(args: argparse.Namespace, commands: list[float], lobby: list[float]) -> None:
+    """The bots' commands and the lobby's answers meanwhile."""
+    rate = len(commands) / args.seconds
+    commands = commands or [0.0]
+    print(
+        f"  {args.bots} bots: {rate:,.0f} commands/s, p50 {pct(commands, 0.5):.1f} ms, "
+        f"p99 {pct(commands, 0.99):.1f} ms"
+    )
+    print(
+        f"  lobby: {len(lobby)} requests, p50 {pct(lobby, 0.5):.1f} ms, "
+        f"p99 {pct(lobby, 0.99):.1f} ms, max {max(lobby):.1f} ms"
+    )
+
+
+def stop(processes: list[Any]) -> None:
+    """Terminate the service's processes (kill one that does not end within 20 s)."""
+    for p in processes:
+        p.terminate()
+    for p in processes:
+        try:
+            p.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            p.kill()
 
 
 def main() -> None:

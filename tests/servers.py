@@ -4,103 +4,24 @@
 newcomer would. ``production(db_url, redis_url, queue)`` runs two web processes
 (gunicorn, one worker each, on their own ports, so a test chooses which process
 answers each request) on one PostgreSQL database, with rq projections and a
-``tongiaki worker``. ``Http`` speaks to one of them over a kept-alive connection.
+``tongiaki worker``. ``Http`` (bench/client.py, shared with the soak) speaks to one of
+them over a kept-alive connection.
 """
 
 from __future__ import annotations
 
-import http.client
-import json
 import os
-import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+from bench.client import Http, answers, free_port
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@dataclass
-class Reply:
-    """One HTTP answer: status, headers (lower-case names), body bytes and JSON."""
-
-    status: int
-    headers: dict[str, str]
-    raw: bytes
-    json: Any = None
-
-    @property
-    def content_type(self) -> str:
-        return self.headers.get("content-type", "").split(";")[0].strip()
-
-
-class Http:
-    """A tiny client on one kept-alive connection (reconnects when the server closes it)."""
-
-    def __init__(self, port: int, prefix: str = "/api/v1", timeout: float = 30) -> None:
-        self.port = port
-        self.prefix = prefix
-        self.timeout = timeout
-        self._conn: http.client.HTTPConnection | None = None
-
-    def _connection(self) -> http.client.HTTPConnection:
-        if self._conn is None:
-            self._conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
-        return self._conn
-
-    def close(self) -> None:
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
-
-    def call(
-        self,
-        method: str,
-        path: str,
-        body: Any = None,
-        token: str | None = None,
-        headers: Mapping[str, str] | None = None,
-        raw: bytes | None = None,
-    ) -> Reply:
-        """Send one request; ``body`` as JSON, or ``raw`` bytes as they are."""
-        sent: dict[str, str] = {}
-        data = raw
-        if data is None and body is not None:
-            data = json.dumps(body).encode()
-        if data is not None:
-            sent["Content-Type"] = "application/json"
-        if token:
-            sent["Authorization"] = f"Bearer {token}"
-        sent.update(headers or {})
-        url = path if path.startswith("/") and not self.prefix else self.prefix + path
-        for attempt in range(2):
-            conn = self._connection()
-            try:
-                conn.request(method, url, body=data, headers=sent)
-                response = conn.getresponse()
-                content = response.read()
-                break
-            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
-                self.close()  # a kept-alive connection the server closed: once more
-                if attempt:
-                    raise
-        reply = Reply(response.status, {k.lower(): v for k, v in response.getheaders()}, content)
-        if response.getheader("Connection", "").lower() == "close":
-            self.close()
-        if reply.content_type in ("application/json", "application/problem+json") and content:
-            reply.json = json.loads(content)
-        return reply
 
 
 @dataclass
@@ -163,12 +84,8 @@ def start(
         while True:
             if process.poll() is not None:
                 raise RuntimeError(f"tongiaki {' '.join(args)} exited:\n{server.output()}")
-            try:
-                reply = Http(port).call("GET", "/games?limit=1")
-                if reply.status == 200:
-                    break
-            except OSError:
-                pass
+            if answers(port):
+                break
             if time.monotonic() > deadline:
                 server.stop()
                 raise RuntimeError(f"tongiaki {' '.join(args)} did not answer:\n{server.output()}")

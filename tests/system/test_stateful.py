@@ -46,7 +46,8 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from tests.servers import ROOT, Http, Reply, Server, embedded, production
+from bench.client import Reply
+from tests.servers import ROOT, Http, Server, embedded, production
 
 PROBLEM = "application/problem+json"
 COLOURS = ("blue", "red", "green", "yellow")
