@@ -17,7 +17,7 @@ def upgrade() -> None:
     """Create or migrate the schema (idempotent; also done on start)."""
     from service.bootstrap import open_store
 
-    store = open_store(stores.from_env())
+    store = open_store(stores.kept(stores.from_env()))
     version = store.upgrade()
     store.close()
     click.echo(f"schema at version {version}")

@@ -75,6 +75,8 @@ def _database_url(raw: str) -> str:
         return ""
     if not url:
         raise ConfigError("DATABASE_URL is blank: leave it unset for SQLite, or give a URL")
+    if url != raw:
+        raise ConfigError("DATABASE_URL has spaces around it: give the URL alone")
     if url == MEMORY:
         return url
     from psycopg.conninfo import conninfo_to_dict

@@ -225,6 +225,10 @@ def test_more_operator_mistakes_are_one_line(tmp_path):
         (["serve", "--workers", "2"], {"DATABASE_URL": "memory:"}, 2, "without --workers"),
         (["verify", "abc"], {"DATABASE_URL": "memory:"}, 1, "holds nothing outside"),
         (["export", "abc"], {"DATABASE_URL": "memory:"}, 1, "holds nothing outside"),
+        # nor would one that writes: the game or the auditor would end with the command
+        (["import", "/dev/null"], {"DATABASE_URL": "memory:"}, 1, "holds nothing outside"),
+        (["auditor", "create", "Ana"], {"DATABASE_URL": "memory:"}, 1, "holds nothing outside"),
+        (["db", "upgrade"], {"DATABASE_URL": "memory:"}, 1, "holds nothing outside"),
     ]
     assert run(tmp_path, "db", "upgrade").exit_code == 0
     for args, env, code, words in cases:
@@ -391,6 +395,8 @@ def test_a_game_not_over_moves_only_with_its_secret_and_plays_on(tmp_path):
         ({"DATABASE_URL": "garbage"}, "DATABASE_URL must be"),
         ({"DATABASE_URL": "mysql://root@127.0.0.1/test"}, "DATABASE_URL must be"),
         ({"DATABASE_URL": "memory"}, "DATABASE_URL must be"),
+        ({"DATABASE_URL": " memory:"}, "spaces around it"),
+        ({"DATABASE_URL": "postgresql://postgres@127.0.0.1:5432/test "}, "spaces around it"),
         (
             {"DATABASE_URL": "memory:", "REDIS_URL": "redis://127.0.0.1:6379/5"},
             "keeps everything in one process",
