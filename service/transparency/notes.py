@@ -16,6 +16,7 @@ import binascii
 import hashlib
 import re
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -36,7 +37,8 @@ def key_id(name: str, algorithm: int, public: bytes) -> bytes:
     return hashlib.sha256(name.encode() + b"\n" + bytes([algorithm]) + public).digest()[:4]
 
 
-def _name(name: str) -> str:
+def check_name(name: str) -> str:
+    """A key's name: not empty, no space, no +."""
     if not _NAME.fullmatch(name):
         raise NoteError(f"a key name is not empty and holds no space or +: {name!r}")
     return name
@@ -60,7 +62,7 @@ class Verifier:
         parts = text.strip().split("+", 2)  # base64 has + of its own
         if len(parts) != 3:
             raise NoteError("a verifier key reads <name>+<key id>+<key>")
-        name, hex_id, data = _name(parts[0]), parts[1], _decode(parts[2])
+        name, hex_id, data = check_name(parts[0]), parts[1], _decode(parts[2])
         if len(data) != 33 or data[0] != ED25519:
             raise NoteError("a verifier key holds 0x01 and a 32-byte Ed25519 key")
         public = data[1:]
@@ -74,7 +76,7 @@ class Verifier:
         data = base64.b64encode(bytes([ED25519]) + self.public).decode()
         return f"{self.name}+{self.id.hex()}+{data}"
 
-    def check(self, message: bytes, signature: bytes) -> bool:
+    def verifies(self, message: bytes, signature: bytes) -> bool:
         """Whether ``signature`` is this key's over ``message``."""
         try:
             Ed25519PublicKey.from_public_bytes(self.public).verify(signature, message)
@@ -94,7 +96,7 @@ class Signer:
     def generate(cls, name: str) -> Signer:
         """A new key named ``name``."""
         seed = Ed25519PrivateKey.generate().private_bytes_raw()
-        return cls(_name(name), seed)
+        return cls(check_name(name), seed)
 
     @classmethod
     def parse(cls, text: str) -> Signer:
@@ -102,7 +104,7 @@ class Signer:
         parts = text.strip().split("+", 4)
         if len(parts) != 5 or parts[:2] != ["PRIVATE", "KEY"]:
             raise NoteError("a signer key reads PRIVATE+KEY+<name>+<key id>+<key>")
-        name, data = _name(parts[2]), _decode(parts[4])
+        name, data = check_name(parts[2]), _decode(parts[4])
         if len(data) != 33 or data[0] != ED25519:
             raise NoteError("a signer key holds 0x01 and a 32-byte Ed25519 seed")
         signer = cls(name, data[1:])
@@ -173,7 +175,20 @@ def sign(text: str, *signers: Signer) -> str:
     return text + "\n" + "".join(lines)
 
 
-def open_note(note: str, verifiers: tuple[Verifier, ...]) -> Note:
+class KeyCheck(Protocol):
+    """A named key that checks a note's signature lines of its id (a log's key, a
+    witness's cosigning key)."""
+
+    name: str
+    id: bytes
+
+    def verifies(self, message: bytes, signature: bytes) -> bool:
+        """Whether ``signature`` (as a signature line carries it) is this key's over the
+        note's text ``message``."""
+        ...
+
+
+def open_note(note: str, verifiers: tuple[KeyCheck, ...]) -> Note:
     """The note's text and signatures; ``NoteError`` if it is malformed, if a signature
     of a known key does not check, or if no known key signed it."""
     if len(note) > 1_000_000 or "\n\n" not in note or not note.endswith("\n"):
@@ -191,7 +206,7 @@ def open_note(note: str, verifiers: tuple[Verifier, ...]) -> Note:
         verifier = known.get((signature.name, signature.id))
         if verifier is None:
             unverified.append(signature)
-        elif verifier.check(text.encode(), signature.signature):
+        elif verifier.verifies(text.encode(), signature.signature):
             verified.append(signature)
         else:
             raise NoteError(f"the signature of {signature.name} does not check")
@@ -207,4 +222,4 @@ def _signature(line: str) -> Signature:
     raw = _decode(data)
     if len(raw) < 5:
         raise NoteError("a signature holds a key id and its bytes")
-    return Signature(_name(name), raw[:4], raw[4:])
+    return Signature(check_name(name), raw[:4], raw[4:])
