@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import click
 
-from service.cli import check_install, db, disputes, projections, records, serve, simulate, worker
+from service.cli import (
+    check_install,
+    db,
+    disputes,
+    projections,
+    records,
+    serve,
+    simulate,
+    transparency,
+    worker,
+)
 from service.cli.group import Cli
 
 
@@ -24,3 +34,5 @@ main.add_command(disputes.auditor)
 main.add_command(disputes.disputes)
 main.add_command(worker.worker)
 main.add_command(projections.projections)
+main.add_command(transparency.log)
+main.add_command(transparency.proof)
