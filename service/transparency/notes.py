@@ -179,8 +179,15 @@ class KeyCheck(Protocol):
     """A named key that checks a note's signature lines of its id (a log's key, a
     witness's cosigning key)."""
 
-    name: str
-    id: bytes
+    @property
+    def name(self) -> str:
+        """The key's name."""
+        ...
+
+    @property
+    def id(self) -> bytes:
+        """The key's four-byte id."""
+        ...
 
     def verifies(self, message: bytes, signature: bytes) -> bool:
         """Whether ``signature`` (as a signature line carries it) is this key's over the
