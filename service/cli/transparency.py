@@ -56,7 +56,7 @@ def verify_proof(bundle: IO[str], log_key: str, witnesses: tuple[str, ...], quor
     """Check a .tlog-proof: the log's signature, the witnesses' cosignatures, the entry's
     inclusion. Exit status 1 and the reason when it does not prove its entry."""
     from service.transparency.cosignatures import CosignatureVerifier
-    from service.transparency.notes import NoteError, Verifier, open_note
+    from service.transparency.notes import NoteError, Verifier
     from service.transparency.proofs import BundleError, ProofBundle
 
     try:
@@ -66,11 +66,10 @@ def verify_proof(bundle: IO[str], log_key: str, witnesses: tuple[str, ...], quor
         raise click.BadParameter(str(exc), param_hint="--key / --witness") from exc
     try:
         found = ProofBundle.parse(bundle.read(1_000_000))
-        point = found.verify((log_verifier, *cosigners))
-        cosigned = open_note(found.note, (log_verifier, *cosigners)).verified
-    except (BundleError, NoteError) as exc:
+        point, opened = found.check((log_verifier, *cosigners))
+    except BundleError as exc:
         raise click.ClickException(f"the proof does not hold: {exc}") from exc
-    seen = sum(1 for s in cosigned if s.name != log_verifier.name)
+    seen = sum(1 for s in opened.verified if s.name != log_verifier.name)
     if seen < quorum:
         raise click.ClickException(f"{seen} witness cosignature(s), {quorum} required")
     click.echo(

@@ -40,12 +40,15 @@ class SeatTimeouts:
     def __init__(self, repository: GameRepository) -> None:
         self.repository = repository
 
-    def deadline(self, game_id: str, version: int, state: GameState) -> datetime | None:
-        """The pending decision's deadline (None: the game is untimed or paused)."""
-        if state.options.time_control == "none" or state.paused is not None:
-            return None
+    def running(self, game_id: str, version: int, state: GameState) -> datetime | None:
+        """The deadline the clock recorded with ``version`` runs to (None: untimed, or no
+        decision is on the clock)."""
         clock = self.repository.clock_at(game_id, version, state)
         return clock.deadline if clock is not None else None
+
+    def deadline(self, game_id: str, version: int, state: GameState) -> datetime | None:
+        """The pending decision's deadline (None: the game is untimed or paused)."""
+        return None if state.paused is not None else self.running(game_id, version, state)
 
     def overdue(self, game_id: str, version: int, state: GameState, record: CommandRecord) -> bool:
         """Whether the pending decision's deadline had passed when ``record`` came (C3)."""
@@ -62,10 +65,9 @@ class SeatTimeouts:
     ) -> None:
         """C3: a player's move is taken before its decision's deadline, or not at all
         (the timekeeper's bot plays it; whichever of the two is appended first wins)."""
-        if state.options.time_control == "none" or not isinstance(command, cmd.PLAY_COMMANDS):
+        if not isinstance(command, cmd.PLAY_COMMANDS):
             return
-        clock = self.repository.clock_at(game_id, version, state)
-        deadline = clock.deadline if clock is not None else None
+        deadline = self.running(game_id, version, state)
         if deadline is not None and parse_time(record.received_at) >= deadline:
             raise Conflict(
                 "turn_timed_out",
@@ -86,8 +88,7 @@ class SeatTimeouts:
             return None
         reason = state.bot_reason(seat)
         if reason is None:
-            clock = self.repository.clock_at(game_id, version, state)
-            deadline = clock.deadline if clock is not None else None
+            deadline = self.running(game_id, version, state)
             if deadline is None or now < deadline:
                 return None
             reason = "timeout"

@@ -51,9 +51,8 @@ class InMemoryStore(MemoryEventStore):
         return self.db.reading()
 
     def ensure_tables(self, statements: Sequence[str], marker: str, version: int) -> None:
-        """Create the read side's tables unless ``marker`` records ``version``."""
-        if self.db.recorded_version(marker) >= version:
-            return
+        """Create the read side's tables unless ``marker`` records ``version`` (one
+        process: the database's own check, under its lock, is the only one needed)."""
         self.db.create_tables(statements, marker, version)
 
     def ping(self, timeout: float) -> None:

@@ -17,7 +17,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from service.transparency.notes import NoteError, Signature, Signer, check_name, key_id
+from service.transparency.notes import NoteError, Signature, Signer, key_id, parse_verifier_key
 
 COSIGNATURE = 0x04  # the algorithm byte of a timestamped Ed25519 cosignature
 MAX_TIME = 2**63 - 1
@@ -70,20 +70,7 @@ class CosignatureVerifier:
     @classmethod
     def parse(cls, text: str) -> CosignatureVerifier:
         """A verifier key ``<name>+<id hex>+<base64(0x04 ‖ key)>``."""
-        parts = text.strip().split("+", 2)
-        if len(parts) != 3:
-            raise NoteError("a verifier key reads <name>+<key id>+<key>")
-        try:
-            data = base64.b64decode(parts[2], validate=True)
-        except ValueError as exc:
-            raise NoteError("a verifier key's key is base64") from exc
-        if len(data) != 33 or data[0] != COSIGNATURE:
-            raise NoteError("a cosigning key holds 0x04 and a 32-byte Ed25519 key")
-        name = check_name(parts[0])
-        found = cls(name, key_id(name, COSIGNATURE, data[1:]), data[1:])
-        if found.id.hex() != parts[1].lower():
-            raise NoteError("the verifier key's id is not its key's")
-        return found
+        return cls(*parse_verifier_key(text, COSIGNATURE))
 
     @property
     def text(self) -> str:

@@ -44,6 +44,22 @@ def check_name(name: str) -> str:
     return name
 
 
+def parse_verifier_key(text: str, algorithm: int) -> tuple[str, bytes, bytes]:
+    """The name, id and Ed25519 public key of a verifier key
+    ``<name>+<id hex>+<base64(algorithm ‖ key)>`` (a log's 0x01, a witness's 0x04)."""
+    parts = text.strip().split("+", 2)  # base64 has + of its own
+    if len(parts) != 3:
+        raise NoteError("a verifier key reads <name>+<key id>+<key>")
+    name, hex_id, data = check_name(parts[0]), parts[1], _decode(parts[2])
+    if len(data) != 33 or data[0] != algorithm:
+        raise NoteError(f"a verifier key holds 0x{algorithm:02x} and a 32-byte Ed25519 key")
+    public = data[1:]
+    found = key_id(name, algorithm, public)
+    if len(hex_id) != 8 or found.hex() != hex_id.lower():
+        raise NoteError("the verifier key's id is not its key's")
+    return name, found, public
+
+
 def _raw_public(key: Ed25519PublicKey) -> bytes:
     return key.public_bytes(Encoding.Raw, PublicFormat.Raw)
 
@@ -59,16 +75,7 @@ class Verifier:
     @classmethod
     def parse(cls, text: str) -> Verifier:
         """A verifier key ``<name>+<id hex>+<base64(0x01 ‖ key)>``."""
-        parts = text.strip().split("+", 2)  # base64 has + of its own
-        if len(parts) != 3:
-            raise NoteError("a verifier key reads <name>+<key id>+<key>")
-        name, hex_id, data = check_name(parts[0]), parts[1], _decode(parts[2])
-        if len(data) != 33 or data[0] != ED25519:
-            raise NoteError("a verifier key holds 0x01 and a 32-byte Ed25519 key")
-        public = data[1:]
-        if len(hex_id) != 8 or key_id(name, ED25519, public).hex() != hex_id.lower():
-            raise NoteError("the verifier key's id is not its key's")
-        return cls(name, key_id(name, ED25519, public), public)
+        return cls(*parse_verifier_key(text, ED25519))
 
     @property
     def text(self) -> str:

@@ -70,9 +70,16 @@ class ProofBundle:
         return cls(int(match[1]), proof, note, entry)
 
     def verify(self, verifiers: tuple[KeyCheck, ...], entry: bytes | None = None) -> Checkpoint:
-        """The checkpoint the entry is proven in: the note opens with ``verifiers`` (the
-        log's key first), its checkpoint is the log's, and the entry (given, or the one
-        the bundle carries) is at ``index`` of that tree. ``BundleError`` otherwise."""
+        """The checkpoint the entry is proven in (``check``'s first half)."""
+        return self.check(verifiers, entry)[0]
+
+    def check(
+        self, verifiers: tuple[KeyCheck, ...], entry: bytes | None = None
+    ) -> tuple[Checkpoint, Note]:
+        """The checkpoint the entry is proven in, and the note as opened (the signatures
+        that checked): the note opens with ``verifiers`` (the log's key first), its
+        checkpoint is the log's, and the entry (given, or the one the bundle carries) is
+        at ``index`` of that tree. ``BundleError`` otherwise."""
         data = entry if entry is not None else self.entry
         if data is None:
             raise BundleError("no entry to prove: give it, or a bundle that carries it")
@@ -87,7 +94,7 @@ class ProofBundle:
             verify_inclusion(self.index, point.size, leaf_hash(data), self.proof, point.root)
         except ProofError as exc:
             raise BundleError(f"the entry is not in the tree: {exc}") from exc
-        return point
+        return point, opened
 
 
 def _b64(text: str) -> bytes:
