@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 import urllib.request
 
 import pytest
@@ -230,11 +231,21 @@ def test_two_players_play_by_clicks_while_a_spectator_watches_live(browser, serv
     rng = random.Random(7)
     needed = {"fills a beach", "emigration", "landing distribution", "expedition failure"}
     happened: set[str] = set()
-    for _ in range(400):
+    # counted in commands, not in looks: on a loaded host a page may take long to catch
+    # up, and time spent waiting must not use up the moves the game needs
+    moves, deadline = 0, time.monotonic() + 420
+    while moves < 400:
         moved = act(ann, rng) or act(bob, rng)
-        if not moved:  # the other page has not caught up yet
-            ann.wait_for_timeout(100)
+        if not moved:  # the other page has not caught up yet: wait until one offers a move
+            assert time.monotonic() < deadline, f"no page offered a move; {moves} played"
+            for page in (ann, bob):
+                try:
+                    page.wait_for_selector("#play, #confirm", timeout=1000)
+                    break
+                except PlaywrightTimeout:
+                    pass
             continue
+        moves += 1
         events = call(server, "GET", f"/games/{game_id}/events?limit=1000")["events"]
         happened = features(events)
         if needed <= happened or events[-1]["type"] == "DeckRevealed":
