@@ -54,6 +54,7 @@ from bench.store import (  # noqa: E402
     two_accounts,
     wait_until_serving,
 )
+from service.transparency.notes import Signer  # noqa: E402
 
 REDIS = "redis://127.0.0.1:6379/13"
 
@@ -301,7 +302,9 @@ def start_service(args: argparse.Namespace, url: str | None, tmp: str) -> tuple[
         TONGIAKI_STREAMS_PER_CLIENT="0",  # every viewer comes from 127.0.0.1 here
         TONGIAKI_CONNECTIONS_PER_CLIENT="0",
         TONGIAKI_DATA_DIR=tmp,
+        TONGIAKI_LOG_KEY=str(Path(tmp) / "log.key"),
     )
+    Path(env["TONGIAKI_LOG_KEY"]).write_text(Signer.generate("bench/log").text + "\n")
     processes = []
     log = open(Path(tmp) / "service.log", "ab")  # noqa: SIM115
     if args.embedded:

@@ -6,7 +6,9 @@
 #   deploy/stack.sh [WEB_PROCESSES [WORKERS]]        (defaults: 1 and 2)
 #
 # DATABASE_URL defaults to the local PostgreSQL's database "tongiaki" (made if missing),
-# REDIS_URL to the local Redis, db 0. Web process i (1, 2, …) listens on PORT+i-1 (PORT: 8000).
+# REDIS_URL to the local Redis, db 0, TONGIAKI_LOG_KEY to var/log.key (the transparency
+# log's signing key, made once with `tongiaki log keygen` if missing: keep it, back it up,
+# never replace it; docs/transparency.md). Web process i (1, 2, …) listens on PORT+i-1 (PORT: 8000).
 # Ctrl-C (or SIGTERM) stops them all: web processes end their live streams and exit
 # within 5 s.
 set -euo pipefail
@@ -50,5 +52,11 @@ except psycopg.OperationalError as exc:
         c.execute(f'CREATE DATABASE "{name}"')
     print(f"stack: created database {name}")
 PY
+export TONGIAKI_LOG_KEY=${TONGIAKI_LOG_KEY:-var/log.key}
+if [ ! -e "$TONGIAKI_LOG_KEY" ]; then
+  mkdir -p "$(dirname "$TONGIAKI_LOG_KEY")"
+  echo "stack: made the transparency log's key $TONGIAKI_LOG_KEY; its verifier key:"
+  "${bin}tongiaki" log keygen --name "${TONGIAKI_LOG_NAME:-localhost/tongiaki-log}" --out "$TONGIAKI_LOG_KEY"
+fi
 "${bin}tongiaki" db upgrade
 exec "$python" deploy/stack.py --web "$web" --worker "$workers" --port "${PORT:-8000}"

@@ -17,6 +17,7 @@ from service.http.api.disputes import DisputeIdConverter
 from service.http.api.disputes import bp as disputes_bp
 from service.http.api.games import bp as games_bp
 from service.http.api.meta import bp as meta_bp
+from service.http.api.proofs import bp as proofs_bp
 from service.http.api.streams import bp as streams_bp
 from service.http.api.views import bp as views_bp
 from service.http.headers import install as install_headers
@@ -25,6 +26,7 @@ from service.http.jsonprovider import OrjsonProvider
 from service.http.limits import RateLimits
 from service.http.metrics import bp as metrics_bp
 from service.http.metrics import track
+from service.http.transparency import bp as transparency_bp
 from service.http.web import bp as web_bp
 from service.runtime.logs import install as install_logs
 from service.runtime.settings import Settings
@@ -83,11 +85,12 @@ def web_app(services: Services) -> Flask:
         app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
             app.wsgi_app, x_for=settings.proxies, x_proto=settings.proxies
         )
-    for bp in (accounts_bp, games_bp, streams_bp, views_bp, disputes_bp, meta_bp):
+    for bp in (accounts_bp, games_bp, streams_bp, views_bp, disputes_bp, proofs_bp, meta_bp):
         app.register_blueprint(bp, url_prefix="/api/v1")
 
     app.register_blueprint(web_bp)
     app.register_blueprint(health_bp)
     app.register_blueprint(metrics_bp)
+    app.register_blueprint(transparency_bp)
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     return app

@@ -26,6 +26,9 @@ from service.play.games import Doorbell, GameService
 from service.play.timekeeper import ClockBell, LocalScheduler, Timekeeper
 from service.runtime.settings import ConfigError, Settings
 from service.store.base import SqlStore
+from service.transparency.integrator import run_integrator
+from service.transparency.keys import log_signer
+from service.transparency.log import TransparencyLog
 
 # live streams one process holds at once (service.live.feed) unless TONGIAKI_MAX_STREAMS says:
 # the embedded server gives each connection a thread of its own (~30 KB each, waiting);
@@ -57,7 +60,9 @@ REDIS_CHECK_TIMEOUT = 2.0  # seconds
 
 
 def check_services(settings: Settings) -> None:
-    """Reach the database and Redis once, within seconds, or raise with the cause."""
+    """The log's key there (made by the embedded default, refused missing on PostgreSQL);
+    the database and Redis reached once, within seconds; or raise with the cause."""
+    log_signer(settings)
     store = open_store(settings)  # PostgreSQL: StoreUnavailable after at most 5 s
     try:
         store.upgrade()
@@ -95,6 +100,7 @@ class Services:
     notifier: Notifier
     disputes: DisputeService
     feed: Feed | None  # live streams' change feed; None where nothing streams (the worker)
+    log: TransparencyLog | None  # the transparency log; None where nothing signs (CLI)
     background: list[threading.Event] = field(default_factory=list)  # stops, once started
     clocks: LocalScheduler | None = None  # the embedded default's deadlines, once started
 
@@ -106,12 +112,16 @@ def build(
     clock: Callable[[], datetime] | None = None,
     doorbell: Doorbell | None = None,
     streams: int | None = EMBEDDED_STREAMS,
+    signed: bool = True,
 ) -> Services:
     """The services on the settings' store (or ``store``), their schemas upgraded.
 
     ``doorbell``: how commits reach the read models (default: rq from a thread of its
     own with ``REDIS_URL``, else inline). ``streams``: the live streams this process
-    may hold (``None``: no change feed, a process that serves no stream)."""
+    may hold (``None``: no change feed, a process that serves no stream). ``signed``: the
+    process signs the log (its key required on PostgreSQL: ``ConfigError`` without it);
+    a command of the command line that does not, says ``signed=False``."""
+    signer = log_signer(settings) if signed or not settings.uses_postgres else None
     store = store or open_store(settings)
     store.upgrade()
     readmodels = ReadModels(store, store)
@@ -143,7 +153,8 @@ def build(
         window=timedelta(seconds=settings.dispute_window),
         announce=notifier.announce,
     )
-    return Services(settings, store, readmodels, doorbell, games, notifier, disputes, feed)
+    log = TransparencyLog(store.log, signer) if signer is not None else None
+    return Services(settings, store, readmodels, doorbell, games, notifier, disputes, feed, log)
 
 
 def _feed(settings: Settings, store: SqlStore, streams: int) -> Feed:
@@ -179,6 +190,10 @@ def start_embedded_background(services: Services) -> None:
     closed = lambda: store.closed  # noqa: E731
     services.background.append(sweep_inline(services.readmodels, settings.sweep_every, closed))
     services.background.append(run_deliveries(services.notifier, NOTIFY_EVERY, closed))
+    if services.log is not None:
+        services.background.append(
+            run_integrator(store.log, services.log.signer, settings.log_every, closed)
+        )
     scheduler = LocalScheduler(
         Timekeeper(services.games), services.readmodels, settings.sweep_every, closed
     )

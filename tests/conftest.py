@@ -10,6 +10,9 @@
   ``redis-server`` program.
 - ``TONGIAKI_REQUIRE_SERVICES=1`` (set by ``.ci/run``): a missing service fails the
   tests that need it, with one line saying what is missing; otherwise they skip.
+- The transparency log's key: a process on PostgreSQL refuses to start without one, so
+  the tests write one (``TONGIAKI_LOG_KEY``, for this process and every process it
+  starts); a test of the refusal removes it.
 - Every JSON answer the app makes in a test is dumped twice, by the response plan and by
   marshmallow, and must come out the same (``service.http.api.replies.CROSS_CHECK``).
 """
@@ -26,6 +29,26 @@ from psycopg import sql
 from service.http.api import replies
 
 replies.CROSS_CHECK = True
+
+
+def _test_log_key() -> str:
+    """A log signer key in a file of this test run (made once per process)."""
+    import atexit
+    import shutil
+    import tempfile
+
+    from service.transparency.notes import Signer
+
+    folder = tempfile.mkdtemp(prefix="tongiaki-test-key-")
+    atexit.register(shutil.rmtree, folder, True)
+    path = os.path.join(folder, "log.key")
+    with open(path, "w", encoding="ascii") as handle:
+        handle.write(Signer.generate("test.tongiaki/log").text + "\n")
+    os.chmod(path, 0o600)
+    return path
+
+
+os.environ.setdefault("TONGIAKI_LOG_KEY", _test_log_key())
 
 POSTGRES_URL = os.environ.get(
     "TONGIAKI_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test"

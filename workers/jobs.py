@@ -31,6 +31,7 @@ from service.runtime.outages import Outage
 from service.runtime.settings import Settings
 from service.servers.serving import settle_heap
 from service.store.base import SqlStore, StoreUnavailable
+from service.transparency.integrator import Integrator, run_integrator
 from workers.scheduler import Schedule
 
 log = logging.getLogger("tongiaki.workers")
@@ -242,6 +243,9 @@ def run_worker(settings: Settings, *, burst: bool = False) -> None:
     else:
         with contextlib.suppress(RedisError):
             schedule.look()  # a burst moves what is due now, once
+        log_ = services().log
+        if log_ is not None:  # and integrates what is pending, once
+            Integrator(log_.store, log_.signer).drain()
     settle_heap()
     try:
         _work(queue, burst, outage, stop)
@@ -289,6 +293,9 @@ def _start_background(
     delivering = run_deliveries(services().notifier, NOTIFY_EVERY, stop.is_set)
     local_clock().start()  # deadlines to the millisecond, beside rq's schedule
     _LOCAL_STARTED.set()
+    log_ = services().log
+    if log_ is not None:  # the transparency log: pending commits integrated within a second
+        run_integrator(log_.store, log_.signer, settings.log_every, stop.is_set)
     return delivering
 
 

@@ -56,10 +56,23 @@ class Stack:
             TONGIAKI_QUEUE=queue,
             TONGIAKI_DATA_DIR=str(tmp),
             TONGIAKI_RATE_LIMITS="off",
+            TONGIAKI_LOG_KEY=self.log_key(),
         )
         self.web: list[Proc] = []
         self.workers: list[Proc] = []  # every worker started; the last one is alive
         self.failed_starts: list[str] = []  # workers that exited before they listened
+
+    def log_key(self) -> str:
+        """The transparency log's key, made as an operator makes it (``tongiaki log
+        keygen``); its file."""
+        path = self.tmp / "log.key"
+        if not path.exists():
+            subprocess.run(
+                [sys.executable, "-m", "service.cli", "log", "keygen", "--name", "soak/log",
+                 "--out", str(path)],
+                cwd=ROOT, capture_output=True, text=True, timeout=120, check=True,
+            )  # fmt: skip
+        return str(path)
 
     def auditor_token(self) -> str:
         """An auditor account made with the CLI, as an operator would; its token."""

@@ -433,7 +433,12 @@ class GameService:
         )
         self.doorbell.ring(game_id)
         return CommandResult(
-            game_id, appended.version, appended.hash, appended.events, state=decided.after
+            game_id,
+            appended.version,
+            appended.hash,
+            appended.events,
+            received_at=attempt.record.received_at,
+            state=decided.after,
         )
 
     def _record(

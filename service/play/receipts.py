@@ -36,6 +36,7 @@ class CommandResult:
     hash: str
     events: tuple[StoredEvent, ...]
     duplicate: bool = False
+    received_at: str = ""  # when the service received the command (as journalled)
     # the game after the command, when this call appended it (not on a replayed id)
     state: GameState | None = field(default=None, compare=False, repr=False)
 
@@ -104,7 +105,9 @@ class Receipts:
             limit=entry.last_version - entry.first_version + 1,
         )
         last = events[-1]
-        return CommandResult(entry.game_id, last.version, last.hash, tuple(events), True)
+        return CommandResult(
+            entry.game_id, last.version, last.hash, tuple(events), True, entry.received_at
+        )
 
     def refuse(
         self, record: CommandRecord, version: int, error: ServiceError

@@ -280,6 +280,16 @@ def _flag(env: Mapping[str, str], name: str) -> bool:
     return raw == "1"
 
 
+def _log_name(raw: str) -> str:
+    name = raw.strip()
+    if name and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._/:-]{0,99}", name):
+        raise ConfigError(
+            "TONGIAKI_LOG_NAME must be 1 to 100 letters, digits or ._/:- (the log's origin,"
+            f" e.g. games.example.org/log), not {name!r}"
+        )
+    return name
+
+
 def _backoff(raw: str) -> tuple[float, ...]:
     if not raw:
         return (5.0, 30.0, 120.0, 600.0, 3600.0)
@@ -326,6 +336,11 @@ class Settings:
     remind_quiet: int = 15  # minutes: at most one "your move" message per quiet period
     host: str = "127.0.0.1"
     port: int = 8000
+    # the transparency log (service.transparency): its signer key's file; "": made under
+    # data_dir by the embedded default, required on PostgreSQL
+    log_key: str = ""
+    log_name: str = ""  # the name a new embedded key gets; "": from public_url
+    log_every: float = 0.25  # seconds between integrations (the merge delay is 1 s)
     # kind → limits; empty: no rate limits (TONGIAKI_RATE_LIMITS=off)
     rate_limits: dict[str, str] = field(default_factory=lambda: dict(RATE_LIMITS), hash=False)
 
@@ -383,6 +398,9 @@ class Settings:
             host=host,
             port=_integer(e, "TONGIAKI_PORT", 8000, 1, 65_535),
             rate_limits=parse_rate_limits(e.get("TONGIAKI_RATE_LIMITS", "")),
+            log_key=e.get("TONGIAKI_LOG_KEY", "").strip(),
+            log_name=_log_name(e.get("TONGIAKI_LOG_NAME", "")),
+            log_every=_seconds(e, "TONGIAKI_LOG_EVERY", 0.25),
         )
 
     @property

@@ -17,9 +17,12 @@ import hashlib
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from projections.ports import Database, History
+
+if TYPE_CHECKING:
+    from service.store.log_port import LogStore
 
 GENESIS = "0" * 64
 
@@ -451,6 +454,11 @@ class EventStore(Streams, Secrets, Snapshots, Accounts, Disputes, Protocol):
 
     def upgrade(self) -> int:
         """Create or migrate the schema (idempotent); the schema version."""
+        ...
+
+    @property
+    def log(self) -> LogStore:
+        """The transparency log: every commit of every stream, pending then indexed."""
         ...
 
     @property

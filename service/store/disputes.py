@@ -17,6 +17,8 @@ from service.store.base import (
 )
 from service.store.chains import DISPUTE_EVENT, HEAD, Head, insert_events
 from service.store.database import SqlDatabase, SqlTx
+from service.store.log_port import dispute_stream
+from service.store.log_sql import add_pending
 from service.store.rows import Row, named, value
 
 
@@ -87,6 +89,7 @@ def append_in(
         " WHERE dispute_id = %s",
         (stored[-1].version, stored[-1].hash, status, at, dispute_id),
     )
+    add_pending(tx, dispute_stream(dispute_id), stored[-1].version, stored[-1].hash)
     return stored
 
 

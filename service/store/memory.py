@@ -32,6 +32,8 @@ from service.store.base import (
     chain_events,
     no_nul,
 )
+from service.store.log_memory import MemoryLog
+from service.store.log_port import commits, dispute_stream, game_stream
 from service.store.schema import SCHEMA_VERSION
 
 
@@ -50,6 +52,11 @@ class MemoryEventStore:
         self._disputes: dict[str, DisputeRow] = {}
         self._dispute_events: dict[str, list[StoredEvent]] = {}
         self._closed = False
+        self.log = MemoryLog(self._lock, self._first_event)
+
+    def _first_event(self, game_id: str) -> str | None:
+        events = self._events.get(game_id)
+        return events[0].data if events else None
 
     def upgrade(self) -> int:
         """Nothing to create; the schema version the SQL adapters are at."""
@@ -95,6 +102,7 @@ class MemoryEventStore:
             self._games[record.game_id] = GameRow(
                 record.game_id, last.version, last.hash, status, created, record.received_at
             )
+            self.log.add(game_stream(record.game_id), last.version, last.hash)
             if dispute is not None:
                 self.append_dispute(
                     dispute.dispute_id,
@@ -146,6 +154,9 @@ class MemoryEventStore:
                     self._accounts[a.account_id] = a
             head = events[-1]
             self._games[game_id] = GameRow(game_id, head.version, head.hash, status, at, at)
+            hashes = {e.version: e.hash for e in events}
+            for version in commits(events, journal):
+                self.log.add(game_stream(game_id), version, hashes[version])
 
     def _find(self, game_id: str, command_id: str) -> JournalEntry | None:
         for entry in self._journal.get(game_id, ()):
@@ -273,6 +284,7 @@ class MemoryEventStore:
             self._disputes[dispute_id] = replace(
                 row, version=stored[-1].version, hash=stored[-1].hash, status=status, updated_at=at
             )
+            self.log.add(dispute_stream(dispute_id), stored[-1].version, stored[-1].hash)
         return stored
 
     def dispute_events(self, dispute_id: str) -> list[StoredEvent]:

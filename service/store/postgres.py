@@ -30,6 +30,7 @@ from service.store.base import (
     chain_events,
 )
 from service.store.database import Cursor, SqlDatabase, SqlTx
+from service.store.log_sql import BACKFILL
 from service.store.rows import Row, value
 from service.store.schema import SCHEMA_VERSION, TABLES
 from service.store.sql import SqlEventStore
@@ -104,6 +105,8 @@ BEGIN
     UPDATE games SET version = p_new_version, hash = p_new_hash, status = p_status,
                      updated_at = p_at
     WHERE game_id = p_game;
+    INSERT INTO log_pending (stream, version, head)
+    VALUES ('game/' || p_game, p_new_version, p_new_hash);
     RETURN QUERY SELECT 'accepted'::text, p_new_version, s;
 END $$
 """
@@ -292,6 +295,7 @@ class PostgresDatabase(SqlDatabase):
                 "CREATE TABLE IF NOT EXISTS schema_version"
                 " (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
             )
+            logged = self.table_exists(tx, "log_pending")
             # only what is missing: DDL on a table that exists still locks it (an index
             # ShareLock, a trigger more), and under traffic that is how migrations and
             # commands deadlock
@@ -317,6 +321,9 @@ class PostgresDatabase(SqlDatabase):
                 " text, text, text, text, json)"
             )
             cur.execute(APPEND_FUNCTION)
+            if not logged:  # schema 6: the log starts from every stream's head
+                for statement in BACKFILL:
+                    cur.execute(statement)
             cur.execute(
                 "INSERT INTO schema_version (version) VALUES (%s) ON CONFLICT DO NOTHING",
                 (SCHEMA_VERSION,),

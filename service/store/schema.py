@@ -7,10 +7,14 @@ adapter adds what only it has (triggers that keep events immutable, PostgreSQL's
 
 from __future__ import annotations
 
+from service.store.log_sql import TABLES as LOG_TABLES
+
 # 1: first schema; 2: PostgreSQL's tongiaki_append takes the events as one JSON argument;
 # 3: journal.fingerprint (what an Idempotency-Key stood for); 4: disputes, dispute_events;
-# 5: PostgreSQL notifies the change feed of every commit of events (service.live.feed)
-SCHEMA_VERSION = 5
+# 5: PostgreSQL notifies the change feed of every commit of events (service.live.feed);
+# 6: the transparency log's tables (service.store.log_sql), each stream's head at the
+# upgrade its first pending entry
+SCHEMA_VERSION = 6
 
 TABLES = [
     """CREATE TABLE IF NOT EXISTS games (
@@ -81,4 +85,5 @@ TABLES = [
         prev_hash TEXT NOT NULL,
         hash TEXT NOT NULL,
         PRIMARY KEY (dispute_id, version))""",
+    *LOG_TABLES,
 ]

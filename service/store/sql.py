@@ -29,6 +29,7 @@ from service.store.base import (
 )
 from service.store.database import Cursor, SqlDatabase, SqlTx
 from service.store.disputes import SqlDisputes
+from service.store.log_sql import SqlLog
 
 # where callers have always found the schema's version
 from service.store.schema import SCHEMA_VERSION as SCHEMA_VERSION
@@ -47,6 +48,7 @@ class SqlEventStore:
         self._snapshots = SqlSnapshots(db)
         self._accounts = SqlAccounts(db)
         self._disputes = SqlDisputes(db)
+        self.log = SqlLog(db)
 
     # --- the database (projections.ports.Database), its schema and its life --------
 

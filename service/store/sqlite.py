@@ -13,6 +13,7 @@ from typing import Any
 
 from service.store.base import StoreError, StoreUnavailable
 from service.store.database import Cursor, SqlDatabase, SqlTx
+from service.store.log_sql import BACKFILL
 from service.store.rows import Row, named, value
 from service.store.schema import SCHEMA_VERSION, TABLES
 from service.store.sql import SqlEventStore
@@ -187,6 +188,7 @@ class SQLiteDatabase(SqlDatabase):
                 "CREATE TABLE IF NOT EXISTS schema_version"
                 " (version INTEGER PRIMARY KEY, applied_at TEXT)"
             )
+            logged = self.table_exists(tx, "log_pending")
             for statement in TABLES:
                 cur.execute(statement.format(serial="INTEGER", blob="BLOB"))
             for statement in IMMUTABLE:
@@ -194,6 +196,9 @@ class SQLiteDatabase(SqlDatabase):
             columns = {c["name"] for c in TABLE_INFO.all(cur.execute("PRAGMA table_info(journal)"))}
             if "fingerprint" not in columns:  # schema 3
                 cur.execute("ALTER TABLE journal ADD COLUMN fingerprint TEXT")
+            if not logged:  # schema 6: the log starts from every stream's head
+                for statement in BACKFILL:
+                    cur.execute(statement)
             cur.execute(
                 "INSERT OR IGNORE INTO schema_version (version, applied_at) VALUES (?, ?)",
                 (SCHEMA_VERSION, datetime.now(UTC).isoformat()),

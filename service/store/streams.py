@@ -33,6 +33,8 @@ from service.store.base import (
 from service.store.chains import EVENT, HEAD, Head, insert_events
 from service.store.database import SqlDatabase, SqlTx
 from service.store.journal import ENTRY, find_entry, insert_entry
+from service.store.log_port import commits, game_stream
+from service.store.log_sql import add_pending
 from service.store.rows import Row, named, value
 from service.store.secrets import keep_seed
 
@@ -85,6 +87,7 @@ class SqlStreams:
                 " WHERE game_id = %s",
                 (last.version, last.hash, status, record.received_at, record.game_id),
             )
+            add_pending(tx, game_stream(record.game_id), last.version, last.hash)
             if dispute is not None:
                 disputes.append_in(
                     tx,
@@ -181,6 +184,9 @@ class SqlStreams:
                 " VALUES (%s, %s, %s, %s, %s, %s)",
                 (game_id, head.version, head.hash, status, at, at),
             )
+            hashes = {e.version: e.hash for e in events}
+            for version in commits(events, journal):
+                add_pending(tx, game_stream(game_id), version, hashes[version])
 
     # --- reading ------------------------------------------------------------------
 

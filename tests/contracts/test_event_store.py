@@ -46,7 +46,7 @@ def events(n, start=0):
 
 
 def test_upgrade_is_idempotent_and_records_the_schema_version(store):
-    assert store.upgrade() == store.upgrade() == SCHEMA_VERSION == 5
+    assert store.upgrade() == store.upgrade() == SCHEMA_VERSION == 6
 
 
 def test_upgrade_from_schema_1_replaces_the_array_append_function(pg_schema):
@@ -61,7 +61,7 @@ def test_upgrade_from_schema_1_replaces_the_array_append_function(pg_schema):
             " LANGUAGE sql AS 'SELECT 1'"
         )
         conn.execute("DELETE FROM schema_version WHERE version >= 2")
-    assert old.upgrade() == SCHEMA_VERSION == 5
+    assert old.upgrade() == SCHEMA_VERSION == 6
     with psycopg.connect(url, autocommit=True) as conn:
         (count,) = conn.execute(
             "SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"

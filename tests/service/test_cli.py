@@ -38,7 +38,7 @@ def no_service_settings(monkeypatch):
 
 
 def test_db_upgrade_is_idempotent(tmp_path):
-    assert run(tmp_path, "db", "upgrade").output.strip() == "schema at version 5"
+    assert run(tmp_path, "db", "upgrade").output.strip() == "schema at version 6"
     assert run(tmp_path, "db", "upgrade").exit_code == 0
 
 

@@ -275,7 +275,7 @@ def _service_error(exc: ServiceError) -> Response:
     response = problem(status_of(exc), exc.code, title_of(exc), exc.detail, **exc.extra)
     if exc.extra.get("replayed"):
         response.headers["Idempotent-Replayed"] = "true"
-    if isinstance(exc, TooManyRequests | Unavailable):
+    if isinstance(exc, TooManyRequests | Unavailable) or "retry_after" in exc.extra:
         response.headers["Retry-After"] = str(exc.extra.get("retry_after", RETRY_AFTER))
     if isinstance(exc, Unauthorized):
         error = ', error="invalid_token"' if exc.code == "bad_token" else ""

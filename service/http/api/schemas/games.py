@@ -95,6 +95,13 @@ class CommandEnvelope(Schema):
 class Receipt(Strict):
     version = fields.Integer(required=True)
     hash = fields.String(required=True)
+    promise = fields.String(
+        metadata={
+            "description": "the transparency log's signed promise of this head (a signed note:"
+            " tongiaki-promise/v1, origin, stream, version, head, time); its entry is in the"
+            " log within a second (GET /games/{game_id}/proof?version=…)"
+        }
+    )
 
 
 class StoredEventSchema(Strict):
