@@ -13,6 +13,7 @@ from domain.fold import replay
 from domain.serialization import decode_event
 from service.audit.dispute_records import check_disputes
 from service.audit.draws import redeals_of, revealed_draws, seed_of
+from service.audit.logged import check_logged
 from service.audit.rerun import check_record
 from service.audit.rewinds import rewind_problems
 from service.errors import NotFound
@@ -39,6 +40,9 @@ class Verification:
     rule_changes: tuple[dict[str, Any], ...] = ()
     # each dispute on the game: its own chain, its anchor, what a ruling did to the game
     disputes: tuple[dict[str, Any], ...] = ()
+    # the game against the transparency log: entries, tree size, versions not logged yet
+    log: dict[str, Any] | None = None
+    log_problems: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-safe form."""
@@ -57,9 +61,13 @@ def verify_game(store: EventStore, game_id: str) -> Verification:
     stored = store.read(game_id)
     chain = check_chain(stored)
     events, unreadable = _decoded(stored)
+    logged, log_problems = check_logged(store, game_id, stored)
     if unreadable is not None:
         found = (*chain.problems, unreadable)
-        return Verification(game_id, False, len(stored), False, found, False, None, (), 0, 0, ())
+        return Verification(
+            game_id, False, len(stored), False, found, False, None, (), 0, 0, (),
+            log=logged, log_problems=tuple(log_problems),
+        )  # fmt: skip
     final = replay(events)
     redeals, redeal_problems = redeals_of(store, game_id, final)
     deck_ok, deck_problems, draws = revealed_draws(game_id, final, events)
@@ -73,7 +81,7 @@ def verify_game(store: EventStore, game_id: str) -> Verification:
         + rerun.problems
         + dispute_problems
     )
-    ok = chain.ok and deck_ok is not False and not problems
+    ok = chain.ok and deck_ok is not False and not problems and not log_problems
     return Verification(
         game_id,
         ok,
@@ -90,6 +98,8 @@ def verify_game(store: EventStore, game_id: str) -> Verification:
         recorded_rules(stored),
         tuple(rerun.rule_changes),
         tuple(disputes),
+        logged,
+        tuple(log_problems),
     )
 
 

@@ -38,6 +38,7 @@ def verify(game_id: str, as_json: bool) -> None:
     _echo_chain_and_draws(report)
     _echo_rerun(report)
     _echo_disputes(report)
+    _echo_log(report)
     if not report.ok:
         sys.exit(1)
 
@@ -83,6 +84,20 @@ def _echo_rerun(report: Verification) -> None:
             f" {c['versions'][0]}–{c['versions'][1]}): event {c['event_version']}:"
             f" {c['difference']} [{c['explained_by']}]"
         )
+
+
+def _echo_log(report: Verification) -> None:
+    """The game against the transparency log."""
+    if report.log is None:
+        return
+    summary = report.log
+    state = "ok" if not report.log_problems else "MISMATCH"
+    click.echo(
+        f"  log              {state}: {summary['entries']} entries in a tree of"
+        f" {summary['tree_size']}, the game's logged up to v{summary['last_logged_version']}"
+    )
+    for p in report.log_problems:
+        click.echo(f"    - {p}")
 
 
 def _echo_disputes(report: Verification) -> None:

@@ -116,6 +116,12 @@ class MemoryLog:
         with self.lock:
             return self.by_stream.get((stream, version))
 
+    def log_stream(self, stream: str) -> list[Logged]:
+        """A stream's entries, in version order."""
+        with self.lock:
+            found = [e for (s, _), e in self.by_stream.items() if s == stream]
+            return sorted(found, key=lambda e: e.version)
+
     def log_pending(self) -> int:
         """How many commits wait for their index."""
         with self.lock:

@@ -139,6 +139,10 @@ class LogStore(Protocol):
         """The entry of a stream's commit, once integrated."""
         ...
 
+    def log_stream(self, stream: str) -> list[Logged]:
+        """A stream's entries, in version order."""
+        ...
+
     def log_pending(self) -> int:
         """How many commits wait for their index."""
         ...

@@ -225,6 +225,16 @@ class SqlLog:
                 )
             )
 
+    def log_stream(self, stream: str) -> list[Logged]:
+        """A stream's entries, in version order."""
+        with self.db.reading() as tx:
+            return LOGGED.all(
+                tx.execute(
+                    f"SELECT {LOGGED.select} FROM log_entries WHERE stream = %s ORDER BY version",
+                    (stream,),
+                )
+            )
+
     def log_pending(self) -> int:
         """How many commits wait for their index."""
         with self.db.reading() as tx:

@@ -202,14 +202,23 @@ class KeyCheck(Protocol):
         ...
 
 
-def open_note(note: str, verifiers: tuple[KeyCheck, ...]) -> Note:
-    """The note's text and signatures; ``NoteError`` if it is malformed, if a signature
-    of a known key does not check, or if no known key signed it."""
+def _split(note: str) -> tuple[str, str]:
     if len(note) > 1_000_000 or "\n\n" not in note or not note.endswith("\n"):
         raise NoteError("a signed note is text, a blank line and signature lines")
     split = note.rindex("\n\n")
-    text, block = note[: split + 1], note[split + 2 :]
-    check_text(text)
+    return check_text(note[: split + 1]), note[split + 2 :]
+
+
+def note_text(note: str) -> str:
+    """A note's text, its signatures not checked (``NoteError`` if it is no note): for a
+    reader that checks what the text says by other means (hashes), not who signed it."""
+    return _split(note)[0]
+
+
+def open_note(note: str, verifiers: tuple[KeyCheck, ...]) -> Note:
+    """The note's text and signatures; ``NoteError`` if it is malformed, if a signature
+    of a known key does not check, or if no known key signed it."""
+    text, block = _split(note)
     lines = block.splitlines(keepends=True)
     if not lines or len(lines) > MAX_SIGNATURES:
         raise NoteError(f"a signed note carries 1 to {MAX_SIGNATURES} signatures")

@@ -276,3 +276,18 @@ class VerificationSchema(Strict):
             " dispute recorded), ruling, carried_out (a rewind or amendment is in the record)"
         },
     )
+    log = fields.Dict(
+        allow_none=True,
+        metadata={
+            "description": "the game against the transparency log: entries (the game's and"
+            " its disputes'), tree_size, last_logged_version, unlogged_versions (commits not"
+            " integrated yet, or older than the log)"
+        },
+    )
+    log_problems = fields.List(
+        fields.String(),
+        metadata={
+            "description": "entries whose head the stored events no longer have (a history"
+            " rewritten after it was logged), or that are not in the signed tree"
+        },
+    )
