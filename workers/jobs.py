@@ -32,6 +32,7 @@ from service.runtime.settings import Settings
 from service.servers.serving import settle_heap
 from service.store.base import SqlStore, StoreUnavailable
 from service.transparency.integrator import Integrator, run_integrator
+from service.transparency.witnessing import run_witnessing
 from workers.scheduler import Schedule
 
 log = logging.getLogger("tongiaki.workers")
@@ -296,6 +297,8 @@ def _start_background(
     log_ = services().log
     if log_ is not None:  # the transparency log: pending commits integrated within a second
         run_integrator(log_.store, log_.signer, settings.log_every, stop.is_set)
+        if settings.witnesses:  # its checkpoints cosigned by its witnesses
+            run_witnessing(log_, settings.witnesses, settings.log_every, stop.is_set)
     return delivering
 
 

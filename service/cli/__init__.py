@@ -13,6 +13,7 @@ from service.cli import (
     serve,
     simulate,
     transparency,
+    witness,
     worker,
 )
 from service.cli.group import Cli
@@ -36,3 +37,4 @@ main.add_command(worker.worker)
 main.add_command(projections.projections)
 main.add_command(transparency.log)
 main.add_command(transparency.proof)
+main.add_command(witness.witness)

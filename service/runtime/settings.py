@@ -290,6 +290,18 @@ def _log_name(raw: str) -> str:
     return name
 
 
+def _witnesses(raw: str) -> tuple[str, ...]:
+    urls = tuple(u.strip().rstrip("/") for u in raw.split(",") if u.strip())
+    pattern = r"https?://[A-Za-z0-9.\-\[\]:]{1,255}(/[A-Za-z0-9._~/\-]{0,200})?"
+    bad = [u for u in urls if not re.fullmatch(pattern, u)]
+    if bad or len(urls) > 16:
+        raise ConfigError(
+            "TONGIAKI_WITNESSES must be at most 16 witness URLs, comma-separated"
+            f" (e.g. http://witness.example:8700), not {raw.strip()!r}"
+        )
+    return urls
+
+
 def _backoff(raw: str) -> tuple[float, ...]:
     if not raw:
         return (5.0, 30.0, 120.0, 600.0, 3600.0)
@@ -341,6 +353,7 @@ class Settings:
     log_key: str = ""
     log_name: str = ""  # the name a new embedded key gets; "": from public_url
     log_every: float = 0.25  # seconds between integrations (the merge delay is 1 s)
+    witnesses: tuple[str, ...] = ()  # URLs of the witnesses each checkpoint is sent to
     # kind → limits; empty: no rate limits (TONGIAKI_RATE_LIMITS=off)
     rate_limits: dict[str, str] = field(default_factory=lambda: dict(RATE_LIMITS), hash=False)
 
@@ -401,6 +414,7 @@ class Settings:
             log_key=e.get("TONGIAKI_LOG_KEY", "").strip(),
             log_name=_log_name(e.get("TONGIAKI_LOG_NAME", "")),
             log_every=_seconds(e, "TONGIAKI_LOG_EVERY", 0.25),
+            witnesses=_witnesses(e.get("TONGIAKI_WITNESSES", "")),
         )
 
     @property

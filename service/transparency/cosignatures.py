@@ -17,7 +17,14 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from service.transparency.notes import NoteError, Signature, Signer, key_id, parse_verifier_key
+from service.transparency.notes import (
+    NoteError,
+    Signature,
+    Signer,
+    check_name,
+    key_id,
+    parse_verifier_key,
+)
 
 COSIGNATURE = 0x04  # the algorithm byte of a timestamped Ed25519 cosignature
 MAX_TIME = 2**63 - 1
@@ -42,6 +49,29 @@ class Cosigner:
         """A new cosigning key named ``name``."""
         signer = Signer.generate(name)  # the name is checked there
         return cls(signer.name, signer.seed)
+
+    @classmethod
+    def parse(cls, text: str) -> Cosigner:
+        """A cosigning key ``PRIVATE+KEY+<name>+<id hex>+<base64(0x04 ‖ seed)>``."""
+        parts = text.strip().split("+", 4)
+        if len(parts) != 5 or parts[:2] != ["PRIVATE", "KEY"]:
+            raise NoteError("a cosigning key reads PRIVATE+KEY+<name>+<key id>+<key>")
+        try:
+            data = base64.b64decode(parts[4], validate=True)
+        except ValueError as exc:
+            raise NoteError("a cosigning key's key is base64") from exc
+        if len(data) != 33 or data[0] != COSIGNATURE:
+            raise NoteError("a cosigning key holds 0x04 and a 32-byte Ed25519 seed")
+        cosigner = cls(check_name(parts[2]), data[1:])
+        if cosigner.verifier.id.hex() != parts[3].lower():
+            raise NoteError("the cosigning key's id is not its key's")
+        return cosigner
+
+    @property
+    def text(self) -> str:
+        """The cosigning key as text (a secret)."""
+        data = base64.b64encode(bytes([COSIGNATURE]) + self.seed).decode()
+        return f"PRIVATE+KEY+{self.name}+{self.verifier.id.hex()}+{data}"
 
     @property
     def verifier(self) -> CosignatureVerifier:

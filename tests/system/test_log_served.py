@@ -15,15 +15,11 @@ import sqlite3
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-from service.store.base import canonical, chain_hash
 from service.transparency.entries import HeadEntry
-from service.transparency.integrator import checkpoint_note
-from service.transparency.merkle import leaf_hash
 from service.transparency.notes import Signer, Verifier
 from service.transparency.promises import check_promise
-from service.transparency.tiled_tree import TiledTree
+from tests.forgery import drop_sqlite_triggers, refork_log, rewrite_history
 from tests.servers import ROOT, Http, embedded, seated_game
 
 PATIENCE = 60.0
@@ -73,60 +69,6 @@ def check_receipts(http: Http, gid: str, key: Verifier, receipts: dict) -> None:
         assert promise.matches(HeadEntry.parse(found["entry"].encode())), version
 
 
-def rewrite_history(db: Path, gid: str, version: int) -> None:
-    """What a holder of the database does: change an event and recompute every hash
-    after it (the chain checks again), the immutability triggers dropped first."""
-    with sqlite3.connect(db) as conn:
-        for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'"):
-            conn.execute(f"DROP TRIGGER {name}")
-        rows = conn.execute(
-            "SELECT version, data, metadata, prev_hash FROM events"
-            " WHERE game_id = ? AND version >= ? ORDER BY version",
-            (gid, version),
-        ).fetchall()
-        prev = rows[0][3]
-        for i, (v, data, metadata, _) in enumerate(rows):
-            if i == 0:  # who sent it, say (the events still read as the rules' events)
-                body = json.loads(metadata)
-                body["rewritten"] = True
-                metadata = canonical(body)
-            digest = chain_hash(prev, data, metadata)
-            conn.execute(
-                "UPDATE events SET metadata = ?, prev_hash = ?, hash = ?"
-                " WHERE game_id = ? AND version = ?",
-                (metadata, prev, digest, gid, v),
-            )
-            prev = digest
-        conn.execute("UPDATE games SET hash = ? WHERE game_id = ?", (prev, gid))
-
-
-def refork_log(db: Path, signer: Signer) -> None:
-    """The log made to match the rewritten events and signed again with the log's key."""
-    with sqlite3.connect(db) as conn:
-        heads = {
-            (f"game/{g}", v): h
-            for g, v, h in conn.execute("SELECT game_id, version, hash FROM events")
-        }
-        leaves = []
-        for idx, stream, version, entry in conn.execute(
-            "SELECT idx, stream, version, entry FROM log_entries ORDER BY idx"
-        ).fetchall():
-            old = HeadEntry.parse(bytes(entry))
-            head = heads.get((stream, version), old.head)
-            new = HeadEntry(old.stream, old.version, head, old.commitment).data
-            conn.execute("UPDATE log_entries SET entry = ? WHERE idx = ?", (new, idx))
-            leaves.append(leaf_hash(new))
-        tree = TiledTree(lambda level, index: b"", 0)
-        tiles = tree.append(leaves)
-        conn.execute("DELETE FROM log_tiles")
-        conn.executemany(
-            "INSERT INTO log_tiles (level, idx, hashes) VALUES (?, ?, ?)",
-            [(level, index, data) for (level, index), data in tiles.items()],
-        )
-        note = checkpoint_note(signer, tree.size, tree.root())
-        conn.execute("UPDATE log_head SET size = ?, note = ? WHERE id = 1", (tree.size, note))
-
-
 def test_the_embedded_default_logs_every_commit_and_catches_a_rewritten_history(tmp_path):
     data = tmp_path / "data"
     state = tmp_path / "kept.json"
@@ -161,13 +103,16 @@ def test_the_embedded_default_logs_every_commit_and_catches_a_rewritten_history(
         assert again.returncode == 0 and "consistent with the" in again.stdout, again.stderr
     # whoever holds the database rewrites the game from its 10th version on
     db = data / "tongiaki.db"
-    rewrite_history(db, gid, 10)
+    with sqlite3.connect(db) as conn:
+        drop_sqlite_triggers(conn)
+        rewrite_history(conn, gid, 10)
     caught = tongiaki(env, "verify", "--json", gid)
     report = json.loads(caught.stdout)
     assert caught.returncode == 1 and report["chain_ok"], report  # the chain checks again…
     assert any("rewritten after it was logged" in p for p in report["log_problems"])  # …not the log
     # and forks the log to match, re-signed with the log's own key
-    refork_log(db, Signer.parse((data / "log.key").read_text()))
+    with sqlite3.connect(db) as conn:
+        refork_log(conn, Signer.parse((data / "log.key").read_text()))
     assert json.loads(tongiaki(env, "verify", "--json", gid).stdout)["log_problems"] == []
     with embedded(data, TONGIAKI_LOG_KEY="") as server:  # its key made under data/
         url = f"http://127.0.0.1:{server.port}/log"

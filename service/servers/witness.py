@@ -1,0 +1,78 @@
+"""The witness's HTTP server (``tongiaki witness serve``, issue 28): C2SP tlog-witness's
+``POST /add-checkpoint`` in front of ``service.transparency.witness``, one thread per
+connection, bodies bounded (64 KiB) and read within a deadline; ``GET /evidence`` lists
+the signed requests kept as evidence of a log's misbehaviour (JSON), ``GET /healthz``.
+Every answer is also one log line (what was asked, what was answered)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from service.transparency.witness import Answer, Witness
+
+MAX_BODY = 64 * 1024
+READ_TIMEOUT = 10.0  # seconds a client has to send its request
+log = logging.getLogger("tongiaki.witness")
+
+
+def handler_for(witness: Witness) -> type[BaseHTTPRequestHandler]:
+    """A request handler class bound to ``witness``."""
+
+    class Handler(BaseHTTPRequestHandler):
+        server_version = "tongiaki-witness"
+        timeout = READ_TIMEOUT
+
+        def do_POST(self) -> None:
+            if self.path != "/add-checkpoint":
+                self._answer(Answer(404, "the witness answers POST /add-checkpoint\n"))
+                return
+            length = self.headers.get("Content-Length", "")
+            if not length.isdigit() or int(length) > MAX_BODY:
+                self._answer(Answer(400, f"a request has a Content-Length of at most {MAX_BODY}\n"))
+                return
+            try:
+                body = self.rfile.read(int(length)).decode("utf-8")
+            except (TimeoutError, OSError):
+                return  # the client went away or stalled: nothing to answer
+            except UnicodeDecodeError:
+                self._answer(Answer(400, "a request is UTF-8 text\n"))
+                return
+            answer = witness.add_checkpoint(body)
+            if answer.evidence:
+                log.error("evidence kept: %s", answer.body.strip())
+            self._answer(answer)
+
+        def do_GET(self) -> None:
+            if self.path == "/healthz":
+                self._answer(Answer(200, "ok\n"))
+            elif self.path == "/evidence":
+                kept = {origin: witness.state.evidence(origin) for origin in witness.logs}
+                self._answer(Answer(200, json.dumps(kept) + "\n", "application/json"))
+            else:
+                self._answer(Answer(404, "no such page: POST /add-checkpoint, GET /evidence\n"))
+
+        def _answer(self, answer: Answer) -> None:
+            data = answer.body.encode()
+            self.send_response(answer.status)
+            self.send_header("Content-Type", answer.content_type)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, format: str, *args: object) -> None:
+            log.info("%s %s", self.address_string(), format % args)
+
+    return Handler
+
+
+def serve_witness(witness: Witness, host: str, port: int) -> None:
+    """Answer requests until interrupted (Ctrl-C, SIGTERM)."""
+    server = ThreadingHTTPServer((host, port), handler_for(witness))
+    server.daemon_threads = True
+    log.info("tongiaki witness on http://%s:%s/ for %s", host, port, ", ".join(witness.logs))
+    try:
+        server.serve_forever()
+    finally:
+        server.server_close()
