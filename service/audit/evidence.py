@@ -22,6 +22,8 @@ from domain.state import GameState, Phase
 from service.audit.draws import draws_with_redeals, redeals_of
 from service.play.repository import decode_events, redeal_key
 from service.store.base import EventStore, JournalEntry, StoredEvent, check_chain
+from service.store.log_port import game_stream
+from service.transparency.log import prove
 
 REJECTED_AROUND = 20  # refused commands listed in the evidence, at most
 
@@ -62,6 +64,27 @@ def gather_evidence(store: EventStore, s: d.Dispute, view: dict[str, Any]) -> di
             "now": {"engine": ENGINE_VERSION, "rules": RULES_VERSION},
         },
         "draws": _draws(store, game_id, final, events),
+        "log": _logged(store, game_id, last),
+    }
+
+
+def _logged(store: EventStore, game_id: str, version: int) -> dict[str, Any]:
+    """The transparency log's proof of the disputed command's commit (its last version),
+    checkable offline (``tongiaki proof verify``)."""
+    proven = prove(store.log, game_stream(game_id), version)
+    if proven is None:
+        return {
+            "version": version,
+            "logged": False,
+            "why": "not in the log: not integrated yet, or a commit older than the log",
+        }
+    return {
+        "version": version,
+        "logged": True,
+        "index": proven.entry.index,
+        "tree_size": proven.size,
+        "entry": proven.entry.data.decode("ascii"),
+        "bundle": proven.bundle.text,
     }
 
 

@@ -74,15 +74,7 @@ class TransparencyLog:
     def proof(self, stream: str, version: int) -> Proven | None:
         """The entry of a stream's commit with its inclusion proof in the newest tree, or
         None until it is integrated."""
-        entry = self.store.log_find(stream, version)
-        if entry is None:
-            return None
-        head = self.head()
-        if entry.index >= head.size:  # integrated after the checkpoint read: not yet in it
-            return None
-        tree = TiledTree(self.store.log_tile, head.size)
-        path = tuple(tree.inclusion(entry.index))
-        return Proven(entry, ProofBundle(entry.index, path, head.note, entry.data), head.size)
+        return prove(self.store, stream, version)
 
     def consistency(self, old: int, new: int) -> list[bytes]:
         """PROOF(old, new) from the tiles (``ProofError`` unless 0 ≤ old ≤ new ≤ the size)."""
@@ -96,3 +88,16 @@ class TransparencyLog:
     def promise(self, stream: str, version: int, head: str, time: str) -> str:
         """The log's signed promise of a stream's head (``service.transparency.promises``)."""
         return Promise(self.origin, stream, version, head, time).signed(self.signer)
+
+
+def prove(store: LogStore, stream: str, version: int) -> Proven | None:
+    """The entry of a stream's commit with its proof bundle against the newest checkpoint
+    (None until it is integrated): what the API and a dispute's evidence give."""
+    entry = store.log_find(stream, version)
+    if entry is None:
+        return None
+    head = store.log_head()
+    if entry.index >= head.size:  # integrated after the checkpoint read: not yet in it
+        return None
+    path = tuple(TiledTree(store.log_tile, head.size).inclusion(entry.index))
+    return Proven(entry, ProofBundle(entry.index, path, head.note, entry.data), head.size)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -262,6 +263,18 @@ def test_the_evidence_shows_the_command_positions_rerun_and_draws_without_secret
 
     assert all(t in drawn or f"'{t}'" not in text for t in PILE)
     assert Player(client, "stranger").get(f"/disputes/{d}/evidence").status_code == 404
+    # the log's proof of the disputed commit, checkable offline with the log's key (issue 28)
+    from service.transparency.entries import HeadEntry
+    from service.transparency.notes import Verifier
+    from service.transparency.proofs import ProofBundle
+
+    key = Verifier.parse(client.get("/log/key").get_data(as_text=True).strip())
+    deadline = time.monotonic() + 30
+    while not (logged := auditor.get(f"/disputes/{d}/evidence").json["log"])["logged"]:
+        assert time.monotonic() < deadline, logged
+        time.sleep(0.05)
+    ProofBundle.parse(logged["bundle"]).check((key,))
+    assert HeadEntry.parse(logged["entry"].encode()).head == body["receipt"]["hash"]
 
 
 @pytest.mark.parametrize(

@@ -156,3 +156,10 @@ class Evidence(Schema):
     rerun = fields.Dict(required=True)
     versions = fields.Dict(required=True)
     draws = fields.Dict(required=True)
+    log = fields.Dict(
+        required=True,
+        metadata={
+            "description": "the transparency log's proof of the disputed command's commit:"
+            " version, logged, index, tree_size, entry and a C2SP tlog-proof bundle"
+        },
+    )
