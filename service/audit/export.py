@@ -11,6 +11,7 @@ from typing import Any
 from service.audit.transfer import FORMAT, TransferError
 from service.play.repository import redeal_key
 from service.store.base import Account, EventStore, JournalEntry, StoredEvent, check_chain
+from service.store.log_port import dispute_stream, game_stream
 
 
 def export_lines(
@@ -37,6 +38,9 @@ def export_lines(
     }
     if disputes:
         header["dispute_events"] = len(disputes)
+    logged = _logged(store, game_id)
+    if logged is not None:
+        header["log"] = logged
     accounts: list[Account] = []
     if with_secret:
         secret, accounts = _secrets(store, game_id, events)
@@ -50,6 +54,18 @@ def export_lines(
         yield _line({"journal": _journal_entry(j)})
     for e in disputes:
         yield _line({"dispute_event": {"dispute_id": e.game_id, **_event(e)}})
+
+
+def _logged(store: EventStore, game_id: str) -> dict[str, Any] | None:
+    """Where this server's transparency log holds the game's (and its disputes') commits:
+    its checkpoint and each entry's stream, version and index (None before any)."""
+    streams = [game_stream(game_id)] + [
+        dispute_stream(row.dispute_id) for row in store.disputes(game_id=game_id, limit=100_000)
+    ]
+    entries = [[e.stream, e.version, e.index] for s in streams for e in store.log.log_stream(s)]
+    if not entries:
+        return None
+    return {"checkpoint": store.log.log_head().note, "entries": entries}
 
 
 def _events(store: EventStore, game_id: str, allow_broken: bool) -> list[StoredEvent]:

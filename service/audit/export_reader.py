@@ -40,6 +40,7 @@ def read_export(source: IO[Any]) -> Export:
     game_id = _game_id(header, number)
     expected_events = _count(header, "events", number)
     expected_journal = _count(header, "journal", number)
+    _check_log(header, number)
     export = Export(header, [], [], {}, [])
     last = number
     for number, row in rows:
@@ -60,6 +61,41 @@ def read_export(source: IO[Any]) -> Export:
         )
     _check_head(export, first[0], last)
     return export
+
+
+MAX_LOGGED = 1_000_000
+MAX_CHECKPOINT = 100_000
+
+
+def _check_log(header: dict[str, Any], number: int) -> None:
+    """The header's ``log`` (optional): the source's checkpoint and entries, each
+    ``[stream, version, index]``."""
+    if "log" not in header:
+        return
+    log = header["log"]
+    if not isinstance(log, dict) or set(log) != {"checkpoint", "entries"}:
+        raise TransferError(f"line {number}: 'log' holds a checkpoint and entries")
+    note, entries = log["checkpoint"], log["entries"]
+    if not isinstance(note, str) or len(note) > MAX_CHECKPOINT:
+        raise TransferError(f"line {number}: the log's checkpoint is a signed note (text)")
+    if not isinstance(entries, list) or len(entries) > MAX_LOGGED:
+        raise TransferError(f"line {number}: the log's entries are a list")
+    for entry in entries:
+        shape = isinstance(entry, list) and len(entry) == 3
+        if (
+            not shape
+            or not isinstance(entry[0], str)
+            or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in entry[1:])
+        ):
+            raise TransferError(
+                f"line {number}: a log entry is [stream, version, index], not {entry!r:.80}"
+            )
+
+
+def logged_versions(header: dict[str, Any], game_id: str) -> list[int]:
+    """The game's versions its source's log recorded (none when it says nothing)."""
+    entries = header.get("log", {}).get("entries", [])
+    return [int(e[1]) for e in entries if e[0] == f"game/{game_id}"]
 
 
 def _game_id(header: dict[str, Any], number: int) -> str:

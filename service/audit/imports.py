@@ -21,7 +21,7 @@ from domain.fold import replay
 from domain.serialization import decode_dispute_event, decode_event
 from domain.state import GameState, Phase
 from service.audit.dispute_records import check_dispute_streams
-from service.audit.export_reader import read_export
+from service.audit.export_reader import logged_versions, read_export
 from service.audit.rerun import check_record
 from service.audit.rewinds import rewind_problems
 from service.audit.transfer import TransferError
@@ -84,7 +84,8 @@ def import_game(store: EventStore, source: IO[Any], at: str) -> Imported:
         raise TransferError(f"game {game_id} is already here; nothing was imported")
     accounts = [*export.accounts, *_named_only(events, export.accounts, at)]
     try:
-        store.import_stream(events, state.phase.value, at, export.journal, seed, accounts)
+        logged = logged_versions(export.header, game_id)
+        store.import_stream(events, state.phase.value, at, export.journal, seed, accounts, logged)
     except ConcurrencyConflict as exc:
         raise TransferError(f"game {game_id} is already here; nothing was imported") from exc
     for n, kept in enumerate(redeals, start=1):

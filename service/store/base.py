@@ -321,9 +321,12 @@ class Streams(Protocol):
         journal: Sequence[JournalEntry] = (),
         seed: bytes | None = None,
         accounts: Sequence[Account] = (),
+        logged: Sequence[int] = (),
     ) -> None:
         """Store an exported game as it is, with its journal, seed and seats' accounts, in
-        one transaction (``ConcurrencyConflict`` if the game is already here)."""
+        one transaction (``ConcurrencyConflict`` if the game is already here); its history
+        logged commit by commit (``logged``: the versions its source's log recorded, else
+        those its journal tells)."""
         ...
 
     def outcome(self, game_id: str, command_id: str) -> JournalEntry | None:

@@ -44,11 +44,16 @@ class _Entry(Protocol):
     def last_version(self) -> int | None: ...
 
 
-def commits(events: Sequence[_Event], journal: Sequence[_Entry]) -> list[int]:
-    """The versions an imported game's commits ended at, as its journal tells them (each
-    accepted command's last version), and its head: what the log records of its history."""
+def commits(
+    events: Sequence[_Event], journal: Sequence[_Entry], logged: Sequence[int] = ()
+) -> list[int]:
+    """The versions an imported game's commits ended at — as its source's log recorded
+    them (``logged``), else as its journal tells them (each accepted command's last
+    version) — and its head: what the log records of its history."""
     known = {e.version for e in events}
-    ends = {j.last_version for j in journal if j.outcome == "accepted" and j.last_version}
+    ends = set(logged) or {
+        j.last_version for j in journal if j.outcome == "accepted" and j.last_version
+    }
     return sorted({v for v in ends if v in known} | {events[-1].version})
 
 

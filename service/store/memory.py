@@ -133,6 +133,7 @@ class MemoryEventStore:
         journal: Sequence[JournalEntry] = (),
         seed: bytes | None = None,
         accounts: Sequence[Account] = (),
+        logged: Sequence[int] = (),
     ) -> None:
         """Store an exported game as it is, in one step (``ConcurrencyConflict`` if the
         game is already here)."""
@@ -155,7 +156,7 @@ class MemoryEventStore:
             head = events[-1]
             self._games[game_id] = GameRow(game_id, head.version, head.hash, status, at, at)
             hashes = {e.version: e.hash for e in events}
-            for version in commits(events, journal):
+            for version in commits(events, journal, logged):
                 self.log.add(game_stream(game_id), version, hashes[version])
 
     def _find(self, game_id: str, command_id: str) -> JournalEntry | None:

@@ -133,9 +133,10 @@ class SqlEventStore:
         journal: Sequence[JournalEntry] = (),
         seed: bytes | None = None,
         accounts: Sequence[Account] = (),
+        logged: Sequence[int] = (),
     ) -> None:
         """Store an exported game as it is (see ``Streams.import_stream``)."""
-        self._streams.import_stream(events, status, at, journal, seed, accounts)
+        self._streams.import_stream(events, status, at, journal, seed, accounts, logged)
 
     def outcome(self, game_id: str, command_id: str) -> JournalEntry | None:
         """The journalled outcome of a command id, if any."""

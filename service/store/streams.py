@@ -160,6 +160,7 @@ class SqlStreams:
         journal: Sequence[JournalEntry] = (),
         seed: bytes | None = None,
         accounts: Sequence[Account] = (),
+        logged: Sequence[int] = (),
     ) -> None:
         """Store an exported game as it is (hashes kept), with its journal, deck seed and
         the accounts of its seats (those already here are kept as they are), in one
@@ -185,7 +186,7 @@ class SqlStreams:
                 (game_id, head.version, head.hash, status, at, at),
             )
             hashes = {e.version: e.hash for e in events}
-            for version in commits(events, journal):
+            for version in commits(events, journal, logged):
                 add_pending(tx, game_stream(game_id), version, hashes[version])
 
     # --- reading ------------------------------------------------------------------

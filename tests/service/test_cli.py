@@ -14,6 +14,7 @@ from projections.store import PROJECTIONS
 from service.app import create_app
 from service.cli import main
 from service.runtime.settings import Settings
+from service.transparency.integrator import Integrator
 from tests.service.api import open_game, play_to_the_end
 
 
@@ -22,7 +23,9 @@ def finished_game(tmp_path):
     client = app.test_client()
     game_id, players = open_game(client, ["blue", "red"])
     play_to_the_end(client, game_id, players, seed=5)
-    app.extensions["tongiaki.games"].store.close()
+    services = app.extensions["tongiaki.services"]
+    Integrator(services.store.log, services.log.signer).drain()  # every commit logged
+    services.store.close()
     return game_id
 
 
@@ -73,7 +76,22 @@ def test_export_then_import_elsewhere_gives_the_same_verified_game(tmp_path):
     assert exported.count("\n") > 50
     imported = run(tmp_path / "b", "import", "-", input=exported)
     assert imported.exit_code == 0 and f"imported game {game_id}" in imported.output
-    assert run(tmp_path / "b", "export", game_id).output == exported
+    # the export says where the source's log holds each commit (issue 28)
+    header = json.loads(exported.split("\n", 1)[0])
+    logged = header.pop("log")
+    versions = [v for stream, v, _ in logged["entries"] if stream == f"game/{game_id}"]
+    assert versions == sorted(versions) and versions[-1] == header["head_version"]
+    assert [i for _, _, i in logged["entries"]] == sorted({i for _, _, i in logged["entries"]})
+    # the import logs the same commits in its own log, the rest of the export unchanged
+    b = create_app(Settings(data_dir=tmp_path / "b", rate_limits={}), sweep=False)
+    services = b.extensions["tongiaki.services"]
+    Integrator(services.store.log, services.log.signer).drain()
+    again_logged = services.store.log.log_stream(f"game/{game_id}")
+    assert [e.version for e in again_logged] == versions
+    services.store.close()
+    re_exported = run(tmp_path / "b", "export", game_id).output.split("\n", 1)
+    assert json.loads(re_exported[0])["log"]["checkpoint"] != logged["checkpoint"]
+    assert re_exported[1] == exported.split("\n", 1)[1]
     again = CliRunner().invoke(
         main, ["import", "-"], input=exported, env={"TONGIAKI_DATA_DIR": str(tmp_path / "b")}
     )
@@ -714,3 +732,22 @@ def test_check_install_names_every_difference_from_a_lock(tmp_path):
         bad = runner.invoke(main, ["check-install", "--lock", str(path)])
         assert bad.exit_code == 1 and bad.output.startswith("Error: "), bad.output
         assert "Traceback" not in bad.output
+
+
+MALFORMED_LOGS = [
+    "x",
+    {"checkpoint": "n"},
+    {"checkpoint": 5, "entries": []},
+    {"checkpoint": "n", "entries": [["game/g", 1]]},
+    {"checkpoint": "n", "entries": [["game/g", True, 3]]},
+    {"checkpoint": "n", "entries": [["game/g", 1, -1]]},
+]
+
+
+def test_import_names_a_malformed_log_in_the_header(tmp_path):
+    game_id = finished_game(tmp_path / "a")
+    first, rest = run(tmp_path / "a", "export", game_id).output.split("\n", 1)
+    for log in MALFORMED_LOGS:
+        header = {**json.loads(first), "log": log}
+        bad = run(tmp_path / "b", "import", "-", input=json.dumps(header) + "\n" + rest)
+        assert bad.exit_code != 0 and "line 1: " in bad.output and "log" in bad.output, log
