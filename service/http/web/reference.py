@@ -17,7 +17,13 @@ from markdown_it import MarkdownIt
 from service.http.problems import ProblemType, catalogue
 
 DOCS = Path(__file__).parent / "docs"  # links to the repository's docs/
-PAGES = {"rules": "The rules", "tiles": "The tiles", "disputes": "Disputes", "clocks": "Clocks"}
+PAGES = {
+    "rules": "The rules",
+    "tiles": "The tiles",
+    "disputes": "Disputes",
+    "clocks": "Clocks",
+    "transparency": "The public log",
+}
 # where a rule id is written: R… the rules, D… the dispute procedure, C… the clocks
 RULE_DOCS = {"R": "rules", "D": "disputes", "C": "clocks"}
 RULE = re.compile(r"R([1-9]|1[0-9]|2[0-5])")
@@ -45,6 +51,7 @@ def shell(title: str, body: str) -> str:
         '  <header class="top"><a class="brand" href="/">Tongiaki</a>\n'
         '  <nav><a href="/docs/rules">Rules</a> <a href="/docs/tiles">Tiles</a>'
         ' <a href="/docs/disputes">Disputes</a> <a href="/docs/clocks">Clocks</a>'
+        ' <a href="/docs/transparency">Public log</a>'
         ' <a href="/problems">Errors</a>'
         ' <a href="/api/v1/docs">API</a></nav></header>\n'
         f'  <main class="reference">\n{body}\n  </main>\n</body>\n</html>\n'

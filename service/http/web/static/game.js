@@ -9,6 +9,7 @@ import { follow } from "./live.js";
 import { groupMoves, lastSeen, loadHistory, markSeen, moveList, sinceLastVisit } from "./moves.js";
 import { awaited, colourList, colourOf, people, pointsWords, result, who } from "./words.js";
 import { controlText, startTicking, timeLeft } from "./clocks.js";
+import { mountLogCheck } from "./transparency.js";
 
 const gameId = document.body.dataset.game;
 const MAX_ANIMATED = 12; // more missed steps than this are shown at once, not one by one
@@ -908,6 +909,7 @@ function skeleton() {
       el("aside", { id: "side", class: "side" }),
       el("section", { id: "moves-panel", class: "moves-panel", "aria-label": "Move list" }, el("h3", {}, "Moves"), el("div", { id: "moves" })),
       el("section", { id: "disputes-panel", class: "disputes-panel", "aria-label": "Disputes" }),
+      el("section", { id: "log-panel", class: "log-panel", "aria-label": "Public log" }),
     ),
   );
 }
@@ -942,9 +944,11 @@ async function main() {
     seated: Boolean(me() && view.position.players.some((p) => p.player_id === me().account_id)),
     version: view.viewing ? view.viewing.version : view.version,
   }));
+  const log = mountLogCheck(document.getElementById("log-panel"), gameId, () => ({ version: view.version }));
   follow(gameId, view.version, (version) => {
     view.queue.push(version);
     animate();
+    log.recheck();
   }, banner);
   document.addEventListener("keydown", (e) => {
     if (e.key === "Escape" && (view.selection.length || view.confirm || view.tileCell)) clear();

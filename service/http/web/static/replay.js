@@ -8,6 +8,7 @@ import { api, el, nav, problemText } from "./api.js";
 import { Board, overlayFor } from "./board.js";
 import { follow } from "./live.js";
 import { groupMoves, loadHistory, moveList } from "./moves.js";
+import { mountLogCheck } from "./transparency.js";
 import { people, who } from "./words.js";
 
 const gameId = document.body.dataset.game;
@@ -113,8 +114,10 @@ async function main() {
         el("div", { id: "replay-board", class: "board-host" }),
       ),
       el("section", { id: "moves-panel", class: "moves-panel", "aria-label": "Move list" }, el("h3", {}, "Moves"), el("div", { id: "moves" })),
+      el("section", { id: "log-panel", class: "log-panel", "aria-label": "Public log" }),
     ),
   );
+  const log = mountLogCheck(document.getElementById("log-panel"), gameId, () => ({ version: r.head }));
   board = new Board(document.getElementById("replay-board"), r.tiles);
   turnOptions();
   await show(wanted);
@@ -137,6 +140,7 @@ async function main() {
     document.getElementById("where").textContent = `Version ${r.version} of ${r.head}`;
     if (atEnd && !r.timer) show(r.head);
     else renderMoves();
+    log.recheck();
   });
 }
 
