@@ -53,13 +53,19 @@ def server(request, tmp_path):
     if request.param == "postgres":
         _, url = request.getfixturevalue("pg_schema")
         env["DATABASE_URL"] = url
-    process = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "serve"],
-        env=env,
-        cwd=Path(__file__).resolve().parents[2],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
+    # the server writes a log line per request to stderr: into a file, not a pipe that
+    # nobody reads while the game goes on (past 64 KiB, about 260 moves, the pipe is
+    # full, the logging handler's write blocks with its lock held, and every request
+    # and the SIGTERM handler wait for it)
+    log = tmp_path / "serve.log"
+    with log.open("wb") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "service.cli", "serve"],
+            env=env,
+            cwd=Path(__file__).resolve().parents[2],
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+        )
     http = Http(f"http://127.0.0.1:{env['TONGIAKI_PORT']}/api/v1")
     for _ in range(100):
         try:
@@ -69,7 +75,8 @@ def server(request, tmp_path):
             time.sleep(0.1)
     else:
         process.kill()
-        pytest.fail("the server did not start: " + process.stderr.read().decode())
+        process.wait()
+        pytest.fail("the server did not start: " + log.read_text(errors="replace"))
     yield http
     process.terminate()
     process.wait(timeout=10)
