@@ -74,11 +74,13 @@ def _proof(stream: str, version: int, head: int) -> ResponseReturnValue:
     )
 )
 def game_proof(game_id: str) -> ResponseReturnValue:
-    head, _ = game_service().load(game_id)
+    row = game_service().store.head(game_id)  # the index row: no fold needed here
+    if row is None or row.version == 0:
+        raise NotFound("unknown_game", f"there is no game {game_id!r}")
     version = int_arg("version", None, 1)
     if version is None:
         raise BadRequest("bad_query", "version is required: the commit's version")
-    return _proof(game_stream(game_id), version, head)
+    return _proof(game_stream(game_id), version, row.version)
 
 
 @bp.get("/disputes/<dispute:dispute_id>/proof")
