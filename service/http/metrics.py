@@ -9,7 +9,8 @@
 - ``tongiaki_rejections_total{code}``: journalled refusals by code;
 - ``tongiaki_open_streams``: server-sent-event streams open now;
 - ``tongiaki_projection_events_behind{projection}``, ``..._games_behind``,
-  ``..._halted_games``: the read models' lag, read from the database at each scrape.
+  ``..._halted_games``: the read models' lag, read from the database at each scrape;
+  ``tongiaki_log_pending`` and ``tongiaki_log_size``: the transparency log's.
 
 Under gunicorn with several workers, every worker writes its counters to files in
 one directory (prometheus_client's multiprocess mode, ``PROMETHEUS_MULTIPROC_DIR``,
@@ -29,6 +30,7 @@ from flask import Blueprint, Flask, Response, current_app, g, request
 from projections.store import ReadModels
 from service.runtime.counters import MULTIPROCESS, count_safely, made_metrics
 from service.store.base import StoreError
+from service.transparency.log import TransparencyLog
 
 bp = Blueprint("metrics", __name__)
 
@@ -66,8 +68,9 @@ class _Lag:
     worker's file, whatever registry it is in, and the stale per-pid copies were
     exported beside the live values at every later scrape."""
 
-    def __init__(self, rm: ReadModels) -> None:
+    def __init__(self, rm: ReadModels, log: TransparencyLog | None = None) -> None:
         self.rm = rm
+        self.log = log
 
     def collect(self) -> Any:
         from prometheus_client.core import GaugeMetricFamily
@@ -91,7 +94,23 @@ class _Lag:
             events.add_metric([lag.projection], lag.events_behind)
             games.add_metric([lag.projection], lag.behind)
             halted.add_metric([lag.projection], len(lag.halted))
-        return [events, games, halted]
+        return [events, games, halted, *self._log()]
+
+    def _log(self) -> list[Any]:
+        """The transparency log: commits waiting for their index, the tree's size."""
+        from prometheus_client.core import GaugeMetricFamily
+
+        if self.log is None:
+            return []
+        pending = GaugeMetricFamily(
+            "tongiaki_log_pending", "Commits waiting for their index in the transparency log"
+        )
+        pending.add_metric([], self.log.store.log_pending())
+        size = GaugeMetricFamily(
+            "tongiaki_log_size", "Entries in the transparency log's newest checkpoint"
+        )
+        size.add_metric([], self.log.store.log_head().size)
+        return [pending, size]
 
 
 @bp.get("/metrics")
@@ -113,7 +132,8 @@ def metrics() -> Response:
     else:
         text = generate_latest(REGISTRY)
     lag = CollectorRegistry()
-    lag.register(_Lag(current_app.extensions["tongiaki.readmodels"]))
+    services = current_app.extensions["tongiaki.services"]
+    lag.register(_Lag(current_app.extensions["tongiaki.readmodels"], services.log))
     # the database away: /readyz says so; the counters are still worth having
     with contextlib.suppress(StoreError):
         text += generate_latest(lag)

@@ -4,6 +4,7 @@ code, open streams, the read models' lag."""
 from __future__ import annotations
 
 import re
+import time
 
 from tests.service.api import open_game
 
@@ -41,6 +42,15 @@ def test_metrics_count_commands_refusals_requests_and_lag(client):
     assert grew("tongiaki_requests_seconds_count", method="POST", route=route, status="403") == 1
     assert value(text, "tongiaki_projection_events_behind", projection="scoreboard") == 0
     assert "tongiaki_open_streams" in text
+    # the transparency log: its 5 commits in the tree once nothing is pending
+    deadline = time.monotonic() + 30
+    now = text
+    while value(now, "tongiaki_log_pending") > 0:
+        assert time.monotonic() < deadline, "the log's commits were never integrated"
+        time.sleep(0.05)
+        now = client.get("/metrics").get_data(as_text=True)
+    grown = value(now, "tongiaki_log_size") - value(before, "tongiaki_log_size")
+    assert grown - value(before, "tongiaki_log_pending") == 5
     client.get("/no/such/page")
     text = client.get("/metrics").get_data(as_text=True)
     assert 'route="unmatched"' in text and "/no/such/page" not in text
