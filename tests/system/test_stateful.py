@@ -27,6 +27,7 @@ import random
 import subprocess
 import sys
 import threading
+import time
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -47,6 +48,9 @@ from hypothesis.stateful import (
 )
 
 from bench.client import Reply
+from service.transparency.entries import HeadEntry
+from service.transparency.notes import Verifier
+from service.transparency.promises import check_promise
 from tests.servers import ROOT, Http, Server, embedded, production
 
 PROBLEM = "application/problem+json"
@@ -68,6 +72,7 @@ class Cluster:
     env: dict[str, str]
     auditor: str = ""
     https: list[Http] = field(default_factory=list)
+    log_key: Verifier | None = None  # the transparency log's, from GET /log/key
 
     def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -85,6 +90,8 @@ def make_auditor(cluster: Cluster) -> None:
     assert done.returncode == 0, done.stderr
     cluster.auditor = done.stdout.split("token: ")[1].strip()
     cluster.https = [s.http() for s in cluster.servers if s.port]
+    key = cluster.servers[0].http("/log").call("GET", "/key").raw.decode().strip()
+    cluster.log_key = Verifier.parse(key)
 
 
 @pytest.fixture(scope="module")
@@ -132,6 +139,7 @@ class Game:
     ended: bool = False
     # Idempotency-Key -> (account, command, If-Match, receipt) of its accepted use
     keys: dict[str, tuple[str, object, str, dict]] = field(default_factory=dict)
+    commits: list[tuple[int, str]] = field(default_factory=list)  # last version, its hash
 
 
 class Service(RuleBasedStateMachine):
@@ -217,6 +225,9 @@ class Service(RuleBasedStateMachine):
             covered += list(span)
             assert {events[v - 1]["metadata"]["command_id"] for v in span} == {c["command_id"]}
         assert covered == versions, "the accepted commands' events are exactly the stream"
+        game.commits = [
+            (c["last_version"], events[c["last_version"] - 1]["hash"]) for c in accepted
+        ]
         ended = bool(events) and events[-1]["type"] == "DeckRevealed"
         if ended and not game.ended:
             game.ended = True
@@ -555,9 +566,34 @@ class Service(RuleBasedStateMachine):
     def counted(self):
         RUNS[self.cluster.name] = RUNS.get(self.cluster.name, 0) + 1
 
+    def check_logged(self, game: Game) -> None:
+        """Every commit of the game in the public log once, with the head it has (issue
+        28), within the merge delay; each receipt's promise matches its entry."""
+        deadline = time.monotonic() + 60
+        for version, head in game.commits:
+            while (
+                found := self.call(0, "GET", f"/games/{game.game_id}/proof?version={version}")
+            ).status != 200:
+                assert found.json["code"] == "not_logged" and time.monotonic() < deadline, (
+                    found.json
+                )
+                time.sleep(0.05)
+            entry = HeadEntry.parse(found.json["entry"].encode())
+            assert (entry.stream, entry.version, entry.head) == (
+                f"game/{game.game_id}",
+                version,
+                head,
+            )
+        logged = dict(game.commits)
+        for _, _, _, receipt in game.keys.values():
+            assert self.cluster.log_key is not None
+            promise = check_promise(receipt["promise"], self.cluster.log_key)
+            assert logged.get(promise.version) == promise.head, promise
+
     def teardown(self):
         for game in self.games.values():
             self.check_game(game)
+            self.check_logged(game)
 
 
 def run(cluster: Cluster) -> None:
