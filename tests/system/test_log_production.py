@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import random
+import signal
 import threading
 import time
 from pathlib import Path
@@ -86,7 +87,12 @@ def test_two_web_processes_and_two_workers_log_once_and_a_witness_catches_a_fork
         )  # fmt: skip
         try:
             web = [s.http() for s in servers[:2]]
+            # one worker killed while the crowd plays: the other integrates on, no commit
+            # lost or logged twice (an integration is one transaction)
+            killer = threading.Timer(2.0, servers[2].process.send_signal, (signal.SIGKILL,))
+            killer.start()
             games = crowd([s.port for s in servers[:2]], seed=7)
+            killer.join()
             for gid, (_, receipts) in games.items():
                 for version, receipt in receipts.items():
                     found = logged(web[version % 2], gid, version)
