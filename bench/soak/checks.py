@@ -10,6 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from bench.client import Http
 from bench.soak.api import Api
 from bench.soak.games import Context, GameRec
 from bench.soak.stats import excerpt
@@ -138,6 +139,39 @@ def verify(api: Api, games: list[GameRec]) -> tuple[Counter[str], list[str]]:
     return counts, failed
 
 
+def promises_kept(api: Api, games: list[GameRec], timeout: float) -> tuple[int, list[str]]:
+    """Every promise a player got, against the public log (issue 28): signed by the log's
+    key, and its head in the log at its version (waited for up to ``timeout`` seconds,
+    then it is broken). How many were checked, and the broken ones."""
+    from service.transparency.entries import HeadEntry
+    from service.transparency.notes import NoteError, Verifier
+    from service.transparency.promises import check_promise
+
+    published = Http(api.ports[0], "/log")
+    key = Verifier.parse(published.call("GET", "/key").raw.decode().strip())
+    published.close()
+    checked, broken = 0, []
+    deadline = time.monotonic() + timeout
+    for rec in games:
+        for version, note in rec.promised.items():
+            checked += 1
+            try:
+                promise = check_promise(note, key)
+            except NoteError as exc:
+                broken.append(f"{rec.game_id} v{version}: {exc}")
+                continue
+            while True:
+                reply = api.call("GET", f"/games/{rec.game_id}/proof?version={version}")
+                if reply.status == 200 or time.monotonic() > deadline:
+                    break
+                time.sleep(0.1)
+            if reply.status != 200:
+                broken.append(f"{rec.game_id} v{version}: not in the log ({reply.status})")
+            elif not promise.matches(HeadEntry.parse(reply.json["entry"].encode())):
+                broken.append(f"{rec.game_id} v{version}: the log holds another head")
+    return checked, broken
+
+
 @dataclass
 class ReadBack:
     """What was read back after the traffic."""
@@ -150,6 +184,8 @@ class ReadBack:
     verified: Counter[str]  # GET /verify, by (status, outcome)
     failed: list[str]  # the games that failed verification
     seconds: float  # the reading back took
+    promises: int = 0  # the log's promises checked against it
+    broken: list[str] = field(default_factory=list)  # promises without their entry
 
 
 def after_traffic(seed: int, catch_up_seconds: float, ports: list[int], ctx: Context) -> ReadBack:
@@ -164,7 +200,9 @@ def after_traffic(seed: int, catch_up_seconds: float, ports: list[int], ctx: Con
         if check.head != heads[check.game_id]:
             check.problems.append(f"head {check.head}, GET /games said {heads[check.game_id]}")
     verified, failed = verify(api, games)
+    promises, broken = promises_kept(api, games, 30.0)
     api.close()
     return ReadBack(
-        games, checks, caught_in, lagging, behind, verified, failed, time.monotonic() - started
-    )
+        games, checks, caught_in, lagging, behind, verified, failed, time.monotonic() - started,
+        promises, broken,
+    )  # fmt: skip

@@ -34,6 +34,7 @@ class GameRec:
     finished: bool = False
     version: int = 0  # the last version its player saw
     accepted: dict[int, str] = field(default_factory=dict)  # version → hash, from 2xx answers
+    promised: dict[int, str] = field(default_factory=dict)  # version → the log's promise
     keys: list[KeyUse] = field(default_factory=list)
     sample: dict[str, Any] | None = None  # a command its player sent
 
@@ -43,6 +44,8 @@ class GameRec:
             self.accepted[event["version"]] = event["hash"]
         receipt = answer["receipt"]
         self.accepted[receipt["version"]] = receipt["hash"]
+        if "promise" in receipt:
+            self.promised[receipt["version"]] = receipt["promise"]
         self.version = max(self.version, receipt["version"])
 
 

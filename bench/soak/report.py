@@ -110,6 +110,9 @@ def print_read_back(stats: Stats, after: ReadBack) -> None:
         )
     for line in after.failed[:SAMPLES]:
         print(f"    {line}")
+    print(f"  public log        {after.promises} promises checked, {len(after.broken)} broken")
+    for line in after.broken[:SAMPLES]:
+        print(f"    {line}")
 
 
 def print_findings(stats: Stats) -> None:
@@ -140,6 +143,8 @@ def reasons(stats: Stats, failed_starts: list[str], after: ReadBack) -> list[str
         found.append(f"{len(failed_starts)} worker starts failed")
     if after.failed:
         found.append(f"{len(after.failed)} games failed verification")
+    if after.broken:
+        found.append(f"{len(after.broken)} promises without their entry in the log")
     if sum(c.chain_breaks for c in checks) or any(c.problems for c in checks):
         found.append("events read back with problems")
     return found
