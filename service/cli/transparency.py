@@ -3,11 +3,22 @@ an entry's proof checked with nothing but public files (issue 28)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import IO
 
 import click
+
+
+def write_secret(out: Path, text: str, what: str) -> None:
+    """A new key file (0600, never replaced), or one ``Error:`` line saying why not."""
+    from service.transparency.keys import write_key_file
+
+    try:
+        write_key_file(out, text)
+    except FileExistsError as exc:
+        raise click.ClickException(f"{out} exists: {what} is never replaced") from exc
+    except OSError as exc:
+        raise click.ClickException(f"cannot write {out}: {exc.strerror}") from exc
 
 
 @click.group()
@@ -31,14 +42,7 @@ def keygen(name: str, out: Path) -> None:
         signer = Signer.generate(name)
     except NoteError as exc:
         raise click.BadParameter(str(exc), param_hint="--name") from exc
-    try:
-        handle = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError as exc:
-        raise click.ClickException(f"{out} exists: a log's key is never replaced") from exc
-    except OSError as exc:
-        raise click.ClickException(f"cannot write {out}: {exc.strerror}") from exc
-    with os.fdopen(handle, "w") as written:
-        written.write(signer.text + "\n")
+    write_secret(out, signer.text, "a log's key")
     click.echo(signer.verifier.text)
 
 

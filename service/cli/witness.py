@@ -5,10 +5,11 @@ tlog-witness ``add-checkpoint`` for the logs it is told to trust."""
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
 
 import click
+
+from service.cli.transparency import write_secret
 
 
 @click.group()
@@ -33,14 +34,7 @@ def keygen(name: str, out: Path) -> None:
         cosigner = Cosigner.generate(name)
     except NoteError as exc:
         raise click.BadParameter(str(exc), param_hint="--name") from exc
-    try:
-        handle = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError as exc:
-        raise click.ClickException(f"{out} exists: a witness's key is never replaced") from exc
-    except OSError as exc:
-        raise click.ClickException(f"cannot write {out}: {exc.strerror}") from exc
-    with os.fdopen(handle, "w") as written:
-        written.write(cosigner.text + "\n")
+    write_secret(out, cosigner.text, "a witness's key")
     click.echo(cosigner.verifier.text)
 
 

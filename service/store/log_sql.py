@@ -103,36 +103,24 @@ class SqlLogBatch:
 
     def commitments(self, game_ids: Iterable[str]) -> dict[str, str]:
         """Each game's deck commitment, from its first event (``GameCreated``)."""
-        ids = sorted(set(game_ids))
-        found: dict[str, str] = {}
-        for i in range(0, len(ids), 500):
-            chunk = ids[i : i + 500]
-            marks = ", ".join(["%s"] * len(chunk))
-            rows = FIRST.all(
-                self.tx.execute(
-                    f"SELECT {FIRST.select} FROM events WHERE version = 1 AND game_id IN ({marks})",
-                    chunk,
-                )
-            )
-            for r in rows:
-                found[r["game_id"]] = str(json.loads(r["data"]).get("deck_commitment", ""))
-        return found
+        rows = self._each(FIRST, "events WHERE version = 1 AND game_id IN ({})", game_ids)
+        return {r["game_id"]: str(json.loads(r["data"]).get("deck_commitment", "")) for r in rows}
 
     def last_versions(self, streams: Iterable[str]) -> dict[str, int]:
         """The last version each of these streams has in the log."""
-        names = sorted(set(streams))
-        found: dict[str, int] = {}
-        for i in range(0, len(names), 500):
-            chunk = names[i : i + 500]
+        rows = self._each(LAST, "log_entries WHERE stream IN ({}) GROUP BY stream", streams)
+        return {r["stream"]: int(r["version"]) for r in rows}
+
+    def _each(self, row: Row[dict[str, Any]], where: str, keys: Iterable[str]) -> list[Any]:
+        """``SELECT row FROM where`` for the keys, 500 to a statement (``{}``: their marks)."""
+        ids = sorted(set(keys))
+        found: list[Any] = []
+        for i in range(0, len(ids), 500):
+            chunk = ids[i : i + 500]
             marks = ", ".join(["%s"] * len(chunk))
-            rows = LAST.all(
-                self.tx.execute(
-                    f"SELECT {LAST.select} FROM log_entries WHERE stream IN ({marks})"
-                    " GROUP BY stream",
-                    chunk,
-                )
+            found += row.all(
+                self.tx.execute(f"SELECT {row.select} FROM {where.format(marks)}", chunk)
             )
-            found.update({r["stream"]: int(r["version"]) for r in rows})
         return found
 
     def tile(self, level: int, index: int) -> bytes:

@@ -45,21 +45,27 @@ def read_key(path: Path) -> Signer:
         raise ConfigError(f"TONGIAKI_LOG_KEY: {path} is not a log signer key: {exc}") from exc
 
 
+def write_key_file(path: Path, text: str) -> None:
+    """A secret key's text into a new file readable by its owner only, on disk before
+    this returns (``FileExistsError``: a key is never replaced; ``OSError`` otherwise)."""
+    handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(handle, "w") as written:
+        written.write(text + "\n")
+        written.flush()
+        os.fsync(written.fileno())
+
+
 def make_key(path: Path, name: str) -> Signer:
     """A new key written to ``path`` (readable by its owner only), unless a process
     starting beside this one wrote it first: then that one."""
     signer = Signer.generate(name)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        write_key_file(path, signer.text)
     except FileExistsError:
         return read_key(path)
     except OSError as exc:
         raise ConfigError(f"cannot write the log's key {path}: {exc.strerror or exc}") from exc
-    with os.fdopen(handle, "w") as written:
-        written.write(signer.text + "\n")
-        written.flush()
-        os.fsync(written.fileno())
     return signer
 
 
