@@ -153,7 +153,11 @@ def build(
         window=timedelta(seconds=settings.dispute_window),
         announce=notifier.announce,
     )
-    log = TransparencyLog(store.log, signer) if signer is not None else None
+    log = (
+        TransparencyLog(store.log, signer, witnessed=bool(settings.witnesses))
+        if signer is not None
+        else None
+    )
     return Services(settings, store, readmodels, doorbell, games, notifier, disputes, feed, log)
 
 

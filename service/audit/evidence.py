@@ -71,7 +71,7 @@ def gather_evidence(store: EventStore, s: d.Dispute, view: dict[str, Any]) -> di
 def _logged(store: EventStore, game_id: str, version: int) -> dict[str, Any]:
     """The transparency log's proof of the disputed command's commit (its last version),
     checkable offline (``tongiaki proof verify``)."""
-    proven = prove(store.log, game_stream(game_id), version)
+    proven = prove(store.log, game_stream(game_id), version, store.log.log_head())
     if proven is None:
         return {
             "version": version,

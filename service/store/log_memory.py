@@ -78,6 +78,7 @@ class MemoryLog:
         self.last: dict[str, int] = {}
         self.tiles: dict[tuple[int, int], bytes] = {}
         self.head = LogHead()
+        self.witnessed: LogHead | None = None
 
     def add(self, stream: str, version: int, head: str) -> None:
         """A commit waits for its index (the caller holds the store's lock)."""
@@ -116,6 +117,12 @@ class MemoryLog:
         with self.lock:
             return self.by_stream.get((stream, version))
 
+    def log_covering(self, stream: str, version: int) -> Logged | None:
+        """The stream's first entry at or after ``version``, once integrated."""
+        with self.lock:
+            found = [e for (s, v), e in self.by_stream.items() if s == stream and v >= version]
+            return min(found, key=lambda e: e.version, default=None)
+
     def log_stream(self, stream: str) -> list[Logged]:
         """A stream's entries, in version order."""
         with self.lock:
@@ -127,10 +134,13 @@ class MemoryLog:
         with self.lock:
             return len(self.waiting)
 
-    def cosigned(self, size: int, note: str) -> bool:
-        """The checkpoint of ``size`` with its cosignatures, if the log is still there."""
+    def cosigned(self, head: LogHead) -> None:
+        """Keep a checkpoint with its witnesses' cosignatures (the newest cosigned)."""
         with self.lock:
-            if self.head.size != size:
-                return False
-            self.head = LogHead(size, note)
-            return True
+            if self.witnessed is None or self.witnessed.size <= head.size:
+                self.witnessed = head
+
+    def log_cosigned(self) -> LogHead | None:
+        """The newest checkpoint cosigned by witnesses, if any."""
+        with self.lock:
+            return self.witnessed

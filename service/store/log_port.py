@@ -79,11 +79,12 @@ class Logged:
 
 @dataclass(frozen=True)
 class LogHead:
-    """The newest checkpoint: the tree's size and the signed note (with the witnesses'
-    cosignatures as they came; "" before the first integration)."""
+    """A checkpoint: the tree's size, the signed note ("" before the first integration)
+    and when it was made (POSIX seconds; a cosigned one: when its cosignatures came)."""
 
     size: int = 0
     note: str = ""
+    made_at: float = 0.0
 
 
 class LogBatch(Protocol):
@@ -144,6 +145,10 @@ class LogStore(Protocol):
         """The entry of a stream's commit, once integrated."""
         ...
 
+    def log_covering(self, stream: str, version: int) -> Logged | None:
+        """The stream's first entry at or after ``version``, once integrated."""
+        ...
+
     def log_stream(self, stream: str) -> list[Logged]:
         """A stream's entries, in version order."""
         ...
@@ -152,7 +157,10 @@ class LogStore(Protocol):
         """How many commits wait for their index."""
         ...
 
-    def cosigned(self, size: int, note: str) -> bool:
-        """Keep the note of the checkpoint of ``size`` with witnesses' cosignatures, if
-        the log is still at that size (False otherwise: a newer one replaced it)."""
+    def cosigned(self, head: LogHead) -> None:
+        """Keep a checkpoint with its witnesses' cosignatures (the newest cosigned)."""
+        ...
+
+    def log_cosigned(self) -> LogHead | None:
+        """The newest checkpoint cosigned by witnesses, if any."""
         ...

@@ -37,10 +37,12 @@ TABLES = [
         idx BIGINT NOT NULL,
         hashes {blob} NOT NULL,
         PRIMARY KEY (level, idx))""",
+    # id 1: the newest checkpoint; id 2: the newest one cosigned by witnesses
     """CREATE TABLE IF NOT EXISTS log_head (
         id INTEGER PRIMARY KEY,
         size BIGINT NOT NULL,
-        note TEXT NOT NULL)""",
+        note TEXT NOT NULL,
+        made_at DOUBLE PRECISION NOT NULL)""",
 ]
 
 # what a database that had games before the log existed starts its log with: each
@@ -69,7 +71,7 @@ def _logged(idx: int, stream: str, version: int, entry: Any) -> Logged:
 
 
 LOGGED = Row(_logged, "idx", "stream", "version", "entry")
-HEAD = Row(LogHead, "size", "note")
+HEAD = Row(LogHead, "size", "note", "made_at")
 FIRST = Row(named, "game_id", "data")
 LAST = Row(named, "stream", "MAX(version) AS version")
 
@@ -153,11 +155,16 @@ class SqlLogBatch:
             seqs = list(done[start : start + 500])
             marks = ", ".join(["%s"] * len(seqs))
             tx.execute(f"DELETE FROM log_pending WHERE seq IN ({marks})", seqs)
-        tx.execute(
-            "INSERT INTO log_head (id, size, note) VALUES (1, %s, %s)"
-            " ON CONFLICT (id) DO UPDATE SET size = excluded.size, note = excluded.note",
-            (head.size, head.note),
-        )
+        _put_head(tx, 1, head)
+
+
+def _put_head(tx: SqlTx, which: int, head: LogHead) -> None:
+    tx.execute(
+        "INSERT INTO log_head (id, size, note, made_at) VALUES (%s, %s, %s, %s)"
+        " ON CONFLICT (id) DO UPDATE SET size = excluded.size, note = excluded.note,"
+        " made_at = excluded.made_at",
+        (which, head.size, head.note, head.made_at),
+    )
 
 
 def _tile(tx: SqlTx, level: int, index: int) -> bytes:
@@ -213,6 +220,17 @@ class SqlLog:
                 )
             )
 
+    def log_covering(self, stream: str, version: int) -> Logged | None:
+        """The stream's first entry at or after ``version``, once integrated."""
+        with self.db.reading() as tx:
+            return LOGGED.one(
+                tx.execute(
+                    f"SELECT {LOGGED.select} FROM log_entries WHERE stream = %s AND version >= %s"
+                    " ORDER BY version LIMIT 1",
+                    (stream, version),
+                )
+            )
+
     def log_stream(self, stream: str) -> list[Logged]:
         """A stream's entries, in version order."""
         with self.db.reading() as tx:
@@ -228,10 +246,14 @@ class SqlLog:
         with self.db.reading() as tx:
             return int(value(tx.execute("SELECT COUNT(*) FROM log_pending")) or 0)
 
-    def cosigned(self, size: int, note: str) -> bool:
-        """The checkpoint of ``size`` with its cosignatures, if the log is still there."""
+    def cosigned(self, head: LogHead) -> None:
+        """Keep a checkpoint with its witnesses' cosignatures (the newest cosigned)."""
         with self.db.transaction() as tx:
-            changed = tx.execute(
-                "UPDATE log_head SET note = %s WHERE id = 1 AND size = %s", (note, size)
-            )
-            return bool(getattr(changed, "rowcount", 0))
+            found = HEAD.one(tx.execute(f"SELECT {HEAD.select} FROM log_head WHERE id = 2"))
+            if found is None or found.size <= head.size:
+                _put_head(tx, 2, head)
+
+    def log_cosigned(self) -> LogHead | None:
+        """The newest checkpoint cosigned by witnesses, if any."""
+        with self.db.reading() as tx:
+            return HEAD.one(tx.execute(f"SELECT {HEAD.select} FROM log_head WHERE id = 2"))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -25,7 +26,7 @@ from service.store.log_port import GAME, LogBatch, Logged, LogHead, LogStore, Pe
 from service.transparency.checkpoint import Checkpoint
 from service.transparency.entries import EntryError, HeadEntry
 from service.transparency.merkle import leaf_hash
-from service.transparency.notes import Signer, sign
+from service.transparency.notes import NoteError, Signer, note_text, open_note, sign
 from service.transparency.tiled_tree import TiledTree
 
 BATCH = 2000  # commits one step integrates at most
@@ -64,13 +65,25 @@ class Integrator:
             head = tx.head()
             pending = tx.pending(self.batch)
             if not pending:
+                if head.note and not self._signed_here(head.note):  # the key was rotated
+                    point = Checkpoint.parse(note_text(head.note))
+                    note = checkpoint_note(self.signer, point.size, point.root)
+                    tx.record([], {}, [], LogHead(head.size, note, time.time()))
                 return Step(size=head.size)
             entries, refused = self._entries(tx, head.size, pending)
             tree = TiledTree(tx.tile, head.size)
             tiles = tree.append([leaf_hash(e.data) for e in entries])
             note = checkpoint_note(self.signer, tree.size, tree.root())
-            tx.record(entries, tiles, [p.seq for p in pending], LogHead(tree.size, note))
+            made = LogHead(tree.size, note, time.time())
+            tx.record(entries, tiles, [p.seq for p in pending], made)
         return Step(len(entries), refused, tree.size)
+
+    def _signed_here(self, note: str) -> bool:
+        try:
+            open_note(note, (self.signer.verifier,))
+        except NoteError:
+            return False
+        return True
 
     def _entries(self, tx: LogBatch, size: int, pending: list[Pending]) -> tuple[list[Logged], int]:
         games = {p.stream[len(GAME) :] for p in pending if p.stream.startswith(GAME)}

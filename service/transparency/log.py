@@ -6,17 +6,20 @@ afresh: nothing cached here, so every process answers the same.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from service.store.log_port import Logged, LogHead, LogStore
 from service.transparency.checkpoint import Checkpoint
 from service.transparency.integrator import checkpoint_note
 from service.transparency.merkle import EMPTY, HASH_SIZE
-from service.transparency.notes import Signer, open_note
+from service.transparency.notes import NoteError, Signer, note_text, open_note
 from service.transparency.promises import Promise
 from service.transparency.proofs import ProofBundle
 from service.transparency.tiled_tree import TiledTree
 from service.transparency.tiles import WIDTH, bundle, parse
+
+GRACE = 10.0  # seconds a cosigned checkpoint stays the one published
 
 
 @dataclass(frozen=True)
@@ -26,15 +29,26 @@ class Proven:
     entry: Logged
     bundle: ProofBundle
     size: int
+    root_at_entry: bytes  # the root of the tree that ends with this entry
+    since_entry: tuple[bytes, ...]  # its consistency proof to the checkpoint's tree
 
 
 class TransparencyLog:
-    """The log of this deployment: the store's tables and the log's key."""
+    """The log of this deployment: the store's tables and the log's key.
 
-    def __init__(self, store: LogStore, signer: Signer) -> None:
+    With witnesses (``witnessed``), the checkpoint published is the newest one they
+    cosigned, while it is at most ``grace`` seconds old; past that (the witnesses are
+    away), the newest one, so that proofs never stop."""
+
+    def __init__(
+        self, store: LogStore, signer: Signer, witnessed: bool = False, grace: float = GRACE
+    ) -> None:
         self.store = store
         self.signer = signer
         self.verifier = signer.verifier
+        self.witnessed = witnessed
+        self.grace = grace
+        self._ours: tuple[str, bool] = ("", False)  # the last note checked, and the answer
 
     @property
     def origin(self) -> str:
@@ -46,12 +60,43 @@ class TransparencyLog:
         """The log's verifier key (``<name>+<id>+<base64 key>``)."""
         return self.verifier.text
 
-    def head(self) -> LogHead:
-        """The newest checkpoint; before the first entry, the empty tree's, signed now."""
+    def signed_here(self, note: str) -> bool:
+        """Whether the log's key (this one) signed ``note`` (the last answer kept)."""
+        if self._ours[0] != note:
+            try:
+                open_note(note, (self.verifier,))
+                self._ours = (note, True)
+            except NoteError:
+                self._ours = (note, False)
+        return self._ours[1]
+
+    def newest(self) -> LogHead:
+        """The newest checkpoint, signed by this key: before the first entry, the empty
+        tree's; after a key rotation and before the next integration, the same tree's
+        signed now (Ed25519 is deterministic: every process signs the same note)."""
         head = self.store.log_head()
-        if head.note:
+        if not head.note:
+            return LogHead(0, checkpoint_note(self.signer, 0, EMPTY), head.made_at)
+        if self.signed_here(head.note):
             return head
-        return LogHead(0, checkpoint_note(self.signer, 0, EMPTY))
+        point = Checkpoint.parse(note_text(head.note))
+        return LogHead(
+            head.size, checkpoint_note(self.signer, point.size, point.root), head.made_at
+        )
+
+    def head(self) -> LogHead:
+        """The checkpoint published (see the class's docstring)."""
+        newest = self.newest()
+        if self.witnessed:
+            cosigned = self.store.log_cosigned()
+            if (
+                cosigned is not None
+                and cosigned.size <= newest.size
+                and time.time() - cosigned.made_at < self.grace
+                and self.signed_here(cosigned.note)
+            ):
+                return cosigned
+        return newest
 
     def tile(self, path: str) -> bytes | None:
         """The bytes of the tile (or entry bundle) at ``path`` under the newest checkpoint,
@@ -74,12 +119,14 @@ class TransparencyLog:
     def proof(self, stream: str, version: int) -> Proven | None:
         """The entry of a stream's commit with its inclusion proof in the newest tree, or
         None until it is integrated."""
-        return prove(self.store, stream, version)
+        return prove(self.store, stream, version, self.head())
 
     def consistency(self, old: int, new: int) -> list[bytes]:
-        """PROOF(old, new) from the tiles (``ProofError`` unless 0 ≤ old ≤ new ≤ the size)."""
-        size = self.head().size
-        return TiledTree(self.store.log_tile, size).consistency(old, min(new, size))
+        """PROOF(old, new) from the tiles (``ProofError`` unless 0 ≤ old ≤ new ≤ the
+        newest size: a reader that kept a larger checkpoint than the one published now
+        can check the smaller one is a prefix of it)."""
+        size = self.store.log_head().size
+        return TiledTree(self.store.log_tile, size).consistency(old, new)
 
     def checkpoint(self) -> Checkpoint:
         """The newest checkpoint, as the note signs it."""
@@ -90,14 +137,21 @@ class TransparencyLog:
         return Promise(self.origin, stream, version, head, time).signed(self.signer)
 
 
-def prove(store: LogStore, stream: str, version: int) -> Proven | None:
-    """The entry of a stream's commit with its proof bundle against the newest checkpoint
-    (None until it is integrated): what the API and a dispute's evidence give."""
-    entry = store.log_find(stream, version)
-    if entry is None:
+def prove(store: LogStore, stream: str, version: int, head: LogHead) -> Proven | None:
+    """The entry that covers a stream's ``version`` — its own commit's, the first entry at
+    or after it (a version inside a commit is covered by its commit's last; one older than
+    the log by the first entry, through the hash chain) — with its proof bundle against
+    the checkpoint ``head``; None until it is in that checkpoint."""
+    entry = store.log_covering(stream, version)
+    if entry is None or entry.index >= head.size:  # not integrated, or after ``head``
         return None
-    head = store.log_head()
-    if entry.index >= head.size:  # integrated after the checkpoint read: not yet in it
-        return None
-    path = tuple(TiledTree(store.log_tile, head.size).inclusion(entry.index))
-    return Proven(entry, ProofBundle(entry.index, path, head.note, entry.data), head.size)
+    tree = TiledTree(store.log_tile, head.size)
+    path = tuple(tree.inclusion(entry.index))
+    at = entry.index + 1  # the log as it was when this entry was added: its fingerprint
+    return Proven(
+        entry,
+        ProofBundle(entry.index, path, head.note, entry.data),
+        head.size,
+        tree.range_hash(0, at),
+        tuple(tree.consistency(at)),
+    )

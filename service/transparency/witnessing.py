@@ -53,6 +53,11 @@ def _post(url: str, body: str) -> tuple[int, str, str]:
         return exc.code, exc.headers.get("Content-Type", ""), _read(exc)
 
 
+def _name(line: str) -> str:
+    """The key name of a signature line (``— <name> <signature>``)."""
+    return line[len("— ") :].split(" ", 1)[0]
+
+
 def _read(answer: object) -> str:
     data = answer.read(MAX_ANSWER)  # type: ignore[attr-defined]
     return bytes(data).decode("utf-8", "replace")
@@ -74,11 +79,16 @@ class Witnessing:
         self.clock = clock
 
     def round(self) -> int:
-        """Ask each witness due for the newest checkpoint; cosignatures published."""
-        head = self.log.head()
+        """Ask each witness due for the newest checkpoint; the cosignatures published
+        with it (one line per witness: a witness asked again replaces its own)."""
+        head = self.log.newest()
         if head.size == 0:
             return 0
-        lines = []
+        lines: dict[str, str] = {}
+        kept = self.log.store.log_cosigned()
+        if kept is not None and kept.size == head.size and kept.note.startswith(head.note):
+            lines = {_name(line): line for line in kept.note[len(head.note) :].splitlines(True)}
+        asked = 0
         for witness in self.witnesses:
             if witness.cosigned == head.size or self.clock() < witness.retry_at:
                 continue
@@ -88,11 +98,12 @@ class Witnessing:
                 witness.retry_at = self.clock() + witness.backoff
                 continue
             witness.backoff, witness.cosigned = 0.0, head.size
-            lines.append(line)
-        new = [line for line in lines if line not in head.note]
-        if new:
-            self.log.store.cosigned(head.size, head.note + "".join(new))
-        return len(lines)
+            lines[_name(line)] = line
+            asked += 1
+        if asked:
+            note = head.note + "".join(lines[name] for name in sorted(lines))
+            self.log.store.cosigned(LogHead(head.size, note, time.time()))
+        return asked
 
     def _ask(self, witness: _Witness, head: LogHead) -> str | None:
         for _ in range(2):  # again from the size the witness says it holds

@@ -20,7 +20,7 @@ from service.transparency.witnessing import Witnessing
 
 def a_log(signer=None):
     store = MemoryLog(threading.RLock(), lambda g: json.dumps({"deck_commitment": "ab" * 32}))
-    return TransparencyLog(store, signer or Signer.generate("w.test/log"))
+    return TransparencyLog(store, signer or Signer.generate("w.test/log"), witnessed=True)
 
 
 def grow(log, n, salt=0):
@@ -111,3 +111,41 @@ def test_a_witness_that_is_away_is_asked_again_later(tmp_path):
     assert witnessing.round() == 0 and len(calls) == 1  # not before its backoff
     now[0] = 1.5
     assert witnessing.round() == 1 and cosigned_by(log, cosigner) == {"witness.test"}
+
+
+def test_a_witness_asked_again_replaces_its_own_cosignature(tmp_path):
+    log = a_log()
+    grow(log, 4)
+    witness, _ = witness_for(log, tmp_path)
+    post, urls = through(witness)
+    for _ in range(3):  # restarted processes ask again for the same checkpoint
+        assert Witnessing(log, urls, post).round() == 1
+    lines = [line for line in log.head().note.splitlines() if line.startswith("— witness.test")]
+    assert len(lines) == 1
+
+
+def test_the_newest_checkpoint_is_published_when_the_cosigned_one_grows_old(tmp_path):
+    log = a_log()
+    grow(log, 4)
+    witness, cosigner = witness_for(log, tmp_path)
+    post, urls = through(witness)
+    Witnessing(log, urls, post).round()
+    grow(log, 3)  # not cosigned yet: the cosigned tree of 4 is published meanwhile
+    assert log.head().size == 4 and cosigned_by(log, cosigner) == {"witness.test"}
+    log.grace = 0.0  # the witnesses away for longer than the grace: the newest, unwitnessed
+    assert log.head().size == 7 and cosigned_by(log, cosigner) == set()
+
+
+def test_after_a_key_rotation_the_same_tree_is_signed_by_the_new_key(tmp_path):
+    old = a_log(Signer.generate("w.test/log"))
+    grow(old, 9)
+    new_key = Signer.generate("w.test/log-2")
+    rotated = TransparencyLog(old.store, new_key)
+    before = old.store.log_head()
+    fresh = rotated.head()  # before the next integration: signed now, the same tree
+    assert (
+        open_note(fresh.note, (new_key.verifier,)).text.split("\n")[1:3]
+        == (open_note(before.note, (old.verifier,)).text.split("\n")[1:3])
+    )
+    Integrator(rotated.store, new_key).step()  # nothing pending: the integrator re-signs
+    assert old.store.log_head().note == fresh.note

@@ -25,7 +25,13 @@ from service.transparency.merkle import ProofError
 
 bp = Blueprint("proofs", __name__)
 
-VERSION_ARG = query("version", "integer", "the commit's version", minimum=1, maximum=MAX_INT)
+VERSION_ARG = query(
+    "version",
+    "integer",
+    "a version of the stream: the answer is the entry that covers it (its commit's)",
+    minimum=1,
+    maximum=MAX_INT,
+)
 RETRY = "1"  # seconds: pending commits are integrated within a second
 
 
@@ -44,20 +50,21 @@ def _proof(stream: str, version: int, head: int) -> ResponseReturnValue:
     if proven is None:
         raise NotFound(
             "not_logged",
-            f"{stream} v{version} is not in the log: a commit's last version is logged within"
-            " a second of the commit (retry shortly); a version inside a commit, or of a game"
-            " older than the log, has no entry of its own (its commit's entry covers it"
-            " through the hash chain)",
+            f"{stream} v{version} is not in the log's published checkpoint yet: each commit is"
+            " integrated within a second (and cosigned by the witnesses, if any); retry shortly",
             retry_after=int(RETRY),
         )
     return reply(
         {
             "stream": stream,
             "version": version,
+            "entry_version": proven.entry.version,
             "index": proven.entry.index,
             "tree_size": proven.size,
             "entry": proven.entry.data.decode("ascii"),
             "bundle": proven.bundle.text,
+            "root_at_entry": base64.b64encode(proven.root_at_entry).decode(),
+            "since_entry": [base64.b64encode(h).decode() for h in proven.since_entry],
         }
     )
 
@@ -67,7 +74,9 @@ def _proof(stream: str, version: int, head: int) -> ResponseReturnValue:
     Operation(
         "/games/{game_id}/proof",
         "get",
-        "The log's proof of a game's commit: its entry and a C2SP tlog-proof bundle",
+        "The log's proof of a game's version: the entry covering it and a C2SP tlog-proof"
+        " bundle; 404 not_logged with Retry-After until its commit is integrated (within a"
+        " second), 404 unknown_version past the game's head",
         EntryProof,
         params=[VERSION_ARG],
         errors=(404, 422),
@@ -88,7 +97,8 @@ def game_proof(game_id: str) -> ResponseReturnValue:
     Operation(
         "/disputes/{dispute_id}/proof",
         "get",
-        "The log's proof of a dispute's commit (its game's players and auditors)",
+        "The log's proof of a dispute's version (its game's players and auditors; 404"
+        " not_logged with Retry-After until integrated)",
         EntryProof,
         params=[VERSION_ARG],
         auth=True,

@@ -11,7 +11,14 @@ class EntryProof(Strict):
     stream = fields.String(
         required=True, metadata={"description": "game/<game id> or dispute/<dispute id>"}
     )
-    version = fields.Integer(required=True, metadata={"description": "the commit's version"})
+    version = fields.Integer(required=True, metadata={"description": "the version asked about"})
+    entry_version = fields.Integer(
+        required=True,
+        metadata={
+            "description": "the version of the entry that covers it: its commit's last (a"
+            " version inside a commit is covered by it through the hash chain)"
+        },
+    )
     index = fields.Integer(required=True, metadata={"description": "the entry's index in the log"})
     tree_size = fields.Integer(
         required=True, metadata={"description": "the size of the checkpoint it is proven in"}
@@ -23,6 +30,20 @@ class EntryProof(Strict):
             "description": "a C2SP tlog-proof bundle (save as a .tlog-proof file and check it"
             " offline: tongiaki proof verify FILE --key <the log's key>)"
         },
+    )
+
+    root_at_entry = fields.String(
+        required=True,
+        metadata={
+            "description": "the root (base64) of the log's tree that ends with this entry:"
+            " the same for everyone shown this commit, whatever the log's size since (the"
+            " pages' fingerprint)"
+        },
+    )
+    since_entry = fields.List(
+        fields.String(),
+        required=True,
+        metadata={"description": "consistency proof from that tree to the checkpoint's"},
     )
 
 
