@@ -35,6 +35,10 @@ class FollowError(Exception):
     """The log cannot be read, or what it serves is not what it signed."""
 
 
+class Unreachable(FollowError):
+    """The log's files cannot be read (now): not evidence of anything."""
+
+
 class Inconsistent(FollowError):
     """The log's new checkpoint does not extend the one kept: evidence of a rewrite."""
 
@@ -59,15 +63,15 @@ class PublicFiles:
                 with open(os.path.join(self.where, path), "rb") as handle:
                     data = handle.read(limit + 1)
             except OSError as exc:
-                raise FollowError(f"cannot read {self.where}/{path}: {exc.strerror}") from exc
+                raise Unreachable(f"cannot read {self.where}/{path}: {exc.strerror}") from exc
         else:
             try:
                 with urllib.request.urlopen(f"{self.where}/{path}", timeout=self.timeout) as r:
                     data = r.read(limit + 1)
             except urllib.error.HTTPError as exc:
-                raise FollowError(f"{self.where}/{path}: HTTP {exc.code}") from exc
-            except (urllib.error.URLError, OSError) as exc:
-                raise FollowError(f"cannot read {self.where}/{path}: {exc}") from exc
+                raise Unreachable(f"{self.where}/{path}: HTTP {exc.code}") from exc
+            except (urllib.error.URLError, OSError, ValueError) as exc:
+                raise Unreachable(f"cannot read {self.where}/{path}: {exc}") from exc
         if len(data) > limit:
             raise FollowError(f"{path} is longer than {limit} bytes")
         return data
@@ -109,7 +113,7 @@ class Kept:
     root: bytes
 
     @classmethod
-    def load(cls, path: Path, key: Verifier) -> Kept | None:
+    def load(cls, path: Path, key: Verifier, previous: tuple[Verifier, ...] = ()) -> Kept | None:
         """The state file's checkpoint (None if there is no file yet)."""
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))
@@ -119,9 +123,12 @@ class Kept:
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise FollowError(f"{path} is not a state file of tongiaki log verify: {exc}") from exc
         try:
-            point = Checkpoint.parse(open_note(note, (key,)).text)
+            point = Checkpoint.parse(open_note(note, (key, *previous)).text)
         except (NoteError, CheckpointError) as exc:
-            raise FollowError(f"the checkpoint kept in {path} does not check: {exc}") from exc
+            raise FollowError(
+                f"the checkpoint kept in {path} does not check: {exc} (kept under an earlier"
+                " key? name it with --previous-key)"
+            ) from exc
         return cls(note, point.origin, point.size, point.root)
 
     def save(self, path: Path) -> None:
@@ -155,6 +162,7 @@ def check(
     witnesses: tuple[KeyCheck, ...] = (),
     entries: bool = False,
     progress: Callable[[int, int], object] = lambda done, total: None,
+    previous: tuple[str, ...] = (),
 ) -> Report:
     """Check the log's newest checkpoint (see the module's docstring)."""
     note = files.note()
@@ -171,15 +179,20 @@ def check(
     tree = TiledTree(lambda level, index: files.tile(level, index, point.size), point.size)
     if kept is not None:
         report.since = kept.size
-        _consistent(tree, kept, point, note)
+        _consistent(tree, kept, point, note, previous)
     if entries:
         _entries(files, point, report, progress)
     return report
 
 
-def _consistent(tree: TiledTree, kept: Kept, point: Checkpoint, note: str) -> None:
-    if kept.origin != point.origin:
-        raise FollowError(f"the state kept is {kept.origin!r}'s log, not {point.origin!r}'s")
+def _consistent(
+    tree: TiledTree, kept: Kept, point: Checkpoint, note: str, previous: tuple[str, ...]
+) -> None:
+    if kept.origin != point.origin and kept.origin not in previous:
+        raise FollowError(
+            f"the state kept is {kept.origin!r}'s log, not {point.origin!r}'s (after a key"
+            " rotation, name the earlier key with --previous-key)"
+        )
     if point.size < kept.size:
         raise Inconsistent(
             f"the log shrank: {point.size} entries now, {kept.size} in the checkpoint kept",

@@ -54,7 +54,12 @@ def test_proof_verify_with_public_files_only(tmp_path):
     assert "entry 4 is in t.example/log's tree of 9 (1 witness" in ok.output
     assert "game/g4" in ok.output
     short = CliRunner().invoke(main, [*args, "--quorum", "1"])  # the witness's key not given
-    assert short.exit_code == 1 and "1 required" in short.output
+    assert short.exit_code == 2 and "--witness" in short.output
+    # one witness's cosignature twice is still one witness
+    twice = path.read_text() + path.read_text().rsplit("\n", 2)[-2] + "\n"
+    path.write_text(twice)
+    two = CliRunner().invoke(main, [*args, "--witness", witness.verifier.text, "--quorum", "2"])
+    assert two.exit_code == 1 and "1 witness cosignature(s), 2 required" in two.output
     forked = [*leaves[:4], leaf_hash(b"rewritten"), *leaves[5:]]
     lie = write_bundle(tmp_path, log, forked)
     refused = CliRunner().invoke(main, ["proof", "verify", str(lie), "--key", log.verifier.text])

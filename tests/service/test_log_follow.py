@@ -95,7 +95,8 @@ def test_tampered_files_other_keys_and_missing_witnesses_are_refused(tmp_path):
     assert "does not check" in verify(str(mirror), "--key", stranger).output
     witness = Cosigner.generate("w.example").verifier.text
     unmet = verify(str(mirror), "--key", log.key, "--witness", witness, "--quorum", "1")
-    assert unmet.exit_code == 1 and "0 witness cosignature(s), 1 required" in unmet.output
+    assert unmet.exit_code == 3 and "0 witness cosignature(s), 1 required" in unmet.output
+    assert verify(str(mirror), "--key", log.key, "--quorum", "1").exit_code == 2  # whose?
     bundle = mirror / "tile/entries/000.p/10"
     entries = bundle.read_bytes()
     bundle.write_bytes(
@@ -107,5 +108,27 @@ def test_tampered_files_other_keys_and_missing_witnesses_are_refused(tmp_path):
     broken = verify(str(mirror), "--key", log.key, "--state", str(tmp_path / "bad.json"))
     assert broken.exit_code == 1 and "not a state file" in broken.output
     gone = verify(str(tmp_path / "nothing"), "--key", log.key)
-    assert gone.exit_code == 1 and "cannot read" in gone.output
+    assert gone.exit_code == 2 and "neither a URL" in gone.output
+    for url in ("http://[::1", "http://127.0.0.1:99999/log", "http:///log"):
+        assert verify(url, "--key", log.key).exit_code == 2, url
+    away = verify("http://127.0.0.1:9/log", "--key", log.key)  # nothing listens there
+    assert away.exit_code == 3 and "cannot be read now" in away.output
+    nowhere = verify(str(mirror), "--key", log.key, "--state", str(tmp_path / "no" / "s.json"))
+    assert nowhere.exit_code == 2 and "is not a folder" in nowhere.output
     assert "Traceback" not in gone.output + broken.output + tampered.output
+
+
+def test_a_rotated_key_is_followed_with_the_earlier_one_named(tmp_path):
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    log = mirrored(mirror, 30)
+    state = str(tmp_path / "state.json")
+    assert verify(str(mirror), "--key", log.key, "--state", state).exit_code == 0
+    from service.transparency.notes import Signer as S
+
+    rotated = TransparencyLog(log.store, S.generate("mirror.example/log-2"))
+    mirrored(mirror, 5, log=rotated)  # the same tree goes on under the new key
+    refused = verify(str(mirror), "--key", rotated.key, "--state", state)
+    assert refused.exit_code == 1 and "--previous-key" in refused.output
+    followed = verify(str(mirror), "--key", rotated.key, "--previous-key", log.key, "--state", state)
+    assert followed.exit_code == 0 and "consistent with the 30 kept" in followed.output

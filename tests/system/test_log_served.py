@@ -85,6 +85,12 @@ def test_the_embedded_default_logs_every_commit_and_catches_a_rewritten_history(
         receipts = play(http, gid, tokens, rng, 25)
         check_receipts(http, gid, key, receipts)
         url = f"http://127.0.0.1:{server.port}/log"
+        kept_promise = tmp_path / "promise.txt"
+        kept_promise.write_text(receipts[max(receipts)]["promise"])
+        api = f"http://127.0.0.1:{server.port}"
+        checked = tongiaki(env, "promise", "verify", str(kept_promise), "--key", key.text,
+                           "--server", api)  # fmt: skip
+        assert checked.returncode == 0 and "kept: entry" in checked.stdout, checked.stderr
         first = tongiaki(
             env, "log", "verify", url, "--key", key.text, "--state", str(state), "--entries"
         )
@@ -122,3 +128,6 @@ def test_the_embedded_default_logs_every_commit_and_catches_a_rewritten_history(
         promise = check_promise(receipts[max(receipts)]["promise"], key)
         entry = HeadEntry.parse(logged(server.http(), gid, promise.version)["entry"].encode())
         assert not promise.matches(entry)  # the player's promise is evidence of the rewrite
+        broken = tongiaki(env, "promise", "verify", str(kept_promise), "--key", key.text,
+                          "--server", f"http://127.0.0.1:{server.port}")  # fmt: skip
+        assert broken.returncode == 1 and "BROKEN" in broken.stderr, broken.stderr
