@@ -29,8 +29,9 @@ def handler_for(witness: Witness) -> type[BaseHTTPRequestHandler]:
                 self._answer(Answer(404, "the witness answers POST /add-checkpoint\n"))
                 return
             length = self.headers.get("Content-Length", "")
-            if not length.isdigit() or int(length) > MAX_BODY:
-                self._answer(Answer(400, f"a request has a Content-Length of at most {MAX_BODY}\n"))
+            if not length.isdigit() or not 0 < int(length) <= MAX_BODY:
+                said = f"a request is a body of 1 to {MAX_BODY} bytes with its Content-Length"
+                self._answer(Answer(400, said + " (old <size>, the proof, the checkpoint)\n"))
                 return
             try:
                 body = self.rfile.read(int(length)).decode("utf-8")
@@ -45,7 +46,9 @@ def handler_for(witness: Witness) -> type[BaseHTTPRequestHandler]:
             self._answer(answer)
 
         def do_GET(self) -> None:
-            if self.path == "/healthz":
+            if self.path == "/add-checkpoint":
+                self._not_allowed("POST")
+            elif self.path == "/healthz":
                 self._answer(Answer(200, "ok\n"))
             elif self.path == "/evidence":
                 kept = {origin: witness.state.evidence(origin) for origin in witness.logs}
@@ -53,11 +56,21 @@ def handler_for(witness: Witness) -> type[BaseHTTPRequestHandler]:
             else:
                 self._answer(Answer(404, "no such page: POST /add-checkpoint, GET /evidence\n"))
 
-        def _answer(self, answer: Answer) -> None:
+        def _not_allowed(self, allowed: str = "GET, POST") -> None:
+            self._answer(Answer(405, f"allowed here: {allowed}\n"), allow=allowed)
+
+        def do_PUT(self) -> None:
+            self._not_allowed()
+
+        do_DELETE = do_PATCH = do_PUT
+
+        def _answer(self, answer: Answer, allow: str = "") -> None:
             data = answer.body.encode()
             self.send_response(answer.status)
             self.send_header("Content-Type", answer.content_type)
             self.send_header("Content-Length", str(len(data)))
+            if allow:
+                self.send_header("Allow", allow)
             self.end_headers()
             self.wfile.write(data)
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import fcntl
 import json
 import os
 import threading
@@ -49,10 +50,11 @@ class Answer:
 
 @dataclass(frozen=True)
 class Recorded:
-    """The latest checkpoint cosigned for a log: its size and root."""
+    """The latest checkpoint cosigned for a log: its size, root and signed note."""
 
     size: int
     root: bytes
+    note: str = ""
 
 
 class WitnessState:
@@ -62,6 +64,13 @@ class WitnessState:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.lock = threading.Lock()
+        # one witness process per state file: a second would cosign from a stale copy
+        self._held = open(path.with_name(path.name + ".lock"), "a")  # noqa: SIM115 - held
+        try:
+            fcntl.flock(self._held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            self._held.close()
+            raise OSError(f"another witness process uses {path}") from exc
         data = json.loads(path.read_text()) if path.exists() else {}
         self._logs: dict[str, dict[str, Any]] = dict(data.get("logs", {}))
         self._evidence: dict[str, list[str]] = dict(data.get("evidence", {}))
@@ -71,17 +80,22 @@ class WitnessState:
         found = self._logs.get(origin)
         if found is None:
             return Recorded(0, EMPTY)
-        return Recorded(int(found["size"]), base64.b64decode(str(found["root"])))
+        root = base64.b64decode(str(found["root"]))
+        return Recorded(int(found["size"]), root, str(found.get("note", "")))
 
-    def record(self, point: Checkpoint) -> None:
-        """Keep ``point`` as the origin's latest, on disk."""
+    def record(self, point: Checkpoint, note: str) -> None:
+        """Keep ``point`` (signed: ``note``) as the origin's latest, on disk."""
         root = base64.b64encode(point.root).decode()
-        self._logs[point.origin] = {"size": point.size, "root": root}
+        self._logs[point.origin] = {"size": point.size, "root": root, "note": note}
         self._save()
 
     def keep_evidence(self, origin: str, request: str) -> None:
-        """Keep a signed request that showed the log misbehaving."""
-        self._evidence.setdefault(origin, []).append(request)
+        """Keep a signed request that showed the log misbehaving, beside the signed
+        checkpoint it contradicts (the one cosigned last): the two together prove it."""
+        kept = self.latest(origin).note
+        self._evidence.setdefault(origin, []).append(
+            f"{request}\n# contradicts the checkpoint cosigned before:\n{kept}"
+        )
         self._save()
 
     def evidence(self, origin: str) -> list[str]:
@@ -148,7 +162,7 @@ class Witness:
         except ProofError as exc:
             self.state.keep_evidence(point.origin, request)
             return Answer(422, f"not consistent with the tree cosigned: {exc}\n", evidence=True)
-        self.state.record(point)
+        self.state.record(point, request.partition("\n\n")[2])
         line = self.cosigner.cosign(point.text, int(self.clock())).line
         return Answer(200, line)
 

@@ -63,6 +63,17 @@ def test_a_witness_process_cosigns_and_answers_bad_requests_clearly(tmp_path):
             assert reply.status == status, (body[:30], reply.status, reply.raw)
         assert http.call("GET", "/evidence").json == {"log.test/log": []}
         assert http.call("GET", "/nothing").status == 404
+        assert http.call("GET", "/add-checkpoint").status == 405
+        assert http.call("PUT", "/add-checkpoint", raw=b"x").headers["allow"] == "GET, POST"
+        # a fork of the tree it cosigned (one size, another root): refused, kept as evidence
+        fork = checkpoint_note(log, 2, root([leaf_hash(b"a"), leaf_hash(b"z")]))
+        assert http.call("POST", "/add-checkpoint", raw=f"old 2\n\n{fork}".encode()).status == 409
+        (kept,) = http.call("GET", "/evidence").json["log.test/log"]
+        assert fork in kept and note in kept  # both signed checkpoints: the proof of a fork
+        # one witness process per state file
+        second = tongiaki(env, "witness", "serve", "--key", str(key), "--log", log.verifier.text,
+                          "--state", str(tmp_path / "state.json"), "--port", str(free_port()))  # fmt: skip
+        assert second.returncode == 1 and "another witness process" in second.stderr
         assert "Traceback" not in server.output()
     finally:
         server.stop()
