@@ -61,7 +61,8 @@ def base_env(**extra: str) -> dict[str, str]:
         if not k.startswith(("TONGIAKI_", "DATABASE_", "REDIS_"))
     }
     env["TONGIAKI_RATE_LIMITS"] = "off"  # tests that test the limits turn them on
-    if "TONGIAKI_LOG_KEY" in os.environ:  # the run's log key (tests/conftest.py)
+    # the run's log key (tests/conftest.py), but not for the in-memory store: it makes its own
+    if "TONGIAKI_LOG_KEY" in os.environ and extra.get("DATABASE_URL") != "memory:":
         env["TONGIAKI_LOG_KEY"] = os.environ["TONGIAKI_LOG_KEY"]
     env.update(extra)
     return env

@@ -291,14 +291,33 @@ def _log_name(raw: str) -> str:
 
 
 def _witnesses(raw: str) -> tuple[str, ...]:
-    urls = tuple(u.strip().rstrip("/") for u in raw.split(",") if u.strip())
-    pattern = r"https?://[A-Za-z0-9.\-\[\]:]{1,255}(/[A-Za-z0-9._~/\-]{0,200})?"
-    bad = [u for u in urls if not re.fullmatch(pattern, u)]
-    if bad or len(urls) > 16:
-        raise ConfigError(
-            "TONGIAKI_WITNESSES must be at most 16 witness URLs, comma-separated"
-            f" (e.g. http://witness.example:8700), not {raw.strip()!r}"
-        )
+    from urllib.parse import urlsplit
+
+    if raw != raw.strip():
+        raise ConfigError("TONGIAKI_WITNESSES has spaces around it: remove them")
+    urls = tuple(u.rstrip("/") for u in raw.split(",") if u)
+    if len(urls) > 16:
+        raise ConfigError(f"TONGIAKI_WITNESSES names at most 16 witnesses, not {len(urls)}")
+    for url in urls:
+        try:
+            parts = urlsplit(url)
+            port = parts.port
+        except ValueError as exc:
+            raise ConfigError(f"TONGIAKI_WITNESSES: {url!r} is not a URL: {exc}") from exc
+        if (
+            parts.scheme not in ("http", "https")
+            or not parts.hostname
+            or parts.username is not None
+            or parts.query
+            or parts.fragment
+            or url != url.strip()
+            or port == 0
+        ):
+            raise ConfigError(
+                f"TONGIAKI_WITNESSES: {url!r} is not a witness's URL (http:// or https://, a host,"
+                " a port from 1 to 65535 and a path if any; no user, query or fragment), e.g."
+                " http://witness.example:8700"
+            )
     return urls
 
 
@@ -376,6 +395,12 @@ class Settings:
         host = e.get("TONGIAKI_HOST", "").strip() or "127.0.0.1"
         database_url = _database_url(e.get("DATABASE_URL", ""))
         redis_url = _redis_url(e.get("REDIS_URL", ""))
+        if database_url == MEMORY and e.get("TONGIAKI_LOG_KEY", "").strip():
+            raise ConfigError(
+                "DATABASE_URL=memory: keeps nothing: it makes a log key of its own, and a real"
+                " log's key (TONGIAKI_LOG_KEY) would sign a second history under that log's"
+                " name (unset one of the two)"
+            )
         if database_url == MEMORY and redis_url:
             raise ConfigError(
                 "DATABASE_URL=memory: keeps everything in one process: REDIS_URL would send"

@@ -6,6 +6,7 @@ on PostgreSQL when it is missing: a production log signs with a key its operator
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -13,6 +14,7 @@ from urllib.parse import urlsplit
 from service.runtime.settings import ConfigError, Settings
 from service.transparency.notes import NoteError, Signer
 
+log = logging.getLogger("tongiaki.log")
 KEY_FILE = "log.key"  # under the data directory, the embedded default's
 MAX_KEY_FILE = 4096
 
@@ -28,7 +30,8 @@ def default_name(settings: Settings) -> str:
 
 
 def read_key(path: Path) -> Signer:
-    """The signer key in ``path`` (``ConfigError`` naming the file and what is wrong)."""
+    """The signer key in ``path`` (``ConfigError`` naming the file and what is wrong; a
+    file others may read is said in the log, not refused)."""
     try:
         with path.open("rb") as handle:
             raw = handle.read(MAX_KEY_FILE + 1)
@@ -40,9 +43,12 @@ def read_key(path: Path) -> Signer:
     try:
         if len(raw) > MAX_KEY_FILE:
             raise NoteError("the file is too long to be a key")
-        return Signer.parse(raw.decode("ascii"))
+        signer = Signer.parse(raw.decode("ascii"))
     except (NoteError, UnicodeDecodeError) as exc:
         raise ConfigError(f"TONGIAKI_LOG_KEY: {path} is not a log signer key: {exc}") from exc
+    if path.stat().st_mode & 0o077:
+        log.warning("the log's key %s may be read by others than its owner (chmod 600 it)", path)
+    return signer
 
 
 def write_key_file(path: Path, text: str) -> None:
@@ -65,7 +71,10 @@ def make_key(path: Path, name: str) -> Signer:
     except FileExistsError:
         return read_key(path)
     except OSError as exc:
-        raise ConfigError(f"cannot write the log's key {path}: {exc.strerror or exc}") from exc
+        raise ConfigError(
+            f"TONGIAKI_DATA_DIR: cannot use {path.parent}: cannot write the log's key {path}:"
+            f" {exc.strerror or exc}"
+        ) from exc
     return signer
 
 
@@ -83,5 +92,17 @@ def log_signer(settings: Settings) -> Signer:
         )
     path = settings.data_dir / KEY_FILE
     if path.exists():
-        return read_key(path)
-    return make_key(path, default_name(settings))
+        signer = read_key(path)
+        if settings.log_name and settings.log_name != signer.name:
+            log.warning(
+                "TONGIAKI_LOG_NAME is %r, but the log's key in %s is named %r: a key keeps its"
+                " name (a new name is a new key: docs/transparency.md, Rotation)",
+                settings.log_name, path, signer.name,
+            )  # fmt: skip
+        return signer
+    signer = make_key(path, default_name(settings))
+    log.warning(
+        "made the transparency log's key %s (keep it and back it up); its verifier key: %s",
+        path, signer.verifier.text,
+    )  # fmt: skip
+    return signer

@@ -29,6 +29,10 @@ def finished_game(tmp_path):
     return game_id
 
 
+# the in-memory store makes a log key of its own: the run's (tests/conftest.py) unset
+MEMORY = {"DATABASE_URL": "memory:", "TONGIAKI_LOG_KEY": ""}
+
+
 def run(tmp_path, *args, input=None):
     env = {"TONGIAKI_DATA_DIR": str(tmp_path), "DATABASE_URL": "", "REDIS_URL": ""}
     return CliRunner().invoke(main, list(args), env=env, input=input, catch_exceptions=False)
@@ -36,7 +40,12 @@ def run(tmp_path, *args, input=None):
 
 @pytest.fixture(autouse=True)
 def no_service_settings(monkeypatch):
-    for name in ("DATABASE_URL", "REDIS_URL", "TONGIAKI_PORT", "TONGIAKI_RATE_LIMITS"):
+    for name in (
+        "DATABASE_URL",
+        "REDIS_URL",
+        "TONGIAKI_PORT",
+        "TONGIAKI_RATE_LIMITS",
+    ):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -240,13 +249,13 @@ def test_more_operator_mistakes_are_one_line(tmp_path):
         (["serve"], {"DATABASE_URL": " "}, 2, "DATABASE_URL is blank"),
         (["serve"], {"TONGIAKI_DATA_DIR": "/proc/nope"}, 2, "TONGIAKI_DATA_DIR"),
         # the service in memory is one process: no gunicorn workers, nothing to read later
-        (["serve", "--workers", "2"], {"DATABASE_URL": "memory:"}, 2, "without --workers"),
-        (["verify", "abc"], {"DATABASE_URL": "memory:"}, 1, "holds nothing outside"),
-        (["export", "abc"], {"DATABASE_URL": "memory:"}, 1, "holds nothing outside"),
+        (["serve", "--workers", "2"], MEMORY, 2, "without --workers"),
+        (["verify", "abc"], MEMORY, 1, "holds nothing outside"),
+        (["export", "abc"], MEMORY, 1, "holds nothing outside"),
         # nor would one that writes: the game or the auditor would end with the command
-        (["import", "/dev/null"], {"DATABASE_URL": "memory:"}, 1, "holds nothing outside"),
-        (["auditor", "create", "Ana"], {"DATABASE_URL": "memory:"}, 1, "holds nothing outside"),
-        (["db", "upgrade"], {"DATABASE_URL": "memory:"}, 1, "holds nothing outside"),
+        (["import", "/dev/null"], MEMORY, 1, "holds nothing outside"),
+        (["auditor", "create", "Ana"], MEMORY, 1, "holds nothing outside"),
+        (["db", "upgrade"], MEMORY, 1, "holds nothing outside"),
     ]
     assert run(tmp_path, "db", "upgrade").exit_code == 0
     for args, env, code, words in cases:
@@ -416,7 +425,7 @@ def test_a_game_not_over_moves_only_with_its_secret_and_plays_on(tmp_path):
         ({"DATABASE_URL": " memory:"}, "spaces around it"),
         ({"DATABASE_URL": "postgresql://postgres@127.0.0.1:5432/test "}, "spaces around it"),
         (
-            {"DATABASE_URL": "memory:", "REDIS_URL": "redis://127.0.0.1:6379/5"},
+            {**MEMORY, "REDIS_URL": "redis://127.0.0.1:6379/5"},
             "keeps everything in one process",
         ),
         ({"REDIS_URL": "garbage"}, "REDIS_URL must be"),

@@ -77,3 +77,35 @@ def test_a_production_process_without_a_key_refuses_to_start_in_one_line(
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "log.key").exists()
     assert os.environ.get("TONGIAKI_LOG_KEY")  # the run's own key is untouched
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        " http://w.example:8700",
+        "http://w.example:99999",
+        "http://w.example:0",
+        "notaurl",
+        "ftp://w.example",
+        "http://user:pw@w.example",
+        "http://w.example/?x=1",
+        "http://[::1",
+        ",".join(["http://w.example"] * 17),
+    ],
+)
+def test_witness_urls_that_cannot_be_one_are_refused_naming_it(raw):
+    with pytest.raises(ConfigError, match="TONGIAKI_WITNESSES"):
+        Settings.from_env({"TONGIAKI_WITNESSES": raw})
+
+
+def test_witness_urls_with_paths_and_ports_are_taken():
+    raw = "http://w.example:8700,https://w2.example/witness/"
+    assert Settings.from_env({"TONGIAKI_WITNESSES": raw}).witnesses == (
+        "http://w.example:8700",
+        "https://w2.example/witness",
+    )
+
+
+def test_the_in_memory_store_refuses_a_real_logs_key():
+    with pytest.raises(ConfigError, match="second history"):
+        Settings.from_env({"DATABASE_URL": "memory:", "TONGIAKI_LOG_KEY": "/some/log.key"})
