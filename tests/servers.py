@@ -208,3 +208,16 @@ def seated_game(http: Http, names: tuple[str, ...] = ("ann", "bob")) -> tuple[st
         reply = http.call("POST", f"/games/{gid}/seats", {"colour": colour}, token)
         assert reply.status == 201, reply.json
     return gid, tokens
+
+
+def logged_head(http: Http, gid: str, timeout: float = 60.0) -> None:
+    """Wait until the game's head is in the public log (and so every commit before it):
+    its verification then reads the same log from every process and the CLI."""
+    deadline = time.monotonic() + timeout
+    while True:
+        head = http.call("GET", f"/games/{gid}").json["version"]
+        if http.call("GET", f"/games/{gid}/proof?version={head}").status == 200:
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"game {gid}'s head v{head} was not logged in {timeout} s")
+        time.sleep(0.05)

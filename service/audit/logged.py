@@ -30,7 +30,7 @@ def check_logged(
     try:
         point = Checkpoint.parse(note_text(head.note)) if head.note else None
     except (CheckpointError, ValueError) as exc:
-        return {"entries": 0, "tree_size": head.size}, [f"the log's checkpoint: {exc}"]
+        return {"entries": 0}, [f"the log's checkpoint: {exc}"]
     tree = TiledTree(log.log_tile, head.size)
     commitment = _commitment(stored)
     streams: list[tuple[str, Sequence[StoredEvent], str]] = [
@@ -50,7 +50,6 @@ def check_logged(
             problems += _check_entry(entry, events, expected, point, tree)
     summary = {
         "entries": count,
-        "tree_size": head.size,
         "last_logged_version": last_logged,
         "unlogged_versions": max(0, (stored[-1].version if stored else 0) - last_logged),
     }

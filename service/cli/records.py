@@ -93,8 +93,8 @@ def _echo_log(report: Verification) -> None:
     summary = report.log
     state = "ok" if not report.log_problems else "MISMATCH"
     click.echo(
-        f"  log              {state}: {summary['entries']} entries in a tree of"
-        f" {summary['tree_size']}, the game's logged up to v{summary['last_logged_version']}"
+        f"  log              {state}: {summary['entries']} entries, the game logged up to"
+        f" v{summary['last_logged_version']}"
     )
     for p in report.log_problems:
         click.echo(f"    - {p}")

@@ -130,5 +130,7 @@ def test_a_rotated_key_is_followed_with_the_earlier_one_named(tmp_path):
     mirrored(mirror, 5, log=rotated)  # the same tree goes on under the new key
     refused = verify(str(mirror), "--key", rotated.key, "--state", state)
     assert refused.exit_code == 1 and "--previous-key" in refused.output
-    followed = verify(str(mirror), "--key", rotated.key, "--previous-key", log.key, "--state", state)
+    followed = verify(
+        str(mirror), "--key", rotated.key, "--previous-key", log.key, "--state", state
+    )
     assert followed.exit_code == 0 and "consistent with the 30 kept" in followed.output

@@ -12,7 +12,7 @@ import random
 import subprocess
 import sys
 
-from tests.servers import ROOT, Http, embedded, production
+from tests.servers import ROOT, Http, embedded, logged_head, production
 
 
 def accounts(http: Http, names: list[str]) -> list[dict]:
@@ -96,6 +96,7 @@ def test_a_refused_start_leaves_the_deck_alone_on_the_embedded_default(tmp_path)
     with embedded(tmp_path) as server:
         http = server.http()
         gid = refused_start_then_play([http], seed=3)
+        logged_head(http, gid)
         over_http = http.call("GET", f"/games/{gid}/verify").json
         tiles = draws(http, gid)
         by_cli = cli_verify(server.env, gid)
@@ -109,6 +110,7 @@ def test_two_web_processes_on_postgresql_draw_one_deck(tmp_path, pg_schema, redi
     with production(tmp_path, url, redis_url, queue=f"t-{tmp_path.name[-8:]}") as servers:
         web = [s.http() for s in servers[:2]]
         gid = refused_start_then_play(web, seed=8)
+        logged_head(web[0], gid)
         reports = [h.call("GET", f"/games/{gid}/verify").json for h in web]
         tiles = draws(web[0], gid)
         by_cli = cli_verify(servers[0].env, gid)
@@ -125,6 +127,7 @@ def test_http_and_cli_verification_agree_on_a_tampered_record(tmp_path):
     with embedded(tmp_path) as server:
         http = server.http()
         gid = refused_start_then_play([http], seed=5)
+        logged_head(http, gid)
         assert http.call("GET", f"/games/{gid}/verify").json["ok"]
         conn = sqlite3.connect(tmp_path / "tongiaki.db")
         conn.execute("DROP TRIGGER events_no_update")

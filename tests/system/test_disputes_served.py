@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 
-from tests.servers import ROOT, Http, embedded, production
+from tests.servers import ROOT, Http, embedded, logged_head, production
 
 
 def auditor(env: dict[str, str]) -> str:
@@ -139,6 +139,7 @@ def levelled(http: Http, path: str) -> dict:
 
 
 def check_record(https: list[Http], env: dict[str, str], gid: str, auditor: str) -> None:
+    logged_head(https[0], gid)
     reports = [h.call("GET", f"/games/{gid}/verify", None, auditor).json for h in https]
     by_cli = cli_verify(env, gid)
     assert all(r == by_cli for r in reports)

@@ -51,7 +51,7 @@ from bench.client import Reply
 from service.transparency.entries import HeadEntry
 from service.transparency.notes import Verifier
 from service.transparency.promises import check_promise
-from tests.servers import ROOT, Http, Server, embedded, production
+from tests.servers import ROOT, Http, Server, embedded, logged_head, production
 
 PROBLEM = "application/problem+json"
 COLOURS = ("blue", "red", "green", "yellow")
@@ -234,6 +234,7 @@ class Service(RuleBasedStateMachine):
             self.verify(game)
 
     def verify(self, game: Game) -> None:
+        logged_head(self.http(0), game.game_id)
         reports = [
             self.call(i, "GET", f"/games/{game.game_id}/verify").json
             for i in range(len(self.cluster.https))

@@ -280,8 +280,8 @@ class VerificationSchema(Strict):
         allow_none=True,
         metadata={
             "description": "the game against the transparency log: entries (the game's and"
-            " its disputes'), tree_size, last_logged_version, unlogged_versions (commits not"
-            " integrated yet, or older than the log)"
+            " its disputes'), last_logged_version, unlogged_versions (commits not integrated"
+            " yet, or older than the log)"
         },
     )
     log_problems = fields.List(
