@@ -161,6 +161,12 @@ def test_bad_proof_and_consistency_queries_are_problems_that_change_nothing(clie
     assert client.get("/api/v1/games/nope/proof?version=1").status_code == 404
     assert client.get("/api/v1/disputes/d1/proof?version=1").status_code == 401
     assert players[0].get("/api/v1/disputes/d1/proof?version=1").status_code == 404
-    for query in ("", "?old=2", "?old=3&new=2", "?old=0&new=99999999", "?old=-1&new=1"):
+    for query, code in [
+        ("", "bad_query"),
+        ("?old=2", "bad_query"),
+        ("?old=-1&new=1", "bad_query"),
+        ("?old=3&new=2", "bad_tree_size"),
+        ("?old=0&new=99999999", "bad_tree_size"),
+    ]:
         r = client.get(f"/api/v1/log/consistency{query}")
-        assert r.status_code == 422 and r.json["code"] == "bad_query", query
+        assert r.status_code == 422 and r.json["code"] == code, query

@@ -75,6 +75,9 @@ CHECKS = (
 # knows or what OpenAPI 3.0 cannot say: each is named here with its reason, keyed by the
 # problem code it answers (and words of the problem). Anything else refused is a finding.
 NAMED_EXCEPTIONS = {
+    ("bad_tree_size", "size"): "old and new past the log's tree, or old past new: the size is"
+    " known only at run time, and OpenAPI 3.0 cannot say old ≤ new (documented: 422"
+    " bad_tree_size)",
     ("bad_version", "version"): "min_version / at past the game's last version: the head is"
     " known only at run time (documented: 422 bad_version)",
     ("bad_last_event_id", "past the game's last version"): "Last-Event-ID / after past the"

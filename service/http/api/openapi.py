@@ -67,14 +67,19 @@ def current_operation() -> Operation:
     return op
 
 
-def query(name: str, kind: str, description: str, **schema: Any) -> dict[str, Any]:
+def query(
+    name: str, kind: str, description: str, *, required: bool = False, **schema: Any
+) -> dict[str, Any]:
     """A query parameter (``schema`` adds bounds: minimum, maximum, enum…)."""
-    return {
+    found = {
         "in": "query",
         "name": name,
         "schema": {"type": kind, **schema},
         "description": description,
     }
+    if required:
+        found["required"] = True
+    return found
 
 
 def header(name: str, description: str, **schema: Any) -> dict[str, Any]:

@@ -29,6 +29,7 @@ VERSION_ARG = query(
     "version",
     "integer",
     "a version of the stream: the answer is the entry that covers it (its commit's)",
+    required=True,
     minimum=1,
     maximum=MAX_INT,
 )
@@ -118,12 +119,16 @@ def dispute_proof(dispute_id: str) -> ResponseReturnValue:
     Operation(
         "/log/consistency",
         "get",
-        "RFC 9162 consistency proof between two sizes of the log's tree (old ≤ new ≤ the"
-        " newest checkpoint's size)",
+        "RFC 9162 consistency proof between two sizes of the log's tree (old ≤ new ≤ its"
+        " size now; 422 bad_tree_size otherwise)",
         Consistency,
         params=[
-            query("old", "integer", "the older tree's size", minimum=0, maximum=MAX_INT),
-            query("new", "integer", "the newer tree's size", minimum=0, maximum=MAX_INT),
+            query(
+                "old", "integer", "the older tree's size", required=True, minimum=0, maximum=MAX_INT
+            ),
+            query(
+                "new", "integer", "the newer tree's size", required=True, minimum=0, maximum=MAX_INT
+            ),
         ],
         errors=(422,),
     )
@@ -133,9 +138,9 @@ def consistency() -> ResponseReturnValue:
     if old is None or new is None:
         raise BadRequest("bad_query", "old and new are required: two sizes of the log's tree")
     log = transparency_log()
-    size = log.head().size
+    size = log.store.log_head().size
     if not old <= new <= size:
-        raise BadRequest("bad_query", f"old ≤ new ≤ {size} (the newest checkpoint's size)")
+        raise BadRequest("bad_tree_size", f"old ≤ new ≤ {size} (the log's tree's size now)")
     try:
         proof = log.consistency(old, new)
     except ProofError as exc:  # pragma: no cover - sizes checked above
