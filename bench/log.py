@@ -222,8 +222,6 @@ def timed(port: int, paths: list[str], clients: int = 4) -> list[float]:
 
 def big_log(url: str, entries: int, requests: int) -> None:
     """Answers of a log of ``entries`` entries, and bytes per entry."""
-    from service.transparency.tiles import Tile
-
     with tempfile.TemporaryDirectory() as tmp, throwaway_schema(url) as where:
         signer = Signer.generate("bench/log")
         key = Path(tmp) / "log.key"
@@ -232,50 +230,9 @@ def big_log(url: str, entries: int, requests: int) -> None:
         bulk_log(where, entries, signer)
         print(f"a log of {entries:,} entries built in {time.perf_counter() - began:.0f} s")
         port = free_port()
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("TONGIAKI_", "DATABASE_"))}
-        env.pop("REDIS_URL", None)  # inline: each web process integrates (no worker to run)
-        env.update(DATABASE_URL=where, TONGIAKI_LOG_KEY=str(key), TONGIAKI_RATE_LIMITS="off",
-                   TONGIAKI_DATA_DIR=tmp)  # fmt: skip
-        with open(Path(tmp) / "serve.log", "ab") as log:
-            server = subprocess.Popen(
-                [sys.executable, "-m", "service.cli", "serve", "--workers", "2",
-                 "--port", str(port)],
-                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-            )  # fmt: skip
+        server = serve(where, key, tmp, port)
         try:
-            wait_until_serving(port)
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-            tokens = two_accounts(conn)
-            game, _ = started_game(conn, tokens)  # a real game: its commits at the log's end
-            head = call(conn, "GET", f"/games/{game}")[1]["version"]
-            deadline = time.monotonic() + 30
-            while call(conn, "GET", f"/games/{game}/proof?version={head}")[0] != 200:
-                if time.monotonic() > deadline:
-                    raise SystemExit("the game's head was not integrated: is a worker running?")
-                time.sleep(0.1)
-            rng = random.Random(1)
-            full = entries // WIDTH
-            kinds = {
-                "checkpoint": ["/log/checkpoint"] * requests,
-                "hash tile (level 0)": [
-                    f"/log/{Tile(0, rng.randrange(full)).path}" for _ in range(requests)
-                ],
-                "hash tile (level 1)": [
-                    f"/log/{Tile(1, rng.randrange(full // WIDTH)).path}" for _ in range(requests)
-                ]
-                if full >= WIDTH
-                else [],
-                "entry bundle": [
-                    f"/log/{Tile(None, rng.randrange(full)).path}" for _ in range(requests)
-                ],
-                "a game's proof": [f"/api/v1/games/{game}/proof?version={head}"] * requests,
-            }
-            for name, paths in kinds.items():
-                if not paths:  # no full tile at that level in a log this small
-                    continue
-                timed(port, paths[:50])  # warm
-                ms = timed(port, paths)
-                print(f"  {name:22} p50 {pct(ms, 0.5):.2f} ms, p99 {pct(ms, 0.99):.2f} ms")
+            answers(port, entries, requests)
         finally:
             server.terminate()
             server.wait(timeout=30)
@@ -288,6 +245,53 @@ def big_log(url: str, entries: int, requests: int) -> None:
         print(
             f"  bytes stored per entry: {size / count:.0f} (tables and indexes, {count:,} entries)"
         )
+
+
+def serve(where: str, key: Path, tmp: str, port: int) -> subprocess.Popen[bytes]:
+    """``tongiaki serve --workers 2`` on the schema, inline (each web process integrates)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TONGIAKI_", "DATABASE_"))}
+    env.pop("REDIS_URL", None)
+    env.update(DATABASE_URL=where, TONGIAKI_LOG_KEY=str(key), TONGIAKI_RATE_LIMITS="off",
+               TONGIAKI_DATA_DIR=tmp)  # fmt: skip
+    with open(Path(tmp) / "serve.log", "ab") as log:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "service.cli", "serve", "--workers", "2", "--port", str(port)],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+    wait_until_serving(port)
+    return server
+
+
+def answers(port: int, entries: int, requests: int) -> None:
+    """p50 and p99 of each kind of answer, a real game's proof among them."""
+    from service.transparency.tiles import Tile
+
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    game, _ = started_game(conn, two_accounts(conn))  # its commits at the log's end
+    head = call(conn, "GET", f"/games/{game}")[1]["version"]
+    deadline = time.monotonic() + 30
+    while call(conn, "GET", f"/games/{game}/proof?version={head}")[0] != 200:
+        if time.monotonic() > deadline:
+            raise SystemExit("the game's head was not integrated")
+        time.sleep(0.1)
+    rng = random.Random(1)
+    full = entries // WIDTH
+    level1 = [f"/log/{Tile(1, rng.randrange(full // WIDTH)).path}" for _ in range(requests)]
+    kinds = {
+        "checkpoint": ["/log/checkpoint"] * requests,
+        "hash tile (level 0)": [
+            f"/log/{Tile(0, rng.randrange(full)).path}" for _ in range(requests)
+        ],
+        "hash tile (level 1)": level1 if full >= WIDTH else [],
+        "entry bundle": [f"/log/{Tile(None, rng.randrange(full)).path}" for _ in range(requests)],
+        "a game's proof": [f"/api/v1/games/{game}/proof?version={head}"] * requests,
+    }
+    for name, paths in kinds.items():
+        if not paths:  # no full tile at that level in a log this small
+            continue
+        timed(port, paths[:50])  # warm
+        ms = timed(port, paths)
+        print(f"  {name:22} p50 {pct(ms, 0.5):.2f} ms, p99 {pct(ms, 0.99):.2f} ms")
 
 
 def main() -> None:

@@ -9,7 +9,7 @@ from typing import IO, TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
-    from service.transparency.follow import PublicFiles
+    from service.transparency.follow import PublicFiles, Report
     from service.transparency.notes import Verifier
     from service.transparency.promises import Promise
 
@@ -124,6 +124,13 @@ def verify_log(
         raise SystemExit(UNREACHABLE) from exc
     except FollowError as exc:
         raise click.ClickException(f"the log does not check: {exc}") from exc
+    _report(report, quorum, state, entries)
+
+
+def _report(report: Report, quorum: int, state: Path | None, entries: bool) -> None:
+    """A check's outcome: its quorum, the state kept, the one line said."""
+    from service.transparency.follow import Kept
+
     if report.cosigned < quorum:
         click.echo(
             f"Error: {report.cosigned} witness cosignature(s), {quorum} required (the newest"

@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 # what the rate limits guard, and their defaults (``limits`` notation, "; " between)
@@ -290,6 +291,23 @@ def _log_name(raw: str) -> str:
     return name
 
 
+def _log_settings(e: Mapping[str, str], database_url: str) -> dict[str, Any]:
+    """The transparency log's settings (service.transparency)."""
+    key = e.get("TONGIAKI_LOG_KEY", "").strip()
+    if database_url == MEMORY and key:
+        raise ConfigError(
+            "DATABASE_URL=memory: keeps nothing: it makes a log key of its own, and a real"
+            " log's key (TONGIAKI_LOG_KEY) would sign a second history under that log's"
+            " name (unset one of the two)"
+        )
+    return {
+        "log_key": key,
+        "log_name": _log_name(e.get("TONGIAKI_LOG_NAME", "")),
+        "log_every": _seconds(e, "TONGIAKI_LOG_EVERY", 0.25),
+        "witnesses": _witnesses(e.get("TONGIAKI_WITNESSES", "")),
+    }
+
+
 def _witnesses(raw: str) -> tuple[str, ...]:
     from urllib.parse import urlsplit
 
@@ -395,12 +413,6 @@ class Settings:
         host = e.get("TONGIAKI_HOST", "").strip() or "127.0.0.1"
         database_url = _database_url(e.get("DATABASE_URL", ""))
         redis_url = _redis_url(e.get("REDIS_URL", ""))
-        if database_url == MEMORY and e.get("TONGIAKI_LOG_KEY", "").strip():
-            raise ConfigError(
-                "DATABASE_URL=memory: keeps nothing: it makes a log key of its own, and a real"
-                " log's key (TONGIAKI_LOG_KEY) would sign a second history under that log's"
-                " name (unset one of the two)"
-            )
         if database_url == MEMORY and redis_url:
             raise ConfigError(
                 "DATABASE_URL=memory: keeps everything in one process: REDIS_URL would send"
@@ -436,10 +448,7 @@ class Settings:
             host=host,
             port=_integer(e, "TONGIAKI_PORT", 8000, 1, 65_535),
             rate_limits=parse_rate_limits(e.get("TONGIAKI_RATE_LIMITS", "")),
-            log_key=e.get("TONGIAKI_LOG_KEY", "").strip(),
-            log_name=_log_name(e.get("TONGIAKI_LOG_NAME", "")),
-            log_every=_seconds(e, "TONGIAKI_LOG_EVERY", 0.25),
-            witnesses=_witnesses(e.get("TONGIAKI_WITNESSES", "")),
+            **_log_settings(e, database_url),
         )
 
     @property

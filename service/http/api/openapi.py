@@ -71,7 +71,7 @@ def query(
     name: str, kind: str, description: str, *, required: bool = False, **schema: Any
 ) -> dict[str, Any]:
     """A query parameter (``schema`` adds bounds: minimum, maximum, enum…)."""
-    found = {
+    found: dict[str, Any] = {
         "in": "query",
         "name": name,
         "schema": {"type": kind, **schema},
