@@ -4,7 +4,8 @@ read models), for load balancers and orchestrators.
 ``/readyz`` answers 200 with each check, or 503 problem+json ``not_ready`` whose
 ``detail`` names every reason (and ``checks`` holds them all). A read model is not
 ready when it is halted for a game or more than ``TONGIAKI_READY_MAX_LAG`` events
-behind the event store (all games together).
+behind the event store (all games together); the transparency log, when more than as
+many commits wait for their index (no integrator runs).
 """
 
 from __future__ import annotations
@@ -62,6 +63,23 @@ def _database(store: Any, rm: ReadModels, max_lag: int) -> tuple[dict[str, Any],
     return {**checks, "projections": projections}, reasons
 
 
+def _log(store: Any, max_lag: int) -> tuple[dict[str, Any], list[str]]:
+    """The transparency log: commits waiting for their index (none integrate them when
+    no worker runs: players' promises would go unkept)."""
+    try:
+        pending = int(store.log.log_pending())
+    except StoreError as exc:
+        return {"ok": False, "error": str(exc)}, [f"the log cannot be read ({exc})"]
+    ok = pending <= max_lag
+    found = {"ok": ok, "pending": pending}
+    if ok:
+        return found, []
+    return found, [
+        f"the transparency log has {pending} commits waiting for their index (more than"
+        f" {max_lag}): is an integrator running (tongiaki worker)?"
+    ]
+
+
 def _redis(url: str) -> tuple[dict[str, Any], list[str]]:
     from redis import Redis
     from redis.exceptions import RedisError
@@ -80,12 +98,15 @@ def _redis(url: str) -> tuple[dict[str, Any], list[str]]:
 @bp.get("/readyz")
 def readyz() -> ResponseReturnValue:
     """Ready to serve: the database answers, Redis too when configured (the doorbell),
-    and no read model is halted or too far behind."""
+    no read model is halted or too far behind, and the transparency log is integrated."""
     settings: Settings = current_app.extensions["tongiaki.settings"]
     rm: ReadModels = current_app.extensions["tongiaki.readmodels"]
     store = current_app.extensions["tongiaki.games"].store
     database, reasons = _database(store, rm, settings.ready_max_lag)
     checks: dict[str, Any] = {"database": database}
+    if database["ok"]:
+        checks["log"], more = _log(store, settings.ready_max_lag)
+        reasons += more
     if settings.redis_url:
         checks["redis"], more = _redis(settings.redis_url)
         reasons += more

@@ -20,9 +20,16 @@ from service.transparency.tiles import WIDTH, parse
 
 bp = Blueprint("transparency", __name__)
 
+
+@bp.after_request
+def public(response: Response) -> Response:
+    """The log is public: any site's tools may read it (no credentials are involved)."""
+    response.headers["Access-Control-Allow-Origin"] = "*"
+    return response
+
 IMMUTABLE = "public, max-age=31536000, immutable"
 PARTIAL = "public, max-age=3600"  # a partial tile's bytes never change; it is replaced
-TEXT = "text/plain; charset=utf-8"
+TEXT = "text/plain"  # Flask adds the charset
 MAX_PATH = 64  # characters of a tile path: the longest level-63 index fits
 
 

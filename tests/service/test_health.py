@@ -57,3 +57,14 @@ def test_the_lag_limit_is_a_checked_setting(value):
 
     with pytest.raises(ConfigError, match="TONGIAKI_READY_MAX_LAG"):
         Settings.from_env({"TONGIAKI_READY_MAX_LAG": value})
+
+
+def test_readyz_says_when_the_logs_commits_wait_for_an_integrator(tmp_path):
+    # no integrator runs here (sweep=False starts no background work): commits wait
+    app = create_app(Settings(data_dir=tmp_path, rate_limits={}, ready_max_lag=2), sweep=False)
+    client = app.test_client()
+    assert client.get("/readyz").json["checks"]["log"] == {"ok": True, "pending": 0}
+    open_game(client, ["blue", "red"])  # 4 commits: open, two seats, start
+    r = client.get("/readyz")
+    assert r.status_code == 503 and "4 commits waiting for their index" in r.json["detail"]
+    assert r.json["checks"]["log"] == {"ok": False, "pending": 4}

@@ -28,7 +28,8 @@ PATIENCE = 30.0
 
 def log_key(client) -> Verifier:
     r = client.get("/log/key")
-    assert r.status_code == 200 and r.mimetype == "text/plain"
+    assert r.status_code == 200 and r.headers["Content-Type"] == "text/plain; charset=utf-8"
+    assert r.headers["Access-Control-Allow-Origin"] == "*"  # any site's tools may read it
     return Verifier.parse(r.get_data(as_text=True).strip())
 
 
