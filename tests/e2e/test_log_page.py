@@ -30,13 +30,21 @@ def test_the_game_and_replay_pages_check_their_head_in_the_public_log(browser, s
     page.wait_for_selector("body[data-log=ok]", timeout=60_000)
     shown = page.inner_text("#log-fingerprint")
     assert FINGERPRINT.fullmatch(shown)
-    origin = text(server, "/log/key").split("+")[0]
-    kept = json.loads(page.evaluate(f"localStorage.getItem('tongiaki.log.{origin}')"))
-    root = base64.b64decode(kept["root"]).hex().upper()
+    # the fingerprint is of the log as it was at this move's entry: the same for everyone
+    head = json.loads(text(server, f"/api/v1/games/{game_id}"))["version"]
+    proof = json.loads(text(server, f"/api/v1/games/{game_id}/proof?version={head}"))
+    root = base64.b64decode(proof["root_at_entry"]).hex().upper()
     assert shown == f"{root[:4]}-{root[4:8]}-{root[8:12]}-{root[12:16]}"
-    assert "is in the public log" in page.inner_text("#log-panel")
-    page.goto(f"{server}/games/{game_id}/replay")
+    assert f"Version {head} is in the public log" in page.inner_text("#log-panel")
+    other = new_page(browser, server)  # another player, after more moves of other games
+    started_game(server, moves=2)
+    other.goto(f"{server}/games/{game_id}")
+    other.wait_for_selector("body[data-log=ok]", timeout=60_000)
+    assert other.inner_text("#log-fingerprint") == shown
+    # the replay checks the version it shows: one inside a commit, by the commit's entry
+    page.goto(f"{server}/games/{game_id}/replay?v=2")
     page.wait_for_selector("body[data-log=ok]", timeout=60_000)
+    assert "Version 2" in page.inner_text("#log-panel")
     assert page.errors == []
 
 
@@ -45,10 +53,15 @@ def test_a_checkpoint_that_does_not_extend_the_one_seen_is_a_loud_banner(browser
     origin = text(server, "/log/key").split("+")[0]
     size = int(text(server, "/log/checkpoint").split("\n")[1])
     # this browser saw, earlier, a tree of one entry less with another root
-    forged = {"size": size - 1, "root": base64.b64encode(b"\x11" * 32).decode(), "note": "kept"}
+    forged = {
+        "origin": origin,
+        "size": size - 1,
+        "root": base64.b64encode(b"\x11" * 32).decode(),
+        "note": "kept",
+    }
     page = new_page(browser, server)
     page.add_init_script(
-        f"localStorage.setItem('tongiaki.log.{origin}', {json.dumps(json.dumps(forged))})"
+        f"localStorage.setItem('tongiaki.log.kept', {json.dumps(json.dumps(forged))})"
     )
     page.goto(f"{server}/games/{game_id}")
     page.wait_for_selector("#log-alarm[role=alert]", timeout=60_000)
@@ -58,4 +71,4 @@ def test_a_checkpoint_that_does_not_extend_the_one_seen_is_a_loud_banner(browser
     evidence = json.loads(page.evaluate("localStorage.getItem('tongiaki.log.evidence')"))
     assert evidence["kept"] == "kept" and evidence["shown"].startswith(origin)
     # the forged checkpoint is not replaced by the server's
-    assert json.loads(page.evaluate(f"localStorage.getItem('tongiaki.log.{origin}')")) == forged
+    assert json.loads(page.evaluate("localStorage.getItem('tongiaki.log.kept')")) == forged

@@ -75,6 +75,17 @@ def test_each_receipt_promises_its_head_and_the_log_proves_it(client):
     # the seats and the start were commits too, each logged with the game's commitment
     first = HeadEntry.parse(ProofBundle.parse(proof_of(client, game_id, 1)["bundle"]).entry or b"")
     assert first.commitment == entry.commitment != "-"
+    # a version inside the start's commit is covered by the commit's entry (the hash chain
+    # links it): its proof names the entry's version
+    for _ in range(40):  # a command of several events (a tile drawn, boats landed…)
+        legal = client.get(f"/api/v1/games/{game_id}/legal").json
+        mover = next(p for p in players if p.id == legal["player_id"])
+        answer = mover.post(f"/games/{game_id}/commands", legal["commands"][0]).json
+        if len(answer["events"]) > 1:
+            break
+    inside = answer["events"][0]["version"]
+    covering = proof_of(client, game_id, inside)
+    assert covering["version"] == inside < covering["entry_version"] == answer["version"]
     # a retried command is answered with the same promise (Ed25519 is deterministic)
     assert check_promise(receipt["promise"], key) == promise
 

@@ -14,6 +14,7 @@ import { people, who } from "./words.js";
 const gameId = document.body.dataset.game;
 const r = { head: 0, version: 0, timer: null, tiles: null, token: 0, extent: [], names: people([]), history: { events: new Map(), steps: new Map() } };
 let board = null;
+let logCheck = null; // the public log's panel: it checks the version shown
 
 async function show(version) {
   version = Math.max(1, Math.min(r.head, version));
@@ -37,6 +38,7 @@ async function show(version) {
     board.render(state.data.position, { extent: r.extent, overlay: overlayFor(r.history.events.get(version), state.data.position) });
     document.body.dataset.version = String(version);
     renderMoves();
+    logCheck?.recheck();
   } else {
     document.getElementById("description").textContent = problemText(state.data);
   }
@@ -117,7 +119,7 @@ async function main() {
       el("section", { id: "log-panel", class: "log-panel", "aria-label": "Public log" }),
     ),
   );
-  const log = mountLogCheck(document.getElementById("log-panel"), gameId, () => ({ version: r.head }));
+  logCheck = mountLogCheck(document.getElementById("log-panel"), gameId, () => ({ version: r.version }));
   board = new Board(document.getElementById("replay-board"), r.tiles);
   turnOptions();
   await show(wanted);
@@ -140,7 +142,7 @@ async function main() {
     document.getElementById("where").textContent = `Version ${r.version} of ${r.head}`;
     if (atEnd && !r.timer) show(r.head);
     else renderMoves();
-    log.recheck();
+    logCheck.recheck();
   });
 }
 

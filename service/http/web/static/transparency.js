@@ -5,7 +5,7 @@
 // inconsistency is a loud banner that says what it means; nothing passes silently.
 import { api, el } from "./api.js";
 
-const KEPT = "tongiaki.log.";
+const KEPT = "tongiaki.log.kept";
 const EVIDENCE = "tongiaki.log.evidence";
 const enc = new TextEncoder();
 
@@ -130,50 +130,59 @@ export function fingerprint(point) {
   return `${h.slice(0, 4)}-${h.slice(4, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}`;
 }
 
-function kept(origin) {
+function kept() {
   try {
-    const k = JSON.parse(localStorage.getItem(KEPT + origin));
-    return k && { origin, size: k.size, root: b64(k.root), note: k.note };
+    const k = JSON.parse(localStorage.getItem(KEPT));
+    return k && { origin: k.origin, size: k.size, root: b64(k.root), note: k.note };
   } catch {
     return null;
   }
 }
 
 function keep(point) {
-  localStorage.setItem(KEPT + point.origin, JSON.stringify({ size: point.size, root: btoa(String.fromCharCode(...point.root)), note: point.note }));
+  const root = btoa(String.fromCharCode(...point.root));
+  localStorage.setItem(KEPT, JSON.stringify({ origin: point.origin, size: point.size, root, note: point.note }));
 }
 
-/** The newer checkpoint made the one kept, if it extends it (else a LogError). */
+/** The checkpoint kept after seeing `point`: the larger of the two, once the smaller is
+ * proven a prefix of the larger (else a LogError: two histories). One kept per site, not
+ * per origin: after a key rotation the same tree goes on under a new name. */
 async function extend(point) {
-  const before = kept(point.origin);
-  if (!before || point.size < before.size) {
-    if (!before) keep(point);
-    return before && point.size < before.size ? before : point;
+  const before = kept();
+  if (!before) {
+    keep(point);
+    return point;
   }
-  const r = await api("GET", `/log/consistency?old=${before.size}&new=${point.size}`);
+  const [small, large] = point.size < before.size ? [point, before] : [before, point];
+  const r = await api("GET", `/log/consistency?old=${small.size}&new=${large.size}`);
   const proof = r.ok ? r.data.proof.map(b64) : [];
-  if (!(await verifyConsistency(before.size, point.size, before.root, point.root, proof))) {
+  if (!(await verifyConsistency(small.size, large.size, small.root, large.root, proof))) {
     const evidence = { at: new Date().toISOString(), kept: before.note, shown: point.note };
     localStorage.setItem(EVIDENCE, JSON.stringify(evidence));
     throw new LogError(
-      `the log's checkpoint of ${point.size} entries is not an extension of the one of ${before.size} this browser saw before`,
+      point.size < before.size
+        ? `the log's checkpoint of ${point.size} entries is not a prefix of the one of ${before.size} this browser saw before`
+        : `the log's checkpoint of ${point.size} entries is not an extension of the one of ${before.size} this browser saw before`,
       true,
     );
   }
-  keep(point);
-  return point;
+  if (large === point) keep(point);
+  return large;
 }
 
 /** A panel that checks the head `headOf()` names ({version}) against the public log. */
 export function mountLogCheck(host, gameId, headOf) {
   let key = null;
   let timer = null;
-  const state = (name, words, point) => {
+  const state = (name, words, at) => {
     document.body.dataset.log = name;
-    const fp = point ? el("code", { id: "log-fingerprint", title: "Compare with the other players: the same size gives the same fingerprint" }, fingerprint(point)) : null;
+    const fp = at
+      ? el("code", { id: "log-fingerprint", title: "Everyone shown this move sees the same fingerprint: compare it with the other players" }, fingerprint(at))
+      : null;
     host.replaceChildren(
       el("h3", {}, "Public log"),
-      el("p", { class: "muted" }, words, point ? " " : "", point ? el("span", {}, `Checkpoint of ${point.size} entries: `, fp) : ""),
+      el("p", { class: "muted" }, words),
+      at ? el("p", {}, "Fingerprint of the log at this move: ", fp) : "",
       el("p", {}, el("a", { href: "/docs/transparency" }, "What this means")),
     );
   };
@@ -189,6 +198,7 @@ export function mountLogCheck(host, gameId, headOf) {
     document.getElementById("main").prepend(el("div", { id: "log-alarm", class: "banner error", role: "alert" }, words));
     state("inconsistent", "The log is inconsistent (see the banner above).");
   };
+  let waited = 0;
   async function check() {
     if (!globalThis.crypto?.subtle) {
       state("unchecked", "This page cannot check the public log here: the browser allows it only over HTTPS.");
@@ -196,33 +206,45 @@ export function mountLogCheck(host, gameId, headOf) {
     }
     try {
       if (!key) key = await verifierKey(await (await fetch("/log/key")).text());
-      let point = await extend(await openCheckpoint(await (await fetch("/log/checkpoint")).text(), key));
-      const head = headOf();
-      if (!head?.version) {
-        state("ok", "The log's checkpoint checks.", point);
+      await extend(await openCheckpoint(await (await fetch("/log/checkpoint")).text(), key));
+      const shown = headOf();
+      if (!shown?.version) {
+        state("ok", "The log's checkpoint checks.");
         return;
       }
-      const events = await api("GET", `/games/${gameId}/events?after=${head.version - 1}&limit=1`);
-      const proof = await api("GET", `/games/${gameId}/proof?version=${head.version}`);
-      if (!proof.ok || !events.ok || !events.data.events.length) {
-        state("pending", "This move is not in the public log yet (it is added within a second).", point);
+      const proof = await api("GET", `/games/${gameId}/proof?version=${shown.version}`);
+      if (!proof.ok) {
+        waited += 1;
+        state(
+          "pending",
+          waited > 40
+            ? `Version ${shown.version} is still not in the public log after a minute: the server is not adding its moves to the log. Tell the auditors.`
+            : `Version ${shown.version} is not in the public log yet (it is added within a second).`,
+        );
         timer = setTimeout(check, 1500);
         return;
       }
-      const bundle = proof.data.bundle;
-      const split = bundle.indexOf("\n\n");
-      const hashes = bundle.slice(0, split).split("\n").slice(3).map(b64);
-      const proven = await extend(await openCheckpoint(bundle.slice(split + 2), key));
-      const entry = proof.data.entry;
-      const lines = entry.split("\n");
-      if (lines[1] !== `game/${gameId}` || Number(lines[2]) !== head.version || lines[3] !== events.data.events[0].hash) {
-        throw new LogError(`the log records another head for move ${head.version} of this game than this page shows`, true);
+      waited = 0;
+      const p = proof.data;
+      const events = await api("GET", `/games/${gameId}/events?after=${p.entry_version - 1}&limit=1`);
+      const split = p.bundle.indexOf("\n\n");
+      const hashes = p.bundle.slice(0, split).split("\n").slice(3).map(b64);
+      const proven = await extend(await openCheckpoint(p.bundle.slice(split + 2), key));
+      const lines = p.entry.split("\n");
+      const head = events.ok && events.data.events.length ? events.data.events[0].hash : null;
+      if (lines[1] !== `game/${gameId}` || Number(lines[2]) !== p.entry_version || lines[3] !== head) {
+        throw new LogError(`the log records another history for version ${p.entry_version} of this game than the server shows`, true);
       }
-      if (!(await verifyInclusion(proof.data.index, proven.size, await leafHash(entry), hashes, proven.root))) {
-        throw new LogError(`move ${head.version} is not in the log's tree its checkpoint signs`);
+      const tree = await openCheckpoint(p.bundle.slice(split + 2), key);
+      if (!(await verifyInclusion(p.index, tree.size, await leafHash(p.entry), hashes, tree.root))) {
+        throw new LogError(`version ${p.entry_version} is not in the log's tree its checkpoint signs`);
       }
-      point = proven.size >= point.size ? proven : point;
-      state("ok", `Move ${head.version} is in the public log.`, point);
+      const at = { size: p.index + 1, root: b64(p.root_at_entry) };
+      if (!(await verifyConsistency(at.size, tree.size, at.root, tree.root, p.since_entry.map(b64)))) {
+        throw new LogError("the log's tree at this move's entry is not a prefix of its checkpoint");
+      }
+      const which = p.entry_version === shown.version ? `Version ${shown.version}` : `Version ${shown.version} (in the commit ending at ${p.entry_version})`;
+      state("ok", `${which} is in the public log, entry ${p.index + 1} of ${Math.max(tree.size, proven.size)}.`, at);
     } catch (error) {
       if (error instanceof LogError) alarm(error);
       else state("unchecked", "The public log could not be reached; checking again shortly.");
