@@ -72,6 +72,9 @@ def forget() -> None:
         cached.cache_clear()
 
 
+FOLLOW = 0.25  # seconds between a worker's looks at a player's game beside the bot
+
+
 def clock_key(queue: Queue, game_id: str) -> str:
     """The Redis key naming the tick scheduled for a game's pending decision."""
     return f"tongiaki:{queue.name}:clock:{game_id}"
@@ -86,7 +89,9 @@ def local_clock() -> LocalScheduler:
     for a worker that dies (it then finds nothing due, when this one did it)."""
     settings = Settings.from_env()
     stopped = threading.Event()
-    return LocalScheduler(timekeeper(), readmodels(), settings.sweep_every, stopped.is_set)
+    return LocalScheduler(
+        timekeeper(), readmodels(), settings.sweep_every, stopped.is_set, follow=FOLLOW
+    )
 
 
 def schedule_clock(queue: Queue, game_id: str, due_ms: int | None) -> None:

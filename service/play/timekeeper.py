@@ -29,7 +29,7 @@ from projections.store import ReadModels
 from service.errors import Conflict, NotFound, ServiceError
 from service.play.games import Doorbell, GameService
 from service.store.base import StoreUnavailable
-from service.timing.clocks import due
+from service.timing.clocks import due, pending_seat
 
 log = logging.getLogger("tongiaki.clocks")
 
@@ -83,6 +83,18 @@ class Timekeeper:
         clock = self.games.clock_at(game_id, version, state)
         return due(clock, state, self.games.clock())
 
+    def beside_bot(self, game_id: str) -> bool:
+        """Whether the game is under way with a seat the bot plays (absent, resigned): a
+        player's move there makes the bot's decision due at once, which a worker hears
+        of only through its queue (``LocalScheduler.follow``)."""
+        try:
+            _, state = self.games.load(game_id)
+        except NotFound:
+            return False
+        if pending_seat(state) is None or state.paused is not None:
+            return False
+        return any(state.bot_reason(p.seat) is not None for p in state.players)
+
 
 class LocalScheduler:
     """The embedded default's scheduler: one thread, a heap of (due time, game).
@@ -90,6 +102,13 @@ class LocalScheduler:
     ``at`` notes when a game is due (the earliest note wins); the thread ticks every
     game whose time has come and notes when it is due next. Every ``every`` seconds it
     also sweeps the read model for overdue games, so nothing depends on a note.
+
+    ``follow`` (a worker's): a game under way with a seat the bot plays is looked at
+    again every ``follow`` seconds (at the latest), whatever decision is pending.
+    The player's move makes the bot's decision due at once, but a worker hears of the
+    move only when its queue's batch job levels the game's read models; with that job
+    late (its queue busy, a slow or failing catch-up) the bot waited for the player's
+    deadline instead (~5 s after the move for a 5 s move clock).
     """
 
     def __init__(
@@ -99,10 +118,12 @@ class LocalScheduler:
         every: float,
         closed: Callable[[], bool],
         now: Callable[[], datetime] | None = None,
+        follow: float | None = None,
     ) -> None:
         self.keeper = keeper
         self.rm = rm
         self.every = every
+        self.follow = follow
         self.closed = closed
         self.now = now or keeper.games.clock
         self._heap: list[tuple[datetime, str]] = []
@@ -167,13 +188,20 @@ class LocalScheduler:
                     swept = now
                     self.sweep()
                 for game_id in self._due_now():
-                    self.at(game_id, self.keeper.tick(game_id))
+                    self.at(game_id, self._after_tick(game_id))
             except StoreUnavailable as exc:  # away: the next round tries again
                 log.warning("clocks skipped: %s", exc)
                 self._pause()
             except Exception:
                 log.exception("clocks failed")
                 self._pause()
+
+    def _after_tick(self, game_id: str) -> datetime | None:
+        """Tick the game; when it is due next (sooner while followed)."""
+        following = self.keeper.tick(game_id)
+        if following is not None and self.follow and self.keeper.beside_bot(game_id):
+            following = min(following, self.now() + timedelta(seconds=self.follow))
+        return following
 
     def _pause(self) -> None:
         with self._wake:
