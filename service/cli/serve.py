@@ -64,6 +64,11 @@ def serve(host: str | None, port: int | None, workers: int, threads: int) -> Non
     logging.getLogger("tongiaki.serve").info(
         "tongiaki: serving on http://%s:%s/ (%s)", host, port, where
     )
+    from service.transparency.keys import log_signer
+
+    logging.getLogger("tongiaki.log").info(
+        "the transparency log's verifier key: %s", log_signer(settings).verifier.text
+    )
     if workers <= 0:
         try:
             run_embedded(settings, host, port)

@@ -28,7 +28,7 @@ def write_secret(out: Path, text: str, what: str) -> None:
 
 @click.group()
 def log() -> None:
-    """The transparency log: its key."""
+    """The transparency log: its key (keygen), following it from its public files (verify)."""
 
 
 @log.command()

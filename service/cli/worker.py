@@ -28,4 +28,9 @@ def worker(burst: bool) -> None:
     check_services(settings)
     configure_logs(settings.log_format or "json")
     logging.getLogger("tongiaki.workers").info("tongiaki worker on queue %r", settings.queue)
+    from service.transparency.keys import log_signer
+
+    logging.getLogger("tongiaki.log").info(
+        "the transparency log's verifier key: %s", log_signer(settings).verifier.text
+    )
     run_worker(settings, burst=burst)
