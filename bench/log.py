@@ -190,7 +190,10 @@ def bulk_log(where: str, entries: int, signer: Signer) -> None:
             for (level, index), hashes in tiles.items():
                 copy.write_row((level, index, hashes))
         note = checkpoint_note(signer, tree.size, tree.root())
-        conn.execute("INSERT INTO log_head (id, size, note) VALUES (1, %s, %s)", (tree.size, note))
+        conn.execute(
+            "INSERT INTO log_head (id, size, note, made_at) VALUES (1, %s, %s, %s)",
+            (tree.size, note, time.time()),
+        )
         conn.execute("ANALYZE log_entries")
         conn.execute("ANALYZE log_tiles")
 

@@ -27,6 +27,7 @@ def public(response: Response) -> Response:
     response.headers["Access-Control-Allow-Origin"] = "*"
     return response
 
+
 IMMUTABLE = "public, max-age=31536000, immutable"
 PARTIAL = "public, max-age=3600"  # a partial tile's bytes never change; it is replaced
 TEXT = "text/plain"  # Flask adds the charset

@@ -101,6 +101,11 @@ class MemoryLog:
         with self.lock:
             return self.tiles.get((level, index), b"")
 
+    def log_tiles(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], bytes]:
+        """Many tiles' hashes at once."""
+        with self.lock:
+            return {k: self.tiles[k] for k in keys if k in self.tiles}
+
     def log_entries(self, start: int, count: int) -> list[bytes]:
         """Entries from ``start``, at most ``count``."""
         with self.lock:

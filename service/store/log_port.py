@@ -137,6 +137,10 @@ class LogStore(Protocol):
         """A tile's hashes as stored (b"" for none)."""
         ...
 
+    def log_tiles(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], bytes]:
+        """Many tiles' hashes in one read ((level, index) → bytes; absent ones left out)."""
+        ...
+
     def log_entries(self, start: int, count: int) -> list[bytes]:
         """Entries ``start`` … ``start + count - 1`` (fewer where the log ends)."""
         ...

@@ -201,6 +201,19 @@ class SqlLog:
         with self.db.reading() as tx:
             return _tile(tx, level, index)
 
+    def log_tiles(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], bytes]:
+        """Many tiles' hashes in one statement."""
+        wanted = sorted(set(keys))
+        if not wanted:
+            return {}
+        marks = ", ".join(["(%s, %s)"] * len(wanted))
+        with self.db.reading() as tx:
+            rows = tx.execute(
+                f"SELECT level, idx, hashes FROM log_tiles WHERE (level, idx) IN ({marks})",
+                [n for key in wanted for n in key],
+            ).fetchall()
+        return {(int(r[0]), int(r[1])): _bytes(r[2]) for r in rows}
+
     def log_entries(self, start: int, count: int) -> list[bytes]:
         """Entries from ``start``, at most ``count``, in index order."""
         with self.db.reading() as tx:

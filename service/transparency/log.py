@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from service.runtime.cache import Bounded
 from service.store.log_port import Logged, LogHead, LogStore
 from service.transparency.checkpoint import Checkpoint
 from service.transparency.integrator import checkpoint_note
@@ -16,10 +17,11 @@ from service.transparency.merkle import EMPTY, HASH_SIZE
 from service.transparency.notes import NoteError, Signer, note_text, open_note
 from service.transparency.promises import Promise
 from service.transparency.proofs import ProofBundle
-from service.transparency.tiled_tree import TiledTree
+from service.transparency.tiled_tree import TiledTree, planned
 from service.transparency.tiles import WIDTH, bundle, parse
 
 GRACE = 10.0  # seconds a cosigned checkpoint stays the one published
+FULL_TILES = 2048  # full tiles kept per process for the answers (8 KiB each: 16 MiB)
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,8 @@ class TransparencyLog:
         self.witnessed = witnessed
         self.grace = grace
         self._ours: tuple[str, bool] = ("", False)  # the last note checked, and the answer
+        # full tiles never change: kept (bounded) for the answers, never for verification
+        self._full: Bounded[tuple[int, int], bytes] = Bounded(FULL_TILES)
 
     @property
     def origin(self) -> str:
@@ -112,14 +116,15 @@ class TransparencyLog:
         if tile.level is None:
             entries = self.store.log_entries(tile.index * WIDTH, tile.width)
             return bundle(entries) if len(entries) == tile.width else None
-        stored = self.store.log_tile(tile.level, tile.index)
+        key = (tile.level, tile.index)
+        stored = read_tiles(self.store, {key}, self._full).get(key, b"")
         need = tile.width * HASH_SIZE
         return stored[:need] if len(stored) >= need else None
 
     def proof(self, stream: str, version: int) -> Proven | None:
         """The entry of a stream's commit with its inclusion proof in the newest tree, or
         None until it is integrated."""
-        return prove(self.store, stream, version, self.head())
+        return prove(self.store, stream, version, self.head(), self._full)
 
     def consistency(self, old: int, new: int) -> list[bytes]:
         """PROOF(old, new) from the tiles (``ProofError`` unless 0 ≤ old ≤ new ≤ the
@@ -137,21 +142,44 @@ class TransparencyLog:
         return Promise(self.origin, stream, version, head, time).signed(self.signer)
 
 
-def prove(store: LogStore, stream: str, version: int, head: LogHead) -> Proven | None:
+def prove(
+    store: LogStore,
+    stream: str,
+    version: int,
+    head: LogHead,
+    full: Bounded[tuple[int, int], bytes] | None = None,
+) -> Proven | None:
     """The entry that covers a stream's ``version`` — its own commit's, the first entry at
     or after it (a version inside a commit is covered by its commit's last; one older than
     the log by the first entry, through the hash chain) — with its proof bundle against
-    the checkpoint ``head``; None until it is in that checkpoint."""
+    the checkpoint ``head``; None until it is in that checkpoint. The tiles it needs are
+    read in one go (full ones from ``full``, a cache of immutable tiles, when given)."""
     entry = store.log_covering(stream, version)
     if entry is None or entry.index >= head.size:  # not integrated, or after ``head``
         return None
-    tree = TiledTree(store.log_tile, head.size)
-    path = tuple(tree.inclusion(entry.index))
     at = entry.index + 1  # the log as it was when this entry was added: its fingerprint
-    return Proven(
-        entry,
-        ProofBundle(entry.index, path, head.note, entry.data),
-        head.size,
-        tree.range_hash(0, at),
-        tuple(tree.consistency(at)),
-    )
+
+    def work(tree: TiledTree) -> tuple[list[bytes], bytes, list[bytes]]:
+        return tree.inclusion(entry.index), tree.range_hash(0, at), tree.consistency(at)
+
+    tree = TiledTree(store.log_tile, head.size)
+    tree.preload(read_tiles(store, planned(head.size, work), full))
+    path, root_at, since = work(tree)
+    bundle = ProofBundle(entry.index, tuple(path), head.note, entry.data)
+    return Proven(entry, bundle, head.size, root_at, tuple(since))
+
+
+def read_tiles(
+    store: LogStore, keys: set[tuple[int, int]], full: Bounded[tuple[int, int], bytes] | None
+) -> dict[tuple[int, int], bytes]:
+    """These tiles: full ones (immutable) from the cache when kept, the rest in one read."""
+    found: dict[tuple[int, int], bytes] = {}
+    for key in keys:
+        kept = full.get(key) if full is not None else None
+        if kept is not None:
+            found[key] = kept
+    read = store.log_tiles(sorted(keys - found.keys()))
+    for key, data in read.items():
+        if full is not None and len(data) == WIDTH * HASH_SIZE:
+            full.put(key, data)
+    return {**found, **read}

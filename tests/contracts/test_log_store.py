@@ -86,6 +86,8 @@ def test_the_stored_tree_and_checkpoint_are_rfc_9162s_of_the_entries(store):
     assert (point.origin, point.size, point.root) == (SIGNER.name, 300, merkle.root(leaves))
     tree = TiledTree(store.log.log_tile, head.size)
     assert store.log.log_tile(0, 0) == b"".join(leaves[:256])
+    many = store.log.log_tiles([(0, 0), (0, 1), (1, 0), (3, 7)])  # in one read
+    assert many == {k: store.log.log_tile(*k) for k in ((0, 0), (0, 1), (1, 0))}
     merkle.verify_inclusion(299, 300, leaves[299], tree.inclusion(299), point.root)
 
 
