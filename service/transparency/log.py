@@ -22,6 +22,7 @@ from service.transparency.tiles import WIDTH, bundle, parse
 
 GRACE = 10.0  # seconds a cosigned checkpoint stays the one published
 FULL_TILES = 2048  # full tiles kept per process for the answers (8 KiB each: 16 MiB)
+NODES = 65536  # complete subtrees' roots kept per process for the proofs (~6 MiB)
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,7 @@ class TransparencyLog:
         self._ours: tuple[str, bool] = ("", False)  # the last note checked, and the answer
         # full tiles never change: kept (bounded) for the answers, never for verification
         self._full: Bounded[tuple[int, int], bytes] = Bounded(FULL_TILES)
+        self._nodes: Bounded[tuple[int, int], bytes] = Bounded(NODES)  # complete subtrees
 
     @property
     def origin(self) -> str:
@@ -124,7 +126,7 @@ class TransparencyLog:
     def proof(self, stream: str, version: int) -> Proven | None:
         """The entry of a stream's commit with its inclusion proof in the newest tree, or
         None until it is integrated."""
-        return prove(self.store, stream, version, self.head(), self._full)
+        return prove(self.store, stream, version, self.head(), self._full, self._nodes)
 
     def consistency(self, old: int, new: int) -> list[bytes]:
         """PROOF(old, new) from the tiles (``ProofError`` unless 0 ≤ old ≤ new ≤ the
@@ -148,6 +150,7 @@ def prove(
     version: int,
     head: LogHead,
     full: Bounded[tuple[int, int], bytes] | None = None,
+    nodes: Bounded[tuple[int, int], bytes] | None = None,
 ) -> Proven | None:
     """The entry that covers a stream's ``version`` — its own commit's, the first entry at
     or after it (a version inside a commit is covered by its commit's last; one older than
@@ -162,8 +165,8 @@ def prove(
     def work(tree: TiledTree) -> tuple[list[bytes], bytes, list[bytes]]:
         return tree.inclusion(entry.index), tree.range_hash(0, at), tree.consistency(at)
 
-    tree = TiledTree(store.log_tile, head.size)
-    tree.preload(read_tiles(store, planned(head.size, work), full))
+    tree = TiledTree(store.log_tile, head.size, nodes)
+    tree.preload(read_tiles(store, planned(head.size, work, nodes), full))
     path, root_at, since = work(tree)
     bundle = ProofBundle(entry.index, tuple(path), head.note, entry.data)
     return Proven(entry, bundle, head.size, root_at, tuple(since))

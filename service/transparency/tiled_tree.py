@@ -12,6 +12,7 @@ which holds every leaf in memory (the tests compare them).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from service.transparency.merkle import EMPTY, HASH_SIZE, ProofError, node_hash, root, split
 from service.transparency.tiles import HEIGHT, WIDTH
@@ -19,15 +20,24 @@ from service.transparency.tiles import HEIGHT, WIDTH
 TileSource = Callable[[int, int], bytes]  # (level, index) → the tile's hashes as stored
 
 
+class NodeCache(Protocol):
+    """Where complete subtrees' roots are kept ((height, index) → root)."""
+
+    def get(self, key: tuple[int, int]) -> bytes | None: ...
+
+    def put(self, key: tuple[int, int], value: bytes) -> None: ...
+
+
 class TiledTree:
     """A tree of ``size`` leaves whose hashes are in the tiles ``read`` returns."""
 
-    def __init__(self, read: TileSource, size: int) -> None:
+    def __init__(self, read: TileSource, size: int, nodes: NodeCache | None = None) -> None:
         if size < 0:
             raise ValueError(f"a tree has no negative size: {size}")
         self._read = read
         self.size = size
         self._tiles: dict[tuple[int, int], bytes] = {}
+        self._nodes = nodes  # complete subtrees' roots never change: kept across trees
 
     def preload(self, tiles: dict[tuple[int, int], bytes]) -> None:
         """Tiles read beforehand (``planned``): read from here, not one by one."""
@@ -50,9 +60,15 @@ class TiledTree:
 
     def node(self, height: int, index: int) -> bytes:
         """The root of the complete subtree of 2^height leaves, the ``index``-th of them."""
+        kept = self._nodes.get((height, index)) if self._nodes is not None else None
+        if kept is not None:
+            return kept
         level, below = divmod(height, HEIGHT)
         first = index << below
-        return root([self._hash(level, first + i) for i in range(1 << below)])
+        found = root([self._hash(level, first + i) for i in range(1 << below)])
+        if self._nodes is not None and below:
+            self._nodes.put((height, index), found)
+        return found
 
     def range_hash(self, lo: int, hi: int) -> bytes:
         """MTH of leaves ``lo`` … ``hi - 1`` (``lo`` a multiple of the largest power of two
@@ -129,15 +145,26 @@ class TiledTree:
         return grown
 
 
-def planned(size: int, work: Callable[[TiledTree], object]) -> set[tuple[int, int]]:
-    """The tiles ``work`` reads from a tree of ``size`` leaves (the algorithms' reads do
-    not depend on the hashes: a dry run on blank tiles finds them all), so that they
-    can be read in one go."""
-    seen: set[tuple[int, int]] = set()
+class _Plan(TiledTree):
+    """A dry run: the tiles each node would read, recorded; no hash computed."""
 
-    def blank(level: int, index: int) -> bytes:
-        seen.add((level, index))
-        return bytes(WIDTH * HASH_SIZE)
+    def __init__(self, size: int, nodes: NodeCache | None) -> None:
+        super().__init__(lambda level, index: b"", size, nodes)
+        self.seen: set[tuple[int, int]] = set()
 
-    work(TiledTree(blank, size))
-    return seen
+    def node(self, height: int, index: int) -> bytes:
+        if self._nodes is None or self._nodes.get((height, index)) is None:
+            level, below = divmod(height, HEIGHT)
+            first, last = index << below, ((index + 1) << below) - 1
+            self.seen.update((level, t) for t in range(first // WIDTH, last // WIDTH + 1))
+        return bytes(HASH_SIZE)
+
+
+def planned(
+    size: int, work: Callable[[TiledTree], object], nodes: NodeCache | None = None
+) -> set[tuple[int, int]]:
+    """The tiles ``work`` reads from a tree of ``size`` leaves (what it reads does not
+    depend on the hashes: a dry run finds it all), so that they are read in one go."""
+    plan = _Plan(size, nodes)
+    work(plan)
+    return plan.seen

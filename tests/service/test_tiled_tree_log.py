@@ -83,3 +83,26 @@ def test_a_missing_or_short_tile_is_an_error_not_a_wrong_root():
         TiledTree(lambda level, index: stored.get((level, index), b""), 10).root()
     with pytest.raises(ValueError):
         tree.append([hashlib.sha256(b"x").digest()[:31]])
+
+
+def test_a_planned_read_and_kept_subtrees_give_the_same_proofs():
+    from service.runtime.cache import Bounded
+    from service.transparency.tiled_tree import planned
+
+    tree, stored, every = grown([70_000])
+    nodes = Bounded(1000)
+    n = len(every)
+
+    def work(t):
+        return t.inclusion(n - 3), t.range_hash(0, n - 2), t.consistency(n - 2)
+
+    for _ in range(2):  # the second time from kept subtrees
+        keys = planned(n, work, nodes)
+        read = []
+        fresh = TiledTree(lambda level, index: read.append((level, index)) or b"", n, nodes)
+        fresh.preload({k: stored[k] for k in keys if k in stored})
+        path, root_at, since = work(fresh)
+        assert read == []  # every tile it needed was planned
+        assert path == merkle.inclusion_proof(n - 3, every)
+        assert root_at == merkle.root(every[: n - 2])
+        assert since == merkle.consistency_proof(n - 2, every)
