@@ -89,7 +89,7 @@ def test_a_planned_read_and_kept_subtrees_give_the_same_proofs():
     from service.runtime.cache import Bounded
     from service.transparency.tiled_tree import planned
 
-    tree, stored, every = grown([70_000])
+    _, stored, every = grown([70_000])
     nodes = Bounded(1000)
     n = len(every)
 
@@ -98,8 +98,13 @@ def test_a_planned_read_and_kept_subtrees_give_the_same_proofs():
 
     for _ in range(2):  # the second time from kept subtrees
         keys = planned(n, work, nodes)
-        read = []
-        fresh = TiledTree(lambda level, index: read.append((level, index)) or b"", n, nodes)
+        read: list[tuple[int, int]] = []
+
+        def unplanned(level, index, read=read):
+            read.append((level, index))
+            return b""
+
+        fresh = TiledTree(unplanned, n, nodes)
         fresh.preload({k: stored[k] for k in keys if k in stored})
         path, root_at, since = work(fresh)
         assert read == []  # every tile it needed was planned

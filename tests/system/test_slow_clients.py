@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import select
 import socket
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -324,18 +325,23 @@ def test_past_its_connection_limit_the_embedded_server_refuses_at_once(tmp_path)
     """Connections past ``TONGIAKI_MAX_CONNECTIONS`` are answered 503 at once and closed;
     the others are served when they send their request."""
     with embedded(tmp_path, TONGIAKI_MAX_CONNECTIONS="20") as server:
-        idle = [socket.create_connection(("127.0.0.1", server.port), timeout=10) for _ in range(20)]
-        extra = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+        # 21 connections: the one past the limit is answered at once. (Which one: the
+        # connection the start-up probe closed may still be counted a moment, on a busy
+        # host, and then the 20th is refused too; none of the others waits.)
+        conns = [
+            socket.create_connection(("127.0.0.1", server.port), timeout=10) for _ in range(21)
+        ]
         try:
-            started = time.monotonic()
-            status, problem = answer(extra)
-            assert status == 503 and problem["code"] == "service_unavailable"
-            assert time.monotonic() - started < 2
-            idle[0].sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
-            assert idle[0].recv(64).startswith(b"HTTP/1.1 200")
+            refused, _, _ = select.select(conns, [], [], 2.0)
+            assert 1 <= len(refused) <= 2, len(refused)
+            for s in refused:
+                status, problem = answer(s)
+                assert status == 503 and problem["code"] == "service_unavailable"
+            served = next(s for s in conns if s not in refused)
+            served.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert served.recv(64).startswith(b"HTTP/1.1 200")
         finally:
-            extra.close()
-            for s in idle:
+            for s in conns:
                 s.close()
         # once they are gone, new connections are served again
         until = time.monotonic() + 5
