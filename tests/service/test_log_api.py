@@ -182,3 +182,23 @@ def test_bad_proof_and_consistency_queries_are_problems_that_change_nothing(clie
     ]:
         r = client.get(f"/api/v1/log/consistency{query}")
         assert r.status_code == 422 and r.json["code"] == code, query
+
+
+def test_a_disputes_commits_are_proven_to_its_games_players(client):
+    key = log_key(client)
+    game_id, players = open_game(client, ["red", "blue"])
+    version = client.get(f"/api/v1/games/{game_id}").json["version"]
+    opened = players[0].post(
+        f"/games/{game_id}/disputes", {"reason": "rule_applied_wrongly", "version": version}
+    )
+    assert opened.status_code == 201, opened.json
+    dispute_id = opened.json["dispute_id"]
+    deadline = time.monotonic() + PATIENCE
+    while (r := players[1].get(f"/disputes/{dispute_id}/proof?version=1")).status_code != 200:
+        assert r.json["code"] == "not_logged" and time.monotonic() < deadline, r.json
+        time.sleep(0.05)
+    bundle = ProofBundle.parse(r.json["bundle"])
+    bundle.check((key,))
+    entry = HeadEntry.parse(bundle.entry or b"")
+    assert (entry.stream, entry.commitment) == (f"dispute/{dispute_id}", "-")
+    assert r.json["stream"] == f"dispute/{dispute_id}"
