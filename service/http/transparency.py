@@ -11,11 +11,11 @@ Every answer is read from the database at the request: two web processes answer 
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, current_app
+from flask import Blueprint, Response
 from flask.typing import ResponseReturnValue
 
 from service.errors import NotFound
-from service.transparency.log import TransparencyLog
+from service.http.api.proofs import transparency_log
 from service.transparency.tiles import WIDTH, parse
 
 bp = Blueprint("transparency", __name__)
@@ -34,17 +34,10 @@ TEXT = "text/plain"  # Flask adds the charset
 MAX_PATH = 64  # characters of a tile path: the longest level-63 index fits
 
 
-def _log() -> TransparencyLog:
-    log = current_app.extensions["tongiaki.services"].log
-    if log is None:  # pragma: no cover - a serving process always signs
-        raise NotFound("no_log", "this process publishes no transparency log")
-    return log  # type: ignore[no-any-return]
-
-
 @bp.get("/log/checkpoint")
 def checkpoint() -> ResponseReturnValue:
     """The newest signed checkpoint."""
-    response = Response(_log().head().note, mimetype=TEXT)
+    response = Response(transparency_log().head().note, mimetype=TEXT)
     response.headers["Cache-Control"] = "no-cache"
     return response
 
@@ -52,7 +45,7 @@ def checkpoint() -> ResponseReturnValue:
 @bp.get("/log/key")
 def key() -> ResponseReturnValue:
     """The log's verifier key."""
-    response = Response(_log().key + "\n", mimetype=TEXT)
+    response = Response(transparency_log().key + "\n", mimetype=TEXT)
     response.headers["Cache-Control"] = "public, max-age=3600"
     return response
 
@@ -62,7 +55,7 @@ def tile(rest: str) -> ResponseReturnValue:
     """A tile or an entry bundle, by its canonical path."""
     path = f"tile/{rest}"
     found = parse(path) if len(path) <= MAX_PATH else None
-    data = _log().tile(path) if found is not None else None
+    data = transparency_log().tile(path) if found is not None else None
     if found is None or data is None:
         raise NotFound(
             "no_such_tile",

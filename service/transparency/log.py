@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from service.runtime.cache import Bounded
 from service.store.log_port import Logged, LogHead, LogStore
 from service.transparency.checkpoint import Checkpoint
-from service.transparency.integrator import checkpoint_note
+from service.transparency.integrator import checkpoint_note, resigned
 from service.transparency.merkle import EMPTY, HASH_SIZE
-from service.transparency.notes import NoteError, Signer, note_text, open_note
+from service.transparency.notes import Signer, open_note, signed_by
 from service.transparency.promises import Promise
 from service.transparency.proofs import ProofBundle
 from service.transparency.tiled_tree import TiledTree, planned
@@ -51,7 +51,6 @@ class TransparencyLog:
         self.verifier = signer.verifier
         self.witnessed = witnessed
         self.grace = grace
-        self._ours: tuple[str, bool] = ("", False)  # the last note checked, and the answer
         # full tiles never change: kept (bounded) for the answers, never for verification
         self._full: Bounded[tuple[int, int], bytes] = Bounded(FULL_TILES)
         self._nodes: Bounded[tuple[int, int], bytes] = Bounded(NODES)  # complete subtrees
@@ -66,16 +65,6 @@ class TransparencyLog:
         """The log's verifier key (``<name>+<id>+<base64 key>``)."""
         return self.verifier.text
 
-    def signed_here(self, note: str) -> bool:
-        """Whether the log's key (this one) signed ``note`` (the last answer kept)."""
-        if self._ours[0] != note:
-            try:
-                open_note(note, (self.verifier,))
-                self._ours = (note, True)
-            except NoteError:
-                self._ours = (note, False)
-        return self._ours[1]
-
     def newest(self) -> LogHead:
         """The newest checkpoint, signed by this key: before the first entry, the empty
         tree's; after a key rotation and before the next integration, the same tree's
@@ -83,12 +72,9 @@ class TransparencyLog:
         head = self.store.log_head()
         if not head.note:
             return LogHead(0, checkpoint_note(self.signer, 0, EMPTY), head.made_at)
-        if self.signed_here(head.note):
+        if signed_by(head.note, self.verifier):
             return head
-        point = Checkpoint.parse(note_text(head.note))
-        return LogHead(
-            head.size, checkpoint_note(self.signer, point.size, point.root), head.made_at
-        )
+        return LogHead(head.size, resigned(head.note, self.signer), head.made_at)
 
     def head(self) -> LogHead:
         """The checkpoint published (see the class's docstring)."""
@@ -99,7 +85,7 @@ class TransparencyLog:
                 cosigned is not None
                 and cosigned.size <= newest.size
                 and time.time() - cosigned.made_at < self.grace
-                and self.signed_here(cosigned.note)
+                and signed_by(cosigned.note, self.verifier)
             ):
                 return cosigned
         return newest

@@ -16,6 +16,7 @@ import binascii
 import hashlib
 import re
 from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 from typing import Protocol
 
 from cryptography.exceptions import InvalidSignature
@@ -119,10 +120,15 @@ class Signer:
             raise NoteError("the signer key's id is not its key's")
         return signer
 
-    @property
+    @cached_property
+    def _private(self) -> Ed25519PrivateKey:
+        # made once per key: a promise is signed for every command
+        return Ed25519PrivateKey.from_private_bytes(self.seed)
+
+    @cached_property
     def verifier(self) -> Verifier:
         """The public half."""
-        public = _raw_public(Ed25519PrivateKey.from_private_bytes(self.seed).public_key())
+        public = _raw_public(self._private.public_key())
         return Verifier(self.name, key_id(self.name, ED25519, public), public)
 
     @property
@@ -133,7 +139,7 @@ class Signer:
 
     def sign(self, message: bytes) -> bytes:
         """The Ed25519 signature over ``message``."""
-        return Ed25519PrivateKey.from_private_bytes(self.seed).sign(message)
+        return self._private.sign(message)
 
 
 @dataclass(frozen=True)
@@ -246,3 +252,14 @@ def _signature(line: str) -> Signature:
     if len(raw) < 5:
         raise NoteError("a signature holds a key id and its bytes")
     return Signature(check_name(name), raw[:4], raw[4:])
+
+
+@lru_cache(maxsize=16)
+def signed_by(note: str, verifier: Verifier) -> bool:
+    """Whether ``verifier``'s key signed ``note`` (kept for the last few notes asked about:
+    the log's newest checkpoint is asked about at every answer)."""
+    try:
+        open_note(note, (verifier,))
+    except NoteError:
+        return False
+    return True
