@@ -13,13 +13,16 @@ from flask import Flask
 from service.bootstrap import EMBEDDED_STREAMS, Services, build, start_embedded_background
 from service.http.api import MAX_BODY, GameIdConverter, register_errors
 from service.http.api.accounts import bp as accounts_bp
+from service.http.api.credentials import bp as credentials_bp
 from service.http.api.disputes import DisputeIdConverter
 from service.http.api.disputes import bp as disputes_bp
 from service.http.api.games import bp as games_bp
 from service.http.api.meta import bp as meta_bp
 from service.http.api.proofs import bp as proofs_bp
+from service.http.api.signin import bp as signin_bp
 from service.http.api.streams import bp as streams_bp
 from service.http.api.views import bp as views_bp
+from service.http.cookies import set_new_binding
 from service.http.headers import install as install_headers
 from service.http.health import bp as health_bp
 from service.http.jsonprovider import OrjsonProvider
@@ -28,6 +31,7 @@ from service.http.metrics import bp as metrics_bp
 from service.http.metrics import track
 from service.http.transparency import bp as transparency_bp
 from service.http.web import bp as web_bp
+from service.live.revocations import RevocationWatch
 from service.runtime.logs import install as install_logs
 from service.runtime.settings import Settings
 from service.store.base import SqlStore
@@ -70,6 +74,11 @@ def web_app(services: Services) -> Flask:
     app.extensions["tongiaki.games"] = services.games
     app.extensions["tongiaki.notify"] = services.notifier
     app.extensions["tongiaki.disputes"] = services.disputes
+    app.extensions["tongiaki.identity"] = services.identity
+    if feed is not None:  # live streams end with the credential they were opened with
+        watch = RevocationWatch(feed, services.identity.sessions.ended_among)
+        services.identity.when_revoked(watch.end)
+        app.extensions["tongiaki.revocations"] = watch
     if services.clocks is not None:
         app.extensions["tongiaki.clocks"] = services.clocks
 
@@ -85,8 +94,19 @@ def web_app(services: Services) -> Flask:
         app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
             app.wsgi_app, x_for=settings.proxies, x_proto=settings.proxies
         )
-    for bp in (accounts_bp, games_bp, streams_bp, views_bp, disputes_bp, proofs_bp, meta_bp):
+    for bp in (
+        accounts_bp,
+        signin_bp,
+        credentials_bp,
+        games_bp,
+        streams_bp,
+        views_bp,
+        disputes_bp,
+        proofs_bp,
+        meta_bp,
+    ):
         app.register_blueprint(bp, url_prefix="/api/v1")
+    app.after_request(set_new_binding)  # a browser bound to a sign-in it asked for
 
     app.register_blueprint(web_bp)
     app.register_blueprint(health_bp)

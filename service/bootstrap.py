@@ -18,6 +18,7 @@ from datetime import UTC, datetime, timedelta
 
 from projections.store import ReadModels
 from service.audit.disputes import DisputeService
+from service.identity.service import Identity
 from service.live.doorbells import BackgroundDoorbell, InlineDoorbell, RqDoorbell, sweep_inline
 from service.live.feed import FD_RESERVE, Feed, FeedDoorbell, fd_budget, listener_for
 from service.notifications.deliverer import NOTIFY_EVERY, run_deliveries
@@ -101,6 +102,7 @@ class Services:
     disputes: DisputeService
     feed: Feed | None  # live streams' change feed; None where nothing streams (the worker)
     log: TransparencyLog | None  # the transparency log; None where nothing signs (CLI)
+    identity: Identity  # sessions, tokens, sign-in links and passkeys (docs/accounts.md)
     background: list[threading.Event] = field(default_factory=list)  # stops, once started
     clocks: LocalScheduler | None = None  # the embedded default's deadlines, once started
 
@@ -158,7 +160,11 @@ def build(
         if signer is not None
         else None
     )
-    return Services(settings, store, readmodels, doorbell, games, notifier, disputes, feed, log)
+    identity = Identity(store, settings, games.clock)
+    identity.upgrade()
+    return Services(
+        settings, store, readmodels, doorbell, games, notifier, disputes, feed, log, identity
+    )
 
 
 def _feed(settings: Settings, store: SqlStore, streams: int) -> Feed:

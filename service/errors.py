@@ -83,6 +83,12 @@ class Unavailable(ServiceError):
     kind = "unavailable"
 
 
+class Gone(ServiceError):
+    """Something that was there and is no more: a used or ended sign-in link."""
+
+    kind = "gone"
+
+
 KINDS: dict[str, type[ServiceError]] = {
     cls.kind: cls
     for cls in (
@@ -95,6 +101,7 @@ KINDS: dict[str, type[ServiceError]] = {
         Forbidden,
         NotFound,
         Conflict,
+        Gone,
         Unavailable,
     )
 }

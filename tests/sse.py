@@ -56,11 +56,13 @@ async def watch(
     stop: asyncio.Event | None = None,
     on_event: Callable[[int, str, float], None] | None = None,
     host: str = "127.0.0.1",
+    headers: dict[str, str] | None = None,
 ) -> Viewer:
     """Follow one stream until the server closes it or ``stop`` is set."""
     viewer = viewer or Viewer()
     reader, writer = await asyncio.open_connection(host, port, limit=1 << 20)
     extra = f"Last-Event-ID: {last_event_id}\r\n" if last_event_id is not None else ""
+    extra += "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
     writer.write(
         f"GET {path} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n{extra}\r\n".encode()
     )

@@ -160,6 +160,7 @@ SERVICE_FLOORS = (
     {"timing", "transparency"},  # time; the log and its proofs, over the store
     {"play"},
     {"live", "audit", "notifications"},  # beside each other, none using another
+    {"identity"},  # accounts people keep: sign-in mails go out as notifications' do
     {"http", "bootstrap"},  # bootstrap builds the services; http serves them
     {"app"},  # the web app over them
     {"servers"},

@@ -37,6 +37,31 @@ def auditor_create(name: str) -> None:
     click.echo(f"token: {token}")
 
 
+@auditor.command(name="revoke")
+@click.argument("account_id")
+def auditor_revoke(account_id: str) -> None:
+    """Revoke an auditor: every session and token it holds ends (its live views within
+    seconds), its passkeys and address are forgotten, and it can sign in no more."""
+    from datetime import UTC, datetime
+
+    from service.identity.service import Identity
+
+    settings = stores.kept(stores.from_env())
+    store = stores.event_store()
+    try:
+        found = store.account(account_id)
+        if found is None or found.kind != "auditor":
+            raise click.ClickException(f"no auditor has the id {account_id!r}")
+        identity = Identity(store, settings, lambda: datetime.now(UTC))
+        identity.upgrade()
+        ended = identity.sessions.disable(found, by="operator")
+    finally:
+        store.close()
+    click.echo(
+        f"auditor {found.name} ({found.account_id}) revoked: {len(ended)} credential(s) ended"
+    )
+
+
 @click.group()
 def disputes() -> None:
     """Disputes: the auditors' queue, one dispute with its evidence, rulings."""

@@ -15,6 +15,7 @@ STATUSES: dict[str, tuple[int, str]] = {
     "forbidden": (403, "Forbidden"),
     "not_found": (404, "Not found"),
     "conflict": (409, "Conflict"),
+    "gone": (410, "Gone"),
     "unavailable": (503, "Service unavailable"),
     "internal": (500, "Internal error"),
 }

@@ -121,6 +121,7 @@ class Subscription:
         self.hub = hub
         self.client = client
         self.closed = False
+        self.revoked = False  # the credential it was opened with was revoked: it ends
 
     def pending(self, after: int) -> tuple[Sequence[tuple[int, bytes]], bool, bool]:
         """Frames after ``after`` now, whether the stream is over (the game ended and
@@ -128,7 +129,7 @@ class Subscription:
         hub's head (else they are a page read from the store: ``after`` was behind the
         hub's buffer, a resume from long ago or a slow reader)."""
         feed, view = self.feed, self.hub.view
-        if feed.closing:
+        if feed.closing or self.revoked:
             return (), True, True
         frames = view.after(after)
         if frames is not None:

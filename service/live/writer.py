@@ -71,6 +71,7 @@ WHY_STOPPING = "the server stopping"
 WHY_BEHIND = "it fell behind"
 WHY_SLOW = "it read too slowly"
 WHY_UNREAD = "the events could not be read"  # (its browser reconnects and resumes)
+WHY_REVOKED = "its credential was revoked"
 
 
 def _real(module: str, name: str) -> Any:
@@ -203,8 +204,9 @@ class Writer:
                     after = frames[-1][0]
                     sent += len(frames)
                 if over:
-                    sock.sendall(out if self.feed.closing else out + END_FRAME)
-                    why = WHY_STOPPING if self.feed.closing else WHY_END
+                    stopped = self.feed.closing or sub.revoked  # no end frame: not the game's
+                    sock.sendall(out if stopped else out + END_FRAME)
+                    why = WHY_REVOKED if sub.revoked else WHY_STOPPING if stopped else WHY_END
                     break
                 sock.sendall(out)
                 out = b""
@@ -253,7 +255,17 @@ class Writer:
         if self.feed.closing:  # the writer has closed the others already, or is doing so
             self._close(stream, WHY_STOPPING)
             return
+        if sub.revoked:  # revoked while it caught up (service.live.revocations)
+            self._close(stream, WHY_REVOKED)
+            return
         self._wake.set()
+
+    def end(self, sub: Any) -> None:
+        """Close the parked stream of this subscription now (its credential was revoked)."""
+        with self.lock:
+            found = [s for s in sub.hub.parked.values() if s.sub is sub]
+        for stream in found:
+            self._close(stream, WHY_REVOKED)
 
     def changed(self, hub: Any) -> None:
         """A hub has new frames (or ended): write them to its parked streams."""

@@ -124,7 +124,7 @@ def mail(
     message["Message-ID"] = f"<{told['id']}@tongiaki>"  # a repeat is the same mail
     message["Date"] = formatdate(clock().timestamp(), usegmt=True)
     message.set_content(_mail_text(told))
-    return _smtp(settings.smtp_url, message)
+    return hand_to_smtp(settings.smtp_url, message)
 
 
 def _mail_text(told: dict[str, Any]) -> str:
@@ -143,7 +143,7 @@ def _mail_text(told: dict[str, Any]) -> str:
     )
 
 
-def _smtp(smtp_url: str, message: EmailMessage) -> tuple[bool, str]:
+def hand_to_smtp(smtp_url: str, message: EmailMessage) -> tuple[bool, str]:
     """``message`` handed to the mail server ``smtp_url`` names (``smtps://``, or
     ``smtp://`` with ``?starttls=1``; a user and password if given)."""
     parts = urlsplit(smtp_url)

@@ -7,7 +7,7 @@ import secrets
 import uuid
 from datetime import datetime
 
-from service.errors import BadRequest, Unauthorized
+from service.errors import BadRequest
 from service.play.text import has_visible, text_problem
 from service.store.base import Account, EventStore
 
@@ -35,13 +35,3 @@ def create_account(
     account = Account(uuid.uuid4().hex[:12], name, kind, token_hash(token), now.isoformat())
     store.add_account(account)
     return account, token
-
-
-def authenticate(store: EventStore, header: str | None) -> Account:
-    """The account named by an ``Authorization: Bearer <token>`` header."""
-    if not header or not header.startswith("Bearer "):
-        raise Unauthorized("no_token", "send Authorization: Bearer <token>")
-    account = store.account_by_token_hash(token_hash(header[len("Bearer ") :].strip()))
-    if account is None:
-        raise Unauthorized("bad_token", "that token names no account")
-    return account

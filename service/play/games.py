@@ -41,7 +41,6 @@ from service.play.receipts import (
 from service.play.repository import GameRepository, Keyframes, redeal_key
 from service.play.timeouts import SeatTimeouts, timed_out
 from service.runtime import counters as metrics
-from service.runtime.cache import Bounded
 from service.store.base import (
     GENESIS,
     Account,
@@ -54,7 +53,6 @@ from service.store.base import (
 )
 from service.timing.clocks import Clock, advance, parse_time, stamp
 
-ACCOUNTS = 4096  # accounts a process keeps by token hash
 RACES = 5  # appends a command may lose to other commands before it is answered 409
 
 
@@ -127,7 +125,6 @@ class GameService:
         self.repository = GameRepository(store, snapshot_every=snapshot_every, keyframes=keyframes)
         self.receipts = Receipts(store)
         self.timeouts = SeatTimeouts(self.repository)
-        self._accounts: Bounded[str, Account] = Bounded(ACCOUNTS)
 
     # --- reading (the repository's) -------------------------------------------------
 
@@ -146,18 +143,6 @@ class GameService:
     def deck(self, state: GameState, seed: bytes) -> Deck:
         """The game's draw order (cached)."""
         return self.repository.deck(state, seed)
-
-    def authenticate(self, header: str | None) -> Account:
-        """The account named by a bearer header (accounts never change: cached by token hash)."""
-        from service.play.accounts import authenticate, token_hash
-
-        if header and header.startswith("Bearer "):
-            known = self._accounts.get(token_hash(header[len("Bearer ") :].strip()))
-            if known is not None:
-                return known
-        account = authenticate(self.store, header)
-        self._accounts.put(account.token_hash, account)
-        return account
 
     # --- commands --------------------------------------------------------------
 

@@ -21,6 +21,8 @@ RATE_LIMITS: dict[str, str] = {
     "games": "30/hour",  # games opened per account
     "commands": "20/second; 600/minute",  # commands, seats and starts per account
     "unauthorised": "30/second",  # requests with a bad token, per client address
+    "sign_in": "20/minute; 200/day",  # links asked, links used, passkey prompts, per client address
+    "sign_in_address": "3/10minutes; 20/day",  # sign-in links mailed per address
 }
 OFF = "off"
 

@@ -293,5 +293,11 @@ def test_the_game_lobby_and_scoreboard_name_the_players_and_me_names_a_token(cli
     board = client.get(f"/api/v1/games/{game_id}/scoreboard?min_version=4").json
     assert [s["name"] for s in board["seats"]] == ["player-blue", "player-red"]
     me = client.get("/api/v1/me", headers=players[1].headers)
-    assert me.json == {"account_id": players[1].id, "name": "player-red", "kind": "player"}
+    assert me.json == {
+        "account_id": players[1].id,
+        "name": "player-red",
+        "kind": "player",
+        "csrf_token": None,  # signed in by a token, not a page's session
+        "recoverable": False,  # no e-mail, no passkey (docs/accounts.md)
+    }
     assert client.get("/api/v1/me", headers={"Authorization": "Bearer nope"}).status_code == 401

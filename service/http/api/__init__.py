@@ -9,7 +9,7 @@ from functools import cache
 from typing import Any, TypeVar
 
 import orjson
-from flask import Flask, Response, current_app, json, request
+from flask import Flask, Response, current_app, g, json, request
 from marshmallow import Schema, ValidationError
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 from werkzeug.routing import BaseConverter
@@ -25,9 +25,12 @@ from service.errors import (
     Unavailable,
     UnsupportedMediaType,
 )
+from service.http.cookies import check_csrf, session_cookie
 from service.http.limits import RateLimits
 from service.http.problems import code_for, type_uri
 from service.http.statuses import status_of, title_of
+from service.identity.service import Identity
+from service.identity.sessions import Caller
 from service.play.games import GameService
 from service.store.base import Account, InvalidData, StoreUnavailable
 
@@ -43,14 +46,38 @@ def game_service() -> GameService:
     return service
 
 
-def account() -> Account:
-    """The caller's account, from the bearer token (401 otherwise; 429 past the limit
-    of failed attempts from one address)."""
+def identity() -> Identity:
+    """The app's identity service (composition root: ``service.app.web_app``)."""
+    found: Identity = current_app.extensions["tongiaki.identity"]
+    return found
+
+
+def caller() -> Caller:
+    """Who calls, by a bearer token or the page's session cookie (401 otherwise; 429
+    past the limit of failed attempts from one address; 403 for a page's write without
+    its CSRF token). Checked once per request."""
+    found: Caller | None = g.get("caller")
+    if found is not None:
+        return found
+    cookie = session_cookie()
     try:
-        return game_service().authenticate(request.headers.get("Authorization"))
-    except Unauthorized:
+        found = identity().sessions.authenticate(
+            request.headers.get("Authorization"), cookie, client_address()
+        )
+    except Unauthorized as exc:
+        if exc.code == "session_ended":
+            g.session_ended = True  # the answer tells the browser to forget it
         limit("unauthorised", client_address())
         raise
+    if found.via == "cookie" and cookie is not None:
+        check_csrf(cookie)
+    g.caller = found
+    return found
+
+
+def account() -> Account:
+    """The caller's account (``caller``)."""
+    return caller().account
 
 
 def client_address() -> str:

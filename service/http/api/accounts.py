@@ -8,7 +8,17 @@ from flask import Blueprint, current_app, request
 from flask.typing import ResponseReturnValue
 
 from service.errors import BadRequest, Forbidden
-from service.http.api import account, body, client_address, game_service, int_arg, limit, paged
+from service.http.api import (
+    account,
+    body,
+    caller,
+    client_address,
+    game_service,
+    identity,
+    int_arg,
+    limit,
+    paged,
+)
 from service.http.api.openapi import Operation, documented, query
 from service.http.api.replies import reply
 from service.http.api.schemas.accounts import (
@@ -20,6 +30,8 @@ from service.http.api.schemas.accounts import (
     NotifySettingsView,
 )
 from service.http.api.views import limit_query, readmodels
+from service.http.cookies import session_cookie
+from service.identity.sessions import csrf_token
 from service.notifications.notify import Notifier
 from service.play.accounts import create_account
 
@@ -53,14 +65,25 @@ def create() -> ResponseReturnValue:
     Operation(
         "/me",
         "get",
-        "The account a token names (sign in on another device with the token)",
+        "The account signed in (by its token or this browser's session), with the page's"
+        " CSRF token and whether it could sign in again elsewhere",
         Me,
         auth=True,
+        errors=(401,),
     )
 )
 def me() -> ResponseReturnValue:
-    who = account()
-    return reply(who)
+    who = caller()
+    cookie = session_cookie() if who.via == "cookie" else None
+    return reply(
+        {
+            "account_id": who.account.account_id,
+            "name": who.account.name,
+            "kind": who.account.kind,
+            "csrf_token": csrf_token(cookie) if cookie else None,
+            "recoverable": identity().summary(who.account)["recoverable"],
+        }
+    )
 
 
 def notifier() -> Notifier:

@@ -137,7 +137,8 @@ HEADERS: dict[str, dict[str, Any]] = {
 # Why each status can come, for every operation that may answer it.
 REASONS = {
     400: "the body is not JSON, or not a JSON object (problem)",
-    401: "no bearer token, or one that names no account (problem)",
+    401: "no bearer token or session, or one that names no account or was revoked (problem)",
+    410: "a sign-in link or passkey prompt used already, or ended (problem)",
     403: "not allowed: not your seat or your turn, not a player (problem)",
     404: "no such game (problem)",
     405: "this path does not take that method; Allow lists those it takes (problem)",
@@ -198,6 +199,10 @@ def build_spec() -> dict[str, Any]:
         servers=[{"url": "/api/v1"}],
     )
     spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
+    # the pages' session (docs/accounts.md): a write also sends X-CSRF-Token (403 csrf_failed)
+    spec.components.security_scheme(
+        "session", {"type": "apiKey", "in": "cookie", "name": "tongiaki_session"}
+    )
     spec.components.schema("Problem", schema=base.Problem)
     by_path: dict[str, dict[str, Any]] = {}
     for op in OPERATIONS:
@@ -244,7 +249,9 @@ def _responses(op: Operation) -> dict[str, Any]:
     """An operation's answers: its success (with its schema), others, its problems."""
     responses: dict[str, Any] = {}
     success: dict[str, Any] = {"description": "OK"}
-    if op.response is not None:
+    if op.status == 204:  # no body
+        success = {"description": "No content"}
+    elif op.response is not None:
         success["content"] = {op.content: {"schema": op.response}, **op.also}
     else:
         success["description"] = op.content
@@ -267,6 +274,8 @@ def _responses(op: Operation) -> dict[str, Any]:
 PATH_PARAMETERS = {
     "game_id": "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$",
     "dispute_id": "^[A-Za-z0-9_-]{1,64}$",
+    "credential_id": "^[0-9a-f]{12,16}$",
+    "passkey_id": "^[0-9a-f]{12}$",
 }
 
 
@@ -292,7 +301,7 @@ def _operation(op: Operation) -> dict[str, Any]:
             "content": {"application/json": {"schema": op.request}},
         }
     if op.auth:
-        operation["security"] = [{"bearer": []}]
+        operation["security"] = [{"bearer": []}, {"session": []}]
     return operation
 
 

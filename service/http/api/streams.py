@@ -16,16 +16,19 @@ from flask import Blueprint, Response, current_app, g, request
 from flask.typing import ResponseReturnValue
 
 from service.errors import BadRequest
-from service.http.api import MAX_INT, bounded_int, client_address, game_service, int_arg
+from service.http.api import MAX_INT, bounded_int, caller, client_address, game_service, int_arg
 from service.http.api.openapi import VERSION, Operation, documented, header, query
 from service.http.api.schemas.games import StreamEvent
+from service.http.cookies import session_cookie
 from service.live.feed import Feed, Subscription
+from service.live.revocations import RevocationWatch
 from service.live.streams import ParkingResponse
 from service.live.writer import (
     END_FRAME,
     RETRY,
     WHY_END,
     WHY_LEFT,
+    WHY_REVOKED,
     WHY_STOPPING,
     WHY_TIMEOUT,
     heartbeat_frame,
@@ -68,7 +71,7 @@ def stream_response(response: Response) -> Response:
             ),
             query("timeout", "integer", "close after this many seconds", minimum=1, maximum=3600),
         ],
-        errors=(404, 422, 429, 503),
+        errors=(401, 404, 422, 429, 503),
         more={
             204: "the game is over and the client (a browser reconnecting with its"
             " Last-Event-ID) has every event: nothing more will come",
@@ -82,7 +85,12 @@ def stream(game_id: str) -> ResponseReturnValue:
     after = _resume_after(header_id)
     timeout = int_arg("timeout", 300, 1, 3600) or 300
     # 503 too_many_streams when the process holds its most; 429 past the client's share
+    # a stream sent with a credential must bear a live one, and ends when it is revoked
+    credential = caller().credential.credential_id if _signed() else None
     sub = feed.subscribe(game_id, client_address())
+    if credential is not None:
+        watch: RevocationWatch = current_app.extensions["tongiaki.revocations"]
+        watch.track(sub, credential)
     head = sub.hub.view.head
     if after > head:
         # this process may not have heard of the last commit yet (another process sent
@@ -106,6 +114,10 @@ def stream(game_id: str) -> ResponseReturnValue:
         sub.close()
         return stream_response(Response(b""))
     return _follow(feed, sub, game_id, after, timeout)
+
+
+def _signed() -> bool:
+    return bool(request.headers.get("Authorization") or session_cookie())
 
 
 def _resume_after(header_id: str | None) -> int:
@@ -178,7 +190,9 @@ def _waiting(
                 sent += len(frames)
                 beat = time.monotonic()
             if over:
-                if feed.closing:
+                if sub.revoked:
+                    why = WHY_REVOKED
+                elif feed.closing:
                     why = WHY_STOPPING
                 else:  # the game is over and every event was sent
                     why = WHY_END

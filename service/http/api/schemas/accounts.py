@@ -35,6 +35,13 @@ class Me(Strict):
     account_id = fields.String(required=True)
     name = fields.String(required=True)
     kind = fields.String(required=True, metadata={"description": "player or auditor"})
+    csrf_token = fields.String(
+        allow_none=True,
+        metadata={"description": "signed in by the session cookie: send as X-CSRF-Token"},
+    )
+    recoverable = fields.Boolean(
+        metadata={"description": "false: no e-mail and no passkey (docs/accounts.md)"}
+    )
 
 
 class NotifySettingsIn(Strict):
