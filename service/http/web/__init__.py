@@ -23,6 +23,8 @@ PAGES = {
     "audit": "audit",
     "disputes": "disputes",
     "dispute": "dispute",
+    "account": "account",
+    "signin": "signin",
 }
 
 bp = Blueprint("web", __name__, static_folder=str(STATIC), static_url_path="/static")
@@ -64,6 +66,19 @@ def disputes() -> ResponseReturnValue:
 @bp.get("/disputes/<dispute:dispute_id>")
 def dispute(dispute_id: str) -> ResponseReturnValue:
     return page("dispute", "Tongiaki — dispute", dispute_id=dispute_id)
+
+
+@bp.get("/account")
+def account() -> ResponseReturnValue:
+    return page("account", "Tongiaki — account")
+
+
+@bp.get("/sign-in/link")
+def sign_in_link() -> ResponseReturnValue:
+    """A mailed link lands here; its secret is in the fragment, which the page posts."""
+    response = page("signin", "Tongiaki — sign in")
+    response.headers["Referrer-Policy"] = "no-referrer"
+    return response
 
 
 @bp.get("/favicon.ico")

@@ -23,6 +23,7 @@ PAGES = {
     "disputes": "Disputes",
     "clocks": "Clocks",
     "transparency": "The public log",
+    "accounts": "Accounts",
 }
 # where a rule id is written: R… the rules, D… the dispute procedure, C… the clocks
 RULE_DOCS = {"R": "rules", "D": "disputes", "C": "clocks"}

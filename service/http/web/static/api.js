@@ -1,6 +1,12 @@
-// The JSON API, the signed-in account (kept in this browser) and small helpers.
+// The JSON API, the signed-in account and small helpers.
+//
+// A browser is signed in by its session cookie (HttpOnly: never readable here); this
+// browser keeps only who it is and the session's CSRF token, sent with every write
+// (docs/accounts.md). A token kept by an earlier version of the pages is exchanged for a
+// session once, then forgotten.
 
 const KEY = "tongiaki.account";
+const SAFE = new Set(["GET", "HEAD"]);
 
 export function me() {
   try {
@@ -10,25 +16,44 @@ export function me() {
   }
 }
 
+/** Remember who this browser is signed in as (never a token). */
 export function signIn(account) {
-  localStorage.setItem(KEY, JSON.stringify(account));
+  const { account_id, name, kind, csrf_token } = account;
+  localStorage.setItem(KEY, JSON.stringify({ account_id, name, kind, csrf_token }));
 }
 
-export function signOut() {
+/** Forget the sign-in here; with ``everywhere`` false, the server ends this session too. */
+export async function signOut(local = false) {
+  const account = me();
+  if (!local && account?.csrf_token) await api("DELETE", "/sessions/current");
   localStorage.removeItem(KEY);
 }
 
-/** Call /api/v1; resolves to {ok, status, data}; problems carry code, detail, rule. */
-export async function api(method, path, body, headers = {}) {
-  const h = { Accept: "application/json", ...headers };
+let exchanging = null;
+
+/** The account, once a token an earlier page kept here is exchanged for a session. */
+async function session() {
   const account = me();
-  if (account && !h.Authorization) h.Authorization = `Bearer ${account.token}`;
+  if (!account?.token) return account;
+  exchanging ||= (async () => {
+    const r = await send("POST", "/sessions", undefined, { Authorization: `Bearer ${account.token}` });
+    if (r.ok) signIn(r.data);
+    else if (r.status === 401) localStorage.removeItem(KEY);
+    exchanging = null;
+    return me();
+  })();
+  return exchanging;
+}
+
+async function send(method, path, body, headers) {
+  const h = { Accept: "application/json", ...headers };
   if (body !== undefined) h["Content-Type"] = "application/json";
   let response;
   try {
     response = await fetch(`/api/v1${path}`, {
       method,
       headers: h,
+      credentials: "same-origin",
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (error) {
@@ -43,11 +68,20 @@ export async function api(method, path, body, headers = {}) {
   return { ok: response.ok, status: response.status, data };
 }
 
-/** Sign in with a token kept from another device: the server names its account. */
+/** Call /api/v1; resolves to {ok, status, data}; problems carry code, detail, rule. */
+export async function api(method, path, body, headers = {}) {
+  const account = await session();
+  const h = { ...headers };
+  if (account?.csrf_token && !SAFE.has(method) && !h.Authorization) h["X-CSRF-Token"] = account.csrf_token;
+  const r = await send(method, path, body, h);
+  if (r.status === 401 && r.data?.code === "session_ended" && !h.Authorization) localStorage.removeItem(KEY);
+  return r;
+}
+
+/** Sign this browser in with a token (a program's, or an operator's for an auditor). */
 export async function signInWithToken(token) {
-  const r = await api("GET", "/me", undefined, { Authorization: `Bearer ${token.trim()}` });
-  if (!r.ok) return r;
-  signIn({ account_id: r.data.account_id, name: r.data.name, kind: r.data.kind, token: token.trim() });
+  const r = await send("POST", "/sessions", undefined, { Authorization: `Bearer ${token.trim()}` });
+  if (r.ok) signIn(r.data);
   return r;
 }
 
@@ -71,7 +105,19 @@ const PROBLEMS = {
   two_royal_islands: "Each colour founds at most two royal islands.",
   tonga_never_royal: "Tonga can never become royal.",
   no_token: "Sign in first.",
-  bad_token: "This browser's sign-in is no longer valid.",
+  bad_token: "That token names no account, or was revoked.",
+  session_ended: "This browser's sign-in ended: sign in again.",
+  csrf_failed: "This page is out of date: reload it.",
+  link_used: "This sign-in link was used already: ask for a new one.",
+  link_expired: "This sign-in link is too old (15 minutes): ask for a new one.",
+  link_other_browser: "Open the link in the browser where you asked for it.",
+  link_unknown: "This link is not one the server sent (cut short in the mail?).",
+  unknown_passkey: "That passkey belongs to no account here (was it removed?).",
+  passkey_refused: "The passkey was refused.",
+  challenge_used: "That passkey answer was used already: try again.",
+  challenge_expired: "The passkey prompt took too long: try again.",
+  email_unavailable: "This server sends no mail: sign in with a passkey or a token.",
+  account_disabled: "An operator disabled this account.",
   rate_limited: "Too many requests: wait a moment.",
   game_paused: "The game is paused while an auditor looks at a dispute.",
   not_a_player: "Only a player seated in this game can do that.",
@@ -140,6 +186,7 @@ export function el(tag, attrs = {}, ...children) {
 
 export function nav(gameId) {
   const links = [el("a", { href: "/" }, "Lobby")];
+  if (me()) links.push(el("a", { href: "/account", id: "nav-account" }, "Account"));
   if (gameId) {
     links.push(
       el("a", { href: `/games/${gameId}` }, "Game"),

@@ -2,7 +2,8 @@
 // with a colour, start; open, running and finished games, named by their players;
 // my games, the ones waiting for my move first.
 
-import { api, cap, colourChip, COLOURS, el, me, nav, problemText, signIn, signInWithToken, signOut, toast } from "./api.js";
+import { api, cap, colourChip, COLOURS, el, me, nav, problemText, signInWithToken, signOut, toast } from "./api.js";
+import { signInWithPasskey, supported } from "./passkeys.js";
 import { agoText, controlText, PRESETS, startTicking, timeLeft } from "./clocks.js";
 
 function signUpForm() {
@@ -16,7 +17,9 @@ function signUpForm() {
         event.preventDefault();
         const r = await api("POST", "/accounts", { name: name.value.trim() });
         if (!r.ok) return toast(problemText(r.data), "error");
-        signIn(r.data);
+        const signed = await signInWithToken(r.data.token);
+        if (!signed.ok) return toast(problemText(signed.data), "error");
+        sessionStorage.setItem("tongiaki.newToken", r.data.token); // shown once, below
         load();
       },
     },
@@ -24,46 +27,75 @@ function signUpForm() {
     el("label", { for: "name" }, "Name "),
     name,
     el("button", { type: "submit", class: "primary" }, "Sign up"),
-    el("p", { class: "muted" }, "Your token stays in this browser; the lobby shows it once you are in, to sign in elsewhere."),
+    el("p", { class: "muted" }, "Then add an e-mail address or a passkey on your account's page, to sign in anywhere (", el("a", { href: "/docs/accounts" }, "how"), ")."),
   );
 }
 
 function signInForm() {
-  const token = el("input", { id: "token", name: "token", required: true, autocomplete: "off", placeholder: "Paste your token", "aria-label": "Token" });
+  const email = el("input", { id: "signin-address", type: "email", name: "email", required: true, autocomplete: "email", placeholder: "you@example.org", "aria-label": "E-mail address" });
+  const token = el("input", { id: "token", name: "token", required: true, autocomplete: "off", placeholder: "Paste a token", "aria-label": "Token" });
+  const done = (r) => {
+    if (!r.ok) return toast(r.status === 401 && r.data?.code === "bad_token" ? "That token names no account on this server." : problemText(r.data), "error");
+    toast(`Signed in as ${r.data.name}${r.data.kind === "auditor" ? " (auditor)" : ""}`);
+    if (r.data.kind === "auditor") {
+      location.href = "/disputes";
+      return;
+    }
+    load();
+  };
   return el(
-    "form",
-    {
-      id: "signin",
-      class: "card",
-      onsubmit: async (event) => {
-        event.preventDefault();
-        const r = await signInWithToken(token.value);
-        if (!r.ok) return toast(r.status === 401 ? "That token names no account on this server." : problemText(r.data), "error");
-        toast(`Signed in as ${r.data.name}${r.data.kind === "auditor" ? " (auditor)" : ""}`);
-        if (r.data.kind === "auditor") {
-          location.href = "/disputes";
-          return;
-        }
-        load();
+    "section",
+    { class: "card", id: "signin-ways" },
+    el("h2", {}, "Sign in"),
+    el(
+      "form",
+      {
+        id: "signin-email",
+        onsubmit: async (event) => {
+          event.preventDefault();
+          const r = await api("POST", "/sign-in/email", { email: email.value.trim() });
+          if (!r.ok) return toast(problemText(r.data), "error");
+          toast("If an account signs in with this address, a link is on its way: open it in this browser within 15 minutes.");
+          document.getElementById("signin-sent").hidden = false;
+        },
       },
-    },
-    el("h2", {}, "Sign in with a token"),
-    el("p", { class: "muted" }, "Playing on another device already? Paste the token shown there. Auditors: paste the token ", el("code", {}, "tongiaki auditor create"), " printed."),
-    token,
-    el("button", { type: "submit" }, "Sign in"),
+      el("label", { for: "signin-address" }, "By e-mail "),
+      email,
+      el("button", { type: "submit" }, "Mail me a link"),
+      el("p", { class: "muted", id: "signin-sent", hidden: true }, "Sent. On the embedded server without SMTP_URL the mail is printed on the server's console."),
+    ),
+    el("p", {}, el("button", { type: "button", id: "signin-passkey", disabled: !supported(), onclick: async () => done(await signInWithPasskey()) }, "Sign in with a passkey")),
+    el(
+      "form",
+      {
+        id: "signin",
+        onsubmit: async (event) => {
+          event.preventDefault();
+          done(await signInWithToken(token.value));
+        },
+      },
+      el("label", { for: "token" }, "With a token "),
+      token,
+      el("button", { type: "submit" }, "Sign in"),
+      el("p", { class: "muted" }, "Auditors: the token ", el("code", {}, "tongiaki auditor create"), " printed."),
+    ),
   );
 }
 
-function tokenCard(account) {
-  const shown = el("code", { id: "my-token", hidden: true }, account.token);
-  return el(
-    "p",
-    { class: "muted" },
-    "To sign in on another device, use your token (keep it private): ",
-    el("button", { type: "button", id: "show-token", onclick: (e) => { shown.hidden = !shown.hidden; e.target.textContent = shown.hidden ? "Show" : "Hide"; } }, "Show"),
-    " ",
-    shown,
-  );
+/** The account's card: its token once (just signed up), what it risks, sign out. */
+function accountCard(account) {
+  const fresh = sessionStorage.getItem("tongiaki.newToken");
+  const card = el("section", { class: "card", id: "account" });
+  if (fresh) {
+    card.append(
+      el("p", {}, "Your token, shown this once (for programs, or to sign in elsewhere): ", el("code", { id: "my-token" }, fresh), " ", el("button", { type: "button", id: "token-kept", onclick: () => { sessionStorage.removeItem("tongiaki.newToken"); load(); } }, "I kept it")),
+    );
+  }
+  if (account.recoverable === false) {
+    card.append(el("p", { class: "warning", id: "account-risk" }, "This account has no e-mail address and no passkey: if this browser forgets its sign-in, the account and its games are lost. ", el("a", { href: "/account" }, "Add one now"), "."));
+  }
+  card.append(el("p", {}, el("a", { href: "/account" }, "Account, sessions and passkeys"), " · ", el("button", { type: "button", id: "sign-out", onclick: async () => { await signOut(); load(); } }, "Sign out")));
+  return card;
 }
 
 function colourPicker(id, label, free, index) {
@@ -330,23 +362,24 @@ function reload() {
 async function load() {
   nav();
   const account = me();
-  const [open, setup, playing, ended, mine] = await Promise.all([
+  const [open, setup, playing, ended, mine, who] = await Promise.all([
     api("GET", lobbyUrl("open", lists.open)),
     api("GET", lobbyUrl("setup", PAGE)),
     api("GET", lobbyUrl("playing", lists.running)),
     api("GET", lobbyUrl("ended", lists.finished)),
     account ? api("GET", `/me/games?limit=${lists.mine}`) : Promise.resolve({ ok: true, data: { games: [] } }),
+    account ? api("GET", "/me") : Promise.resolve(null),
   ]);
-  if (account && mine.status === 401) {
-    // the server no longer knows this token (a reset database): sign in afresh
-    signOut();
+  if (account && (mine.status === 401 || who?.status === 401)) {
+    // the server no longer knows this sign-in (revoked, ended, a reset database)
+    await signOut(true);
     toast("Your sign-in is no longer valid; please sign up again.", "error");
     return load();
   }
   // the same answers as on screen: leave the page alone (a choice half made, a button
   // about to be tapped)
   // (a clock's reading changes every call: not a change worth redrawing for)
-  const signature = JSON.stringify([account?.account_id, open.data, setup.data, playing.data, ended.data, mine.data], (k, v) => (k === "now" || k === "time_left_ms" ? undefined : v));
+  const signature = JSON.stringify([account?.account_id, who?.data?.recoverable, sessionStorage.getItem("tongiaki.newToken"), open.data, setup.data, playing.data, ended.data, mine.data], (k, v) => (k === "now" || k === "time_left_ms" ? undefined : v));
   if (signature === load.shown && document.getElementById("main").querySelector(".lobby")) return;
   load.shown = signature;
   const key = (s) => s.id || s.getAttribute("aria-label");
@@ -356,7 +389,7 @@ async function load() {
   const parts = [];
   if (account) {
     parts.push(
-      el("section", { class: "card", id: "account" }, el("p", {}, el("button", { type: "button", onclick: () => { signOut(); load(); } }, "Sign out")), tokenCard(account)),
+      accountCard({ ...account, recoverable: who?.data?.recoverable }),
       list("My games", "my-games", mine.ok ? mine.data : null, (g) => gameRow(g, true), "mine"),
       createForm(),
     );
@@ -406,5 +439,5 @@ async function load() {
 load();
 startTicking();
 setInterval(() => {
-  if (!document.querySelector("form:focus-within, select:focus, #filter-player:focus, #my-token:not([hidden])")) load();
+  if (!document.querySelector("form:focus-within, select:focus, #filter-player:focus")) load();
 }, 5000);

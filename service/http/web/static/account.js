@@ -1,0 +1,150 @@
+// The account's page (docs/accounts.md): how it signs in (e-mail address, passkeys),
+// what it risks without either, its sessions and tokens (each revocable), a new token
+// for a program.
+
+import { api, el, me, nav, problemText, signOut, toast } from "./api.js";
+import { addPasskey, supported } from "./passkeys.js";
+
+const when = (iso) => (iso ? new Date(iso).toLocaleString() : "never");
+
+function risk(data) {
+  if (data.recoverable) return null;
+  return el(
+    "p",
+    { class: "warning", id: "account-risk" },
+    "This account has no e-mail address and no passkey. If this browser forgets its sign-in (cleared, lost, replaced) and no token is kept elsewhere, the account and every game it plays are lost. Add an address or a passkey below.",
+  );
+}
+
+function emailCard(data) {
+  const address = el("input", { id: "email-address", type: "email", required: true, autocomplete: "email", placeholder: "you@example.org", "aria-label": "E-mail address" });
+  return el(
+    "section",
+    { class: "card", id: "email" },
+    el("h2", {}, "E-mail"),
+    el("p", {}, data.email ? ["Signs in with ", el("b", { id: "email-now" }, data.email), " ", el("button", { type: "button", id: "email-remove", onclick: () => remove("/me/email", "The address signs in no more.") }, "Remove")] : "No address: add one to sign in by e-mail link."),
+    el(
+      "form",
+      {
+        id: "email-add",
+        onsubmit: async (event) => {
+          event.preventDefault();
+          const r = await api("POST", "/me/email", { email: address.value.trim() });
+          if (!r.ok) return toast(problemText(r.data), "error");
+          toast("A link to confirm the address is on its way: open it in this browser within 15 minutes.");
+        },
+      },
+      address,
+      el("button", { type: "submit" }, data.email ? "Change" : "Add"),
+    ),
+  );
+}
+
+function passkeysCard(data) {
+  const name = el("input", { id: "passkey-name", maxlength: 64, placeholder: "This phone", "aria-label": "Passkey name" });
+  return el(
+    "section",
+    { class: "card", id: "passkeys" },
+    el("h2", {}, "Passkeys"),
+    data.passkeys.length
+      ? el("ul", { id: "passkey-list" }, ...data.passkeys.map((p) => el("li", { "data-passkey": p.passkey_id }, el("b", {}, p.name), ` — added ${when(p.created_at)}, last used ${when(p.last_used_at)} `, el("button", { type: "button", "data-action": "remove-passkey", onclick: () => remove(`/me/passkeys/${p.passkey_id}`, "The passkey signs nobody in from now on.") }, "Remove"))))
+      : el("p", { class: "muted" }, "None yet."),
+    supported()
+      ? el(
+          "form",
+          {
+            id: "passkey-add",
+            onsubmit: async (event) => {
+              event.preventDefault();
+              const r = await addPasskey(name.value.trim() || "passkey");
+              if (!r.ok) return toast(problemText(r.data), "error");
+              toast("Passkey added.");
+              load();
+            },
+          },
+          name,
+          el("button", { type: "submit" }, "Add a passkey"),
+        )
+      : el("p", { class: "muted" }, "This browser has no passkeys."),
+  );
+}
+
+function credentialsCard(data) {
+  const rows = data.credentials.map((c) =>
+    el(
+      "tr",
+      { "data-credential": c.credential_id, "data-kind": c.kind },
+      el("td", {}, c.kind === "session" ? "Browser" : "Token"),
+      el("td", { class: "label" }, c.label, c.current ? el("b", {}, " (this one)") : null),
+      el("td", {}, c.method),
+      el("td", {}, when(c.created_at)),
+      el("td", {}, when(c.last_used_at)),
+      el("td", {}, el("button", { type: "button", "data-action": "revoke", onclick: () => revoke(c) }, "Revoke")),
+    ),
+  );
+  const label = el("input", { id: "token-name", required: true, maxlength: 64, placeholder: "My bot", "aria-label": "Token name" });
+  return el(
+    "section",
+    { class: "card", id: "credentials" },
+    el("h2", {}, "Sessions and tokens"),
+    el("table", {}, el("thead", {}, el("tr", {}, ...["Kind", "Device or name", "Signed in by", "Made", "Last used", ""].map((h) => el("th", { scope: "col" }, h)))), el("tbody", {}, ...rows)),
+    el(
+      "form",
+      {
+        id: "token-new",
+        onsubmit: async (event) => {
+          event.preventDefault();
+          const r = await api("POST", "/me/tokens", { name: label.value.trim() });
+          if (!r.ok) return toast(problemText(r.data), "error");
+          await load();
+          document.getElementById("credentials").append(el("p", { id: "token-made" }, "The new token, shown this once: ", el("code", {}, r.data.token)));
+        },
+      },
+      label,
+      el("button", { type: "submit" }, "New token for a program"),
+    ),
+  );
+}
+
+async function remove(path, said) {
+  const r = await api("DELETE", path);
+  if (!r.ok) return toast(problemText(r.data), "error");
+  toast(said);
+  load();
+}
+
+async function revoke(c) {
+  if (c.current && !confirm("This is this browser's own session: revoking it signs this browser out. Go on?")) return;
+  const r = await api("DELETE", `/me/credentials/${c.credential_id}`);
+  if (!r.ok) return toast(problemText(r.data), "error");
+  if (c.current) {
+    await signOut(true);
+    location.href = "/";
+    return;
+  }
+  toast(c.kind === "session" ? "That browser is signed out; its live views end." : "The token names nobody from now on.");
+  load();
+}
+
+async function load() {
+  nav();
+  if (!me()) {
+    document.getElementById("main").replaceChildren(el("p", {}, "Sign in first: ", el("a", { href: "/" }, "the lobby"), "."));
+    return;
+  }
+  const r = await api("GET", "/me/credentials");
+  if (!r.ok) {
+    if (r.status === 401) {
+      await signOut(true);
+      location.href = "/";
+      return;
+    }
+    return toast(problemText(r.data), "error");
+  }
+  const account = me();
+  document.getElementById("main").replaceChildren(
+    el("div", { class: "account" }, el("h1", {}, account.name, account.kind === "auditor" ? " (auditor)" : ""), risk(r.data), emailCard(r.data), passkeysCard(r.data), credentialsCard(r.data)),
+  );
+}
+
+load();

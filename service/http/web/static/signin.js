@@ -1,0 +1,27 @@
+// A mailed sign-in link (/sign-in/link#secret): the secret is read from the fragment
+// (never sent to the server in a URL), removed from the address bar, and used once.
+
+import { api, el, nav, problemText, signIn } from "./api.js";
+
+async function use() {
+  const token = location.hash.slice(1);
+  history.replaceState(null, "", location.pathname);
+  nav();
+  const main = document.getElementById("main");
+  if (!token) {
+    main.replaceChildren(el("p", {}, "This link is incomplete. Ask for a new one in ", el("a", { href: "/" }, "the lobby"), "."));
+    return;
+  }
+  main.replaceChildren(el("p", {}, "Signing in…"));
+  const r = await api("POST", "/sign-in/link", { token });
+  if (!r.ok) {
+    main.replaceChildren(el("p", { class: "warning", id: "link-refused" }, problemText(r.data), " ", el("a", { href: "/" }, "Back to the lobby"), "."));
+    return;
+  }
+  signIn(r.data);
+  nav();
+  const added = r.data.purpose === "add_email";
+  main.replaceChildren(el("p", { id: "link-done" }, added ? `The address ${r.data.email} signs you in from now on. ` : `Signed in as ${r.data.name}. `, el("a", { href: added ? "/account" : "/" }, added ? "Your account" : "To the lobby"), "."));
+}
+
+use();
