@@ -143,8 +143,8 @@ def test_an_assertion_made_on_another_origin_is_refused(browser, server, other_o
     options = page.context.request.post(f"{base}/api/v1/sign-in/passkey/options").json()["options"]
     page.goto(other_origin)
     answer = page.evaluate(
-        """async (json) => {
-            const publicKey = PublicKeyCredential.parseRequestOptionsFromJSON(json);
+        """async (options) => {
+            const publicKey = PublicKeyCredential.parseRequestOptionsFromJSON(options);
             const credential = await navigator.credentials.get({ publicKey });
             const json = credential.toJSON();
             delete json.clientExtensionResults;

@@ -61,6 +61,8 @@ def sign_up(browser, base, name):
     page.click("#signup button[type=submit]")
     page.wait_for_selector("#create")
     account = page.evaluate("JSON.parse(localStorage.getItem('tongiaki.account'))")
+    # the browser keeps no token (a session cookie signs it in): the one shown once
+    account["token"] = page.inner_text("#my-token")
     return page, account
 
 
