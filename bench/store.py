@@ -25,6 +25,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -40,6 +41,7 @@ sys.path.insert(0, str(ROOT))
 
 from service.store.base import CommandRecord, NewEvent  # noqa: E402
 from service.store.postgres import PostgresEventStore  # noqa: E402
+from service.transparency.notes import Signer  # noqa: E402
 
 EVENT = {
     "colour": "blue",
@@ -168,6 +170,9 @@ def service_env(url: str, redis_url: str) -> tuple[int, str, dict[str, str]]:
     """A free port, a throw-away rq queue and the environment to serve them on."""
     port = free_port()
     queue = f"bench-{uuid.uuid4().hex[:8]}"
+    # PostgreSQL signs the transparency log with a key its operator keeps: a throw-away one
+    key = Path(tempfile.mkdtemp(prefix="bench-store-")) / "log.key"
+    key.write_text(Signer.generate("bench/store").text + "\n")
     env = {
         **os.environ,
         "DATABASE_URL": url,
@@ -177,6 +182,7 @@ def service_env(url: str, redis_url: str) -> tuple[int, str, dict[str, str]]:
         # bots move far faster than the per-account limits allow people to: this
         # measures throughput (bench/soak/ turns them off too)
         "TONGIAKI_RATE_LIMITS": "off",
+        "TONGIAKI_LOG_KEY": os.environ.get("TONGIAKI_LOG_KEY") or str(key),
     }
     return port, queue, env
 

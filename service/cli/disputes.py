@@ -42,10 +42,17 @@ def auditor_create(name: str) -> None:
 def auditor_revoke(account_id: str) -> None:
     """Revoke an auditor: every session and token it holds ends (its live views within
     seconds), its passkeys and address are forgotten, and it can sign in no more."""
+    import logging
     from datetime import UTC, datetime
 
     from service.identity.service import Identity
 
+    # the security log's line (docs/accounts.md) on this command's standard error
+    shown = logging.StreamHandler()
+    shown.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
+    security = logging.getLogger("tongiaki.security")
+    security.addHandler(shown)
+    security.setLevel(logging.INFO)
     settings = stores.kept(stores.from_env())
     store = stores.event_store()
     try:

@@ -64,6 +64,10 @@ def serve(host: str | None, port: int | None, workers: int, threads: int) -> Non
     logging.getLogger("tongiaki.serve").info(
         "tongiaki: serving on http://%s:%s/ (%s)", host, port, where
     )
+    if host in ("127.0.0.1", "::1"):  # passkeys need a host name (docs/accounts.md)
+        logging.getLogger("tongiaki.serve").info(
+            "open http://localhost:%s/ in a browser (passkeys work by that name)", port
+        )
     from service.transparency.keys import log_signer
 
     logging.getLogger("tongiaki.log").info(

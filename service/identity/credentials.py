@@ -20,7 +20,6 @@ from service.timing.clocks import stamp
 
 SESSION, TOKEN = "session", "token"
 TOUCH_MS = 60_000  # last use recorded at most once a minute per credential
-KEPT_MS = 30 * 86_400_000  # revoked or ended credentials are listed no more, then dropped
 
 
 def secret_hash(secret: str) -> str:
@@ -126,8 +125,11 @@ class Credentials:
             )
         return found
 
-    def adopt(self, account_id: str, hashed: str, created_at: str, now: datetime) -> None:
-        """The account's first token (``accounts.token_hash``) as a row, once."""
+    def adopt(
+        self, account_id: str, hashed: str, created_at: str, now: datetime, by: str = "sign-up"
+    ) -> None:
+        """The account's first token (``accounts.token_hash``) as a row, once (``by``: how
+        it was made, sign-up or an operator's command)."""
         with self.store.transaction() as tx:
             tx.execute(
                 "INSERT INTO identity_credentials (credential_id, secret_hash, account_id, kind,"
@@ -140,7 +142,7 @@ class Credentials:
                     account_id,
                     TOKEN,
                     "first token",
-                    "sign-up",
+                    by,
                     created_at,
                     stamp(now),
                     ms(now),
@@ -240,25 +242,15 @@ class Credentials:
                 (account_id, SESSION, ms(now)),
             )
 
-    def forget_old(self, now: datetime) -> None:
-        """Drop credentials revoked or ended long ago (a bounded table)."""
-        cutoff = ms(now) - KEPT_MS
-        with self.store.transaction() as tx:
-            tx.execute(
-                "DELETE FROM identity_credentials WHERE expires_ms IS NOT NULL AND expires_ms < %s",
-                (cutoff,),
-            )
-
-    def count(self, account_id: str) -> int:
-        """How many credentials the account has live or not (bounded per account)."""
+    def live_of_kind(self, account_id: str, kind: str, now: datetime) -> list[Credential]:
+        """The account's live sessions (or tokens), least recently used first."""
         with self.store.reading() as tx:
-            return int(
-                value(
-                    tx.execute(
-                        "SELECT COUNT(*) FROM identity_credentials"
-                        " WHERE account_id = %s AND revoked_at IS NULL",
-                        (account_id,),
-                    )
+            rows = CREDENTIAL.all(
+                tx.execute(
+                    f"SELECT {CREDENTIAL.select} FROM identity_credentials"
+                    " WHERE account_id = %s AND kind = %s AND revoked_at IS NULL"
+                    " ORDER BY last_used_ms, credential_id",
+                    (account_id, kind),
                 )
-                or 0
             )
+        return [c for c in rows if c.live(ms(now))]

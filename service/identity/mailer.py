@@ -15,7 +15,7 @@ from collections.abc import Callable
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 
-from service.errors import Unavailable
+from service.errors import Forbidden, Unavailable
 from service.notifications.channels import hand_to_smtp
 
 log = logging.getLogger("tongiaki.identity")
@@ -46,14 +46,19 @@ class Mailer:
         """Whether a sign-in mail can go anywhere (SMTP, or the console)."""
         return bool(self.smtp_url) or self.console
 
-    def send(self, to: str, subject: str, text: str) -> None:
-        """Queue one mail (503 when mail is not set up, or the queue is full)."""
+    def check(self) -> None:
+        """403 ``email_unavailable`` when this server sends no mail (a setting: retrying
+        does not help)."""
         if not self.available:
-            raise Unavailable(
+            raise Forbidden(
                 "email_unavailable",
-                "this server sends no mail (SMTP_URL is not set): sign in with a passkey or"
-                " a token",
+                "this server sends no mail (its operator set no SMTP_URL): sign in with a"
+                " passkey or a token",
             )
+
+    def send(self, to: str, subject: str, text: str) -> None:
+        """Queue one mail (403 when mail is not set up, 503 when the queue is full)."""
+        self.check()
         message = EmailMessage()
         message["From"] = self.sender
         message["To"] = to

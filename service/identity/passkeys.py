@@ -180,7 +180,7 @@ class Passkeys:
                     stamp(now),
                 ),
             )
-        security_log.record("passkey_added", account=account.account_id, passkey=passkey_id)
+        security_log.record("passkey_added", account=account.account_id, cred=passkey_id)
         return {
             "passkey_id": passkey_id,
             "name": name,
@@ -231,7 +231,7 @@ class Passkeys:
             )
         except (WebAuthnException, ValueError, KeyError, TypeError) as exc:
             security_log.failed(
-                "passkey_sign_in", str(exc)[:200], passkey=found["passkey_id"], client=client
+                "passkey_sign_in", str(exc)[:200], cred=found["passkey_id"], client=client
             )
             raise Unauthorized("passkey_refused", f"the passkey was refused: {exc}") from exc
         with self.store.transaction() as tx:
@@ -274,7 +274,7 @@ class Passkeys:
             )
             if value(done) is None:
                 raise NotFound("no_passkey", "this account has no passkey of that id")
-        security_log.record("passkey_removed", account=account.account_id, passkey=passkey_id)
+        security_log.record("passkey_removed", account=account.account_id, cred=passkey_id)
 
 
 def _client_challenge(credential: dict[str, Any]) -> str:

@@ -1,7 +1,9 @@
 """The security log: every sign-in, sign-out, revocation and failed attempt as one log
-line (logger ``tongiaki.security``), with the account, the credential's public id, the
-method and the client's address, and never a secret (a token, a cookie, a link, a
-challenge): an address is named by a short hash of it."""
+line (logger ``tongiaki.security``), with the account, the credential's public id
+(``cred``: a session's, a token's or a passkey's), the method and the client's address,
+and never a secret (a token, a cookie, a link, a challenge): an address is named by a
+short hash of it. (The log's redaction hides any value whose name says "credential",
+"key" or "session": the public ids go by ``cred``.)"""
 
 from __future__ import annotations
 

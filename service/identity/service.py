@@ -4,6 +4,7 @@ passkeys, the mailer, and what a revocation ends (live streams, through ``on_rev
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from datetime import datetime
 
@@ -32,6 +33,10 @@ class Identity:
         self.mailer = mailer or Mailer(
             settings.smtp_url, settings.mail_from, console=not settings.uses_postgres
         )
+        if not self.mailer.available:
+            logging.getLogger("tongiaki.identity").info(
+                "sign-in by e-mail link is off: SMTP_URL is not set (passkeys and tokens work)"
+            )
         self._ended: list[Callable[[set[str]], None]] = []
         self.sessions = Sessions(store, clock, self._revoked)
         self.links = Links(store, clock, self.mailer)

@@ -32,7 +32,8 @@ from service.store.rows import value
 from service.timing.clocks import stamp
 
 SESSION_DAYS = 30  # a page's session ends this long after its sign-in
-MAX_CREDENTIALS = 100  # live sessions and tokens per account
+MAX_TOKENS = 100  # live tokens per account (a new one past it is refused)
+MAX_SESSIONS = 50  # live sessions per account (a new one past it ends the least recently used)
 MAX_LABEL = 64
 
 
@@ -91,13 +92,14 @@ class Sessions:
             if account is None or not token:
                 security_log.failed("authenticate", "unknown token", client=client)
                 raise Unauthorized("bad_token", "that token names no account")
-            self.credentials.adopt(account.account_id, hashed, account.created_at, now)
+            made = "operator" if account.kind == "auditor" else "sign-up"
+            self.credentials.adopt(account.account_id, hashed, account.created_at, now, made)
             found = self.credentials.by_hash(hashed)
             if found is None:
                 raise Unauthorized("bad_token", "that token names no account")
         if found.kind != TOKEN or not found.live(ms(now)):
             security_log.failed(
-                "authenticate", "revoked token", credential=found.credential_id, client=client
+                "authenticate", "revoked token", cred=found.credential_id, client=client
             )
             raise Unauthorized("bad_token", "that token was revoked")
         return Caller(self._account(found), self._used(found, now), "bearer")
@@ -109,7 +111,7 @@ class Sessions:
             security_log.failed(
                 "authenticate",
                 "ended session" if found else "unknown session",
-                credential=found.credential_id if found else None,
+                cred=found.credential_id if found else None,
                 client=client,
             )
             raise Unauthorized("session_ended", "this browser's sign-in ended: sign in again")
@@ -134,13 +136,21 @@ class Sessions:
 
     # --- signing in -----------------------------------------------------------------
 
-    def open_session(self, account: Account, method: str, device: str, client: str) -> str:
+    def open_session(
+        self, account: Account, method: str, device: str, client: str, replacing: str | None
+    ) -> str:
         """A new session for ``account`` (signed in by ``method``): its secret, for the
-        cookie. Refused for an account an operator disabled."""
+        cookie. The session this browser had (``replacing``, its cookie) is revoked: one
+        browser, one session. Past ``MAX_SESSIONS`` the least recently used one ends.
+        Refused for an account an operator disabled."""
         self.refuse_disabled(account.account_id)
         now = self.clock()
+        ended = self._replaced(replacing, now)
         self.credentials.forget_ended_sessions(account.account_id, now)
-        self._room(account.account_id)
+        live = self.credentials.live_of_kind(account.account_id, SESSION, now)
+        for old in live[: max(0, len(live) - MAX_SESSIONS + 1)]:
+            if self.credentials.revoke(account.account_id, old.credential_id, now):
+                ended.add(old.credential_id)
         secret = new_secret()
         found = self.credentials.add(
             account.account_id,
@@ -154,18 +164,38 @@ class Sessions:
         security_log.record(
             "sign_in",
             account=account.account_id,
-            credential=found.credential_id,
+            cred=found.credential_id,
             method=method,
             client=client,
+            replaced=",".join(sorted(ended)) or None,
         )
+        if ended:
+            self.on_revoked(ended)
         return secret
+
+    def _replaced(self, cookie: str | None, now: datetime) -> set[str]:
+        """Revoke the live session a browser's cookie names (it signs in afresh)."""
+        if not cookie:
+            return set()
+        found = self.credentials.by_hash(secret_hash(cookie))
+        if found is None or found.kind != SESSION or not found.live(ms(now)):
+            return set()
+        self.credentials.revoke(found.account_id, found.credential_id, now)
+        return {found.credential_id}
 
     def new_token(self, account: Account, label: str, client: str) -> tuple[Credential, str]:
         """A new bearer token for a program (shown once)."""
         label = " ".join(label.split())
         if not label or len(label) > MAX_LABEL:
             raise BadRequest("bad_label", f"a token's name has 1 to {MAX_LABEL} characters")
-        self._room(account.account_id)
+        if (
+            len(self.credentials.live_of_kind(account.account_id, TOKEN, self.clock()))
+            >= MAX_TOKENS
+        ):
+            raise Forbidden(
+                "too_many_credentials",
+                f"an account holds at most {MAX_TOKENS} tokens: revoke one first",
+            )
         secret = new_secret()
         found = self.credentials.add(
             account.account_id, secret, kind=TOKEN, label=label, method="created", now=self.clock()
@@ -173,18 +203,10 @@ class Sessions:
         security_log.record(
             "token_created",
             account=account.account_id,
-            credential=found.credential_id,
+            cred=found.credential_id,
             client=client,
         )
         return found, secret
-
-    def _room(self, account_id: str) -> None:
-        if self.credentials.count(account_id) >= MAX_CREDENTIALS:
-            self.credentials.forget_old(self.clock())
-            raise Forbidden(
-                "too_many_credentials",
-                f"an account holds at most {MAX_CREDENTIALS} sessions and tokens: revoke some",
-            )
 
     # --- revoking -------------------------------------------------------------------
 
@@ -196,7 +218,7 @@ class Sessions:
         security_log.record(
             "revoked",
             account=caller.account.account_id,
-            credential=credential_id,
+            cred=credential_id,
             by=caller.credential.credential_id,
             client=client,
         )
@@ -215,7 +237,7 @@ class Sessions:
             tx.execute("DELETE FROM identity_passkeys WHERE account_id = %s", (account.account_id,))
             tx.execute("DELETE FROM identity_emails WHERE account_id = %s", (account.account_id,))
         ids = self.credentials.revoke_all(account.account_id, account.token_hash, now)
-        security_log.record("account_disabled", account=account.account_id, by=by)
+        security_log.record("account_disabled", account=account.account_id, by=by, ended=len(ids))
         self.on_revoked(set(ids))
         return ids
 

@@ -75,6 +75,8 @@ class SoftAuthenticator:
                 "attestationObject": b64url(attestation),
                 "transports": ["internal"],
             },
+            # as a browser's toJSON() writes it (extensions were not asked: ignored)
+            "clientExtensionResults": {"credProps": {"rk": True}},
             "authenticatorAttachment": "platform",
         }
 
@@ -103,5 +105,6 @@ class SoftAuthenticator:
                 "signature": b64url(signature),
                 "userHandle": b64url(user),
             },
+            "clientExtensionResults": {},
             "authenticatorAttachment": "platform",
         }

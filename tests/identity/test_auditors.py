@@ -54,6 +54,8 @@ def test_an_operator_revokes_an_auditor_everywhere(tmp_path):
         revoked = run(tmp_path, "auditor", "revoke", account_id)
         assert revoked.exit_code == 0, revoked.output
         assert "revoked" in revoked.output
+        said = revoked.output + (revoked.stderr if revoked.stderr_bytes is not None else "")
+        assert f"account_disabled account={account_id}" in said  # the security log's line
 
         assert desk.get("/api/v1/me").status_code == 401
         assert app.test_client().get("/api/v1/me", headers=audrey.headers).status_code == 401

@@ -29,6 +29,7 @@ def with_address(app, inbox, address: str = ADDRESS) -> Player:
     r = home.post("/api/v1/sign-in/link", json={"token": inbox.link(address)})
     assert r.status_code == 200, r.json
     assert r.json["purpose"] == "add_email" and r.json["email"] == address
+    ana.browser = home  # type: ignore[attr-defined]
     return ana
 
 
@@ -176,3 +177,19 @@ def test_no_secret_reaches_the_log(app, inbox, caplog):
     assert ADDRESS not in text
     events = [getattr(r, "security", None) for r in caplog.records if r.name == "tongiaki.security"]
     assert {"sign_in", "sign_in_link_asked", "email_link", "email_added"} <= set(events)
+
+
+def test_confirming_an_address_keeps_one_session_in_the_browser(app, inbox):
+    ana = with_address(app, inbox)  # signed in by a token, then the link, in one browser
+    r = ana.browser.get("/api/v1/me/credentials").json
+    assert [c["kind"] for c in r["credentials"]].count("session") == 1
+
+
+def test_without_mail_e_mail_sign_in_is_refused_plainly_and_binds_nothing(app):
+    mailer = app.extensions["tongiaki.identity"].mailer
+    mailer.console, mailer.smtp_url = False, ""
+    client = app.test_client()
+    assert client.get("/api/v1/sign-in").json == {"email": False, "passkey": True, "token": True}
+    r = ask(client, ADDRESS)
+    assert r.status_code == 403 and r.json["code"] == "email_unavailable"
+    assert "Retry-After" not in r.headers and "Set-Cookie" not in r.headers

@@ -150,3 +150,50 @@ def test_what_one_does_in_a_game_does_not_depend_on_how_one_signed_in(client):
     assert r.status_code == 201
     seats = {p["player_id"] for p in client.get(f"/api/v1/games/{game}").json["players"]}
     assert seats == {ana.id, ben.id}
+
+
+def test_signing_in_again_in_a_browser_replaces_its_session(app):
+    """One browser, one session: signing in again (a token, a confirmed address) revokes
+    the session the browser had, so no session is left that nobody holds."""
+    browser = app.test_client()
+    ana = Player(browser, "Ana")
+    session_of(browser, ana)
+    old = browser.get_cookie("tongiaki_session").value
+    session_of(browser, ana)
+    listed = browser.get("/api/v1/me/credentials").json["credentials"]
+    assert [c["kind"] for c in listed].count("session") == 1
+    stale = app.test_client()
+    stale.set_cookie("tongiaki_session", old)
+    assert stale.get("/api/v1/me").json["code"] == "session_ended"
+
+
+def test_past_fifty_sessions_the_least_recently_used_ends(app):
+    from service.identity.sessions import MAX_SESSIONS
+
+    first = app.test_client()
+    ana = Player(first, "Ana")
+    session_of(first, ana)
+    others = [app.test_client() for _ in range(MAX_SESSIONS)]
+    for browser in others:
+        session_of(browser, ana)  # never refused: a person can always sign in
+    assert first.get("/api/v1/me").json["code"] == "session_ended"
+    assert all(b.get("/api/v1/me").status_code == 200 for b in others)
+    listed = others[0].get("/api/v1/me/credentials").json["credentials"]
+    assert [c["kind"] for c in listed].count("session") == MAX_SESSIONS
+
+
+def test_the_security_log_names_credentials_by_their_public_ids(client, caplog):
+    import logging
+
+    from service.runtime.logs import formatter
+
+    caplog.set_level(logging.INFO, logger="tongiaki.security")
+    ana = Player(client, "Ana")
+    session_of(client, ana)
+    current = next(
+        c for c in client.get("/api/v1/me/credentials").json["credentials"] if c["current"]
+    )
+    lines = [formatter("text").format(r) for r in caplog.records if r.name == "tongiaki.security"]
+    signed = next(line for line in lines if "sign_in " in line)
+    assert f"cred={current['credential_id']}" in signed and "[redacted]" not in signed
+    assert ana.token not in "\n".join(lines)

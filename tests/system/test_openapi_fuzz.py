@@ -102,6 +102,9 @@ NAMED_EXCEPTIONS = {
     " cannot relate a header to a field of the body (said in both descriptions)",
     ("malformed_command", "take_from"): "Expand.take_from is [island, beach]: OpenAPI 3.0"
     " has no tuple of different kinds (said in the description)",
+    ("not_an_integer", ""): "a number that is not a 32-bit integer inside a passkey answer's"
+    " clientExtensionResults (the browser's, free-form and ignored): every number in a request"
+    " is such an integer, which OpenAPI 3.0 cannot say of an object's free-form members",
     ("bad_passkey_answer", ""): "a passkey answer's clientDataJSON is the base64url of JSON"
     " naming the challenge: OpenAPI cannot say what an encoded string decodes to (said in"
     " the description)",

@@ -140,6 +140,7 @@ def new_token() -> ResponseReturnValue:
 def add_email() -> ResponseReturnValue:
     who = caller()
     limit("sign_in", client_address())
+    identity().mailer.check()
     address = normal_address(body(EmailAsked)["email"])
     limit("sign_in_address", address_tag(address))
     identity().links.ask_add(who.account, address, binding(), base_url(), client_address())

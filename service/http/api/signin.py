@@ -21,12 +21,14 @@ from service.http.api.schemas.identity import (
     PasskeyAnswer,
     PasskeyOptions,
     SignedIn,
+    SignInWays,
 )
 from service.http.cookies import (
     base_url,
     bind_cookie,
     binding,
     clear,
+    session_cookie,
     set_session,
     site,
 )
@@ -50,7 +52,9 @@ def device() -> str:
 
 def signed_in(account: Account, method: str, **extra: Any) -> Response:
     """The answer of a sign-in: a new session, its cookie and its CSRF token."""
-    secret = identity().sessions.open_session(account, method, device(), client_address())
+    secret = identity().sessions.open_session(
+        account, method, device(), client_address(), replacing=session_cookie()
+    )
     response = reply(
         {
             "account_id": account.account_id,
@@ -62,6 +66,19 @@ def signed_in(account: Account, method: str, **extra: Any) -> Response:
     )
     set_session(response, secret)
     return response
+
+
+@bp.get("/sign-in")
+@documented(
+    Operation(
+        "/sign-in",
+        "get",
+        "The ways this server signs people in (e-mail links need a mail server)",
+        SignInWays,
+    )
+)
+def ways() -> ResponseReturnValue:
+    return reply({"email": identity().mailer.available, "passkey": True, "token": True})
 
 
 @bp.post("/sessions")
@@ -117,12 +134,13 @@ def close_session() -> ResponseReturnValue:
         Asked,
         202,
         EmailAsked,
-        errors=(400, 413, 415, 422, 429, 503),
+        errors=(400, 403, 413, 415, 422, 429, 503),
         limited=True,
     )
 )
 def ask_link() -> ResponseReturnValue:
     limit("sign_in", client_address())
+    identity().mailer.check()
     address = normal_address(body(EmailAsked)["email"])
     limit("sign_in_address", security_log.address_tag(address))
     bind = binding()

@@ -22,6 +22,12 @@ class EmailAsked(Strict):
     )
 
 
+class SignInWays(Strict):
+    email = fields.Boolean(required=True, metadata={"description": "sign-in by mailed link"})
+    passkey = fields.Boolean(required=True)
+    token = fields.Boolean(required=True)
+
+
 class Asked(Strict):
     detail = fields.String(required=True, metadata={"description": "what happens now"})
 
@@ -96,6 +102,11 @@ class PasskeyCredential(Strict):
     authenticatorAttachment = fields.String(
         allow_none=True, validate=validate.OneOf(["platform", "cross-platform"])
     )
+    clientExtensionResults = fields.Dict(
+        keys=fields.String(validate=validate.Length(1, 64)),
+        validate=validate.Length(0, 16),
+        metadata={"description": "the browser's extension results (none are asked: ignored)"},
+    )
 
 
 class PasskeyAnswer(Strict):
@@ -103,8 +114,8 @@ class PasskeyAnswer(Strict):
         PasskeyCredential,
         required=True,
         metadata={
-            "description": "the authenticator's answer to the options' challenge (without"
-            " clientExtensionResults: none are asked)"
+            "description": "the authenticator's answer to the options' challenge, as the"
+            " browser's PublicKeyCredential.toJSON() writes it"
         },
     )
     name = fields.String(

@@ -9,14 +9,16 @@ const when = (iso) => (iso ? new Date(iso).toLocaleString() : "never");
 
 function risk(data) {
   if (data.recoverable) return null;
+  const lost = me()?.kind === "auditor" ? "the account is lost until an operator makes you a new one" : "the account and every game it plays are lost";
   return el(
     "p",
     { class: "warning", id: "account-risk" },
-    "This account has no e-mail address and no passkey. If this browser forgets its sign-in (cleared, lost, replaced) and no token is kept elsewhere, the account and every game it plays are lost. Add an address or a passkey below.",
+    `This account has no e-mail address and no passkey. If this browser forgets its sign-in (cleared, lost, replaced) and no token is kept elsewhere, ${lost}. Add an address or a passkey below.`,
   );
 }
 
-function emailCard(data) {
+function emailCard(data, mails) {
+  if (!mails && !data.email) return el("section", { class: "card", id: "email" }, el("h2", {}, "E-mail"), el("p", { class: "muted" }, "This server sends no mail: add a passkey to sign in elsewhere."));
   const address = el("input", { id: "email-address", type: "email", required: true, autocomplete: "email", placeholder: "you@example.org", "aria-label": "E-mail address" });
   return el(
     "section",
@@ -132,7 +134,7 @@ async function load() {
     document.getElementById("main").replaceChildren(el("p", {}, "Sign in first: ", el("a", { href: "/" }, "the lobby"), "."));
     return;
   }
-  const r = await api("GET", "/me/credentials");
+  const [r, ways] = await Promise.all([api("GET", "/me/credentials"), api("GET", "/sign-in")]);
   if (!r.ok) {
     if (r.status === 401) {
       await signOut(true);
@@ -143,7 +145,7 @@ async function load() {
   }
   const account = me();
   document.getElementById("main").replaceChildren(
-    el("div", { class: "account" }, el("h1", {}, account.name, account.kind === "auditor" ? " (auditor)" : ""), risk(r.data), emailCard(r.data), passkeysCard(r.data), credentialsCard(r.data)),
+    el("div", { class: "account" }, el("h1", {}, account.name, account.kind === "auditor" ? " (auditor)" : ""), risk(r.data), emailCard(r.data, ways.data?.email !== false), passkeysCard(r.data), credentialsCard(r.data)),
   );
 }
 

@@ -6,6 +6,9 @@ import { api, cap, colourChip, COLOURS, el, me, nav, problemText, signInWithToke
 import { signInWithPasskey, supported } from "./passkeys.js";
 import { agoText, controlText, PRESETS, startTicking, timeLeft } from "./clocks.js";
 
+let freshToken = null; // the token of an account just made: shown on this page, then gone
+let ways = null; // how this server signs people in (GET /sign-in)
+
 function signUpForm() {
   const name = el("input", { id: "name", name: "name", required: true, maxlength: 64, autocomplete: "nickname", placeholder: "Your name" });
   return el(
@@ -19,7 +22,7 @@ function signUpForm() {
         if (!r.ok) return toast(problemText(r.data), "error");
         const signed = await signInWithToken(r.data.token);
         if (!signed.ok) return toast(problemText(signed.data), "error");
-        sessionStorage.setItem("tongiaki.newToken", r.data.token); // shown once, below
+        freshToken = r.data.token; // shown once, below; kept nowhere
         load();
       },
     },
@@ -47,7 +50,7 @@ function signInForm() {
     "section",
     { class: "card", id: "signin-ways" },
     el("h2", {}, "Sign in"),
-    el(
+    ways?.email === false ? el("p", { class: "muted", id: "signin-no-email" }, "This server sends no mail: sign in with a passkey or a token.") : el(
       "form",
       {
         id: "signin-email",
@@ -84,11 +87,11 @@ function signInForm() {
 
 /** The account's card: its token once (just signed up), what it risks, sign out. */
 function accountCard(account) {
-  const fresh = sessionStorage.getItem("tongiaki.newToken");
+  const fresh = freshToken;
   const card = el("section", { class: "card", id: "account" });
   if (fresh) {
     card.append(
-      el("p", {}, "Your token, shown this once (for programs, or to sign in elsewhere): ", el("code", { id: "my-token" }, fresh), " ", el("button", { type: "button", id: "token-kept", onclick: () => { sessionStorage.removeItem("tongiaki.newToken"); load(); } }, "I kept it")),
+      el("p", {}, "Your token, shown this once (for programs, or to sign in elsewhere): ", el("code", { id: "my-token" }, fresh), " ", el("button", { type: "button", id: "token-kept", onclick: () => { freshToken = null; load(); } }, "I kept it")),
     );
   }
   if (account.recoverable === false) {
@@ -361,6 +364,10 @@ function reload() {
 
 async function load() {
   nav();
+  if (ways === null) {
+    const r = await api("GET", "/sign-in");
+    ways = r.ok ? r.data : {};
+  }
   const account = me();
   const [open, setup, playing, ended, mine, who] = await Promise.all([
     api("GET", lobbyUrl("open", lists.open)),
@@ -379,7 +386,7 @@ async function load() {
   // the same answers as on screen: leave the page alone (a choice half made, a button
   // about to be tapped)
   // (a clock's reading changes every call: not a change worth redrawing for)
-  const signature = JSON.stringify([account?.account_id, who?.data?.recoverable, sessionStorage.getItem("tongiaki.newToken"), open.data, setup.data, playing.data, ended.data, mine.data], (k, v) => (k === "now" || k === "time_left_ms" ? undefined : v));
+  const signature = JSON.stringify([account?.account_id, who?.data?.recoverable, freshToken, ways, open.data, setup.data, playing.data, ended.data, mine.data], (k, v) => (k === "now" || k === "time_left_ms" ? undefined : v));
   if (signature === load.shown && document.getElementById("main").querySelector(".lobby")) return;
   load.shown = signature;
   const key = (s) => s.id || s.getAttribute("aria-label");
