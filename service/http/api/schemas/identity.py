@@ -103,7 +103,7 @@ class PasskeyCredential(Strict):
         allow_none=True, validate=validate.OneOf(["platform", "cross-platform"])
     )
     clientExtensionResults = fields.Dict(
-        keys=fields.String(validate=validate.Length(1, 64)),
+        keys=fields.String(),
         validate=validate.Length(0, 16),
         metadata={"description": "the browser's extension results (none are asked: ignored)"},
     )
