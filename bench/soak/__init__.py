@@ -2,7 +2,7 @@
 
     python -m bench.soak --minutes N [--url postgresql://postgres@127.0.0.1:5432/test]
         [--redis redis://127.0.0.1:6379/13] [--web 2] [--bots 8] [--sleepers 2]
-        [--spectators 16] [--streams 16] [--fuzzers 2] [--disputers 1] [--seed 1]
+        [--spectators 16] [--streams 16] [--fuzzers 2] [--disputers 1] [--keepers 2] [--seed 1]
 
 The stack is the production one, as ``tests/servers.py`` ``production()`` runs it:
 ``--web`` gunicorn processes (``tongiaki serve --workers 1``, a gevent worker, each on a
@@ -32,6 +32,9 @@ each request going to a web process chosen at random:
   note and the evidence), and an auditor (made with ``tongiaki auditor create``)
   rules: *stands*, an amended ranking, an annulment, or a *rewind* that the
   disputer then plays to the end again from the re-deal; or the player withdraws.
+- keepers sign a browser in with a token (a session cookie), make a bot's token with
+  the page's CSRF token (a write without it must be refused), revoke the token and
+  sign out on one process, and find both refused at once on every process.
 
 Every answer is counted by status; an error answer that is not
 ``application/problem+json``, or has another status than its client expected,

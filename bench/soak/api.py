@@ -50,7 +50,32 @@ class Api:
         own, closed afterwards (for requests a server may answer before reading them);
         ``what`` names the request among the transport errors.
         """
-        port = self.rng.choice(self.ports)
+        return self.call_on(
+            self.rng.choice(self.ports),
+            method,
+            path,
+            body,
+            token=token,
+            headers=headers,
+            raw=raw,
+            fresh=fresh,
+            what=what,
+        )
+
+    def call_on(
+        self,
+        port: int,
+        method: str,
+        path: str,
+        body: Any = None,
+        *,
+        token: str | None = None,
+        headers: dict[str, str] | None = None,
+        raw: bytes | None = None,
+        fresh: bool = False,
+        what: str = "",
+    ) -> Reply:
+        """``call`` on the web process of ``port``."""
         conn = Http(port) if fresh else self.conns.get(port)
         if conn is None:
             conn = self.conns[port] = Http(port)

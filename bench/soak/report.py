@@ -108,6 +108,11 @@ def print_read_back(stats: Stats, after: ReadBack) -> None:
         print(
             f"  disputes          {counts(stats.rulings)} (each game verified above, disputes too)"
         )
+    if stats.keepers:
+        print(
+            f"  accounts          {stats.keepers} sign-in, token and revocation cycles, each"
+            " revocation refused at once on every process"
+        )
     for line in after.failed[:SAMPLES]:
         print(f"    {line}")
     print(f"  public log        {after.promises} promises checked, {len(after.broken)} broken")

@@ -22,6 +22,7 @@ from bench.soak.disputer import Disputer
 from bench.soak.figures import Figures, cpu_ticks
 from bench.soak.fuzzer import Fuzzer
 from bench.soak.games import Context, Registry
+from bench.soak.keeper import Keeper
 from bench.soak.players import Bot, Sleeper
 from bench.soak.report import counts, report
 from bench.soak.spectator import Spectator
@@ -42,6 +43,7 @@ def run_traffic(
         *(Sleeper(ctx, args.seed * 1000 + 400 + i) for i in range(args.sleepers)),
         *(Spectator(ctx, args.seed * 1000 + 100 + i) for i in range(args.spectators)),
         *(Fuzzer(ctx, args.seed * 1000 + 200 + i) for i in range(args.fuzzers)),
+        *(Keeper(ctx, args.seed * 1000 + 500 + i) for i in range(args.keepers)),
     ]
     if args.disputers:
         auditor = stack.auditor_token()
@@ -154,6 +156,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--fuzzers", type=int, default=2)
     parser.add_argument(
         "--disputers", type=int, default=1, help="players disputing finished games, and an auditor"
+    )
+    parser.add_argument(
+        "--keepers", type=int, default=2, help="people signing in, making and revoking tokens"
     )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(

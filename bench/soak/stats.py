@@ -35,6 +35,7 @@ class Stats:
         self.host_busy = 0.0  # share of the host's CPU time busy during the traffic
         self.ended = 0.0  # time.monotonic() once every client stopped
         self.rulings: Counter[str] = Counter()  # disputes settled, by how (Disputer)
+        self.keepers = 0  # sign-in, token, revocation cycles checked on every process (Keeper)
 
     def answer(self, client: str, method: str, path: str, reply: Reply) -> None:
         with self.lock:
