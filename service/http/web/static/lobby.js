@@ -364,11 +364,11 @@ function reload() {
 
 async function load() {
   nav();
+  const account = me(); // before any call: one may find this browser's sign-in gone
   if (ways === null) {
     const r = await api("GET", "/sign-in");
     ways = r.ok ? r.data : {};
   }
-  const account = me();
   const [open, setup, playing, ended, mine, who] = await Promise.all([
     api("GET", lobbyUrl("open", lists.open)),
     api("GET", lobbyUrl("setup", PAGE)),
