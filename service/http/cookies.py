@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 from flask import Response, current_app, g, request
 
 from service.errors import Forbidden
+from service.identity import security_log
 from service.identity.credentials import new_secret
 from service.identity.passkeys import Site
 from service.identity.sessions import SESSION_DAYS, csrf_matches
@@ -99,6 +100,12 @@ def check_csrf(session_secret: str) -> None:
     if request.method in SAFE:
         return
     if not csrf_matches(session_secret, request.headers.get(CSRF_HEADER)):
+        security_log.failed(
+            "csrf",
+            "a write without its session's CSRF token",
+            client=request.remote_addr or "unknown",
+            path=request.path[:200],
+        )
         raise Forbidden(
             "csrf_failed",
             f"a page's write carries the session's {CSRF_HEADER} header (GET /api/v1/me gives it)",

@@ -46,8 +46,9 @@ def catch_mail(app) -> Inbox:
     return inbox
 
 
-@pytest.fixture(params=["sqlite", "postgres", "memory"])
+@pytest.fixture(params=["sqlite", "postgres"])
 def app(request, tmp_path):
+    """The app on SQLite and PostgreSQL (test_sessions.py adds the in-memory store)."""
     application, store = app_on(request.param, request, tmp_path)
     yield application
     store.close()

@@ -6,6 +6,16 @@ from __future__ import annotations
 import pytest
 
 from tests.service.api import Player
+from tests.service.conftest import app_on
+
+
+@pytest.fixture(params=["sqlite", "postgres", "memory"])
+def app(request, tmp_path):
+    """Sessions on the three stores (the in-memory store keeps accounts apart from the
+    identity tables, in its SQLite read side)."""
+    application, store = app_on(request.param, request, tmp_path)
+    yield application
+    store.close()
 
 
 def session_of(client, player: Player) -> str:
@@ -44,7 +54,8 @@ def test_outside_localhost_the_cookie_is_secure_and_host_prefixed(client):
     assert "Path=/" in set_cookie and "Domain" not in set_cookie
 
 
-def test_a_page_write_without_its_csrf_token_is_refused_and_changes_nothing(client):
+def test_a_page_write_without_its_csrf_token_is_refused_and_changes_nothing(client, caplog):
+    caplog.set_level("INFO", logger="tongiaki.security")
     ana = Player(client, "Ana")
     csrf = session_of(client, ana)
     before = client.get("/api/v1/me/credentials").json
@@ -53,6 +64,7 @@ def test_a_page_write_without_its_csrf_token_is_refused_and_changes_nothing(clie
     r = client.post("/api/v1/me/tokens", json={"name": "bot"}, headers={"X-CSRF-Token": "x" * 64})
     assert r.status_code == 403 and r.json["code"] == "csrf_failed"
     assert client.get("/api/v1/me/credentials").json == before
+    assert [r.security for r in caplog.records if r.name == "tongiaki.security"].count("csrf") == 2
     r = client.post("/api/v1/me/tokens", json={"name": "bot"}, headers={"X-CSRF-Token": csrf})
     assert r.status_code == 201, r.json
 
