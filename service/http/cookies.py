@@ -25,7 +25,12 @@ CSRF_HEADER = "X-CSRF-Token"
 
 
 def secure() -> bool:
-    """Whether cookies are ``Secure``: always but on plain HTTP to this very machine."""
+    """Whether cookies are ``Secure``: always but on plain HTTP to this very machine
+    (``TONGIAKI_PUBLIC_URL``'s scheme and host when it is set: a proxy's Host is not)."""
+    public: str = current_app.extensions["tongiaki.settings"].public_url
+    if public:
+        parts = urlsplit(public)
+        return parts.scheme == "https" or (parts.hostname or "") not in LOCAL
     try:
         host = urlsplit(f"//{request.host}").hostname or ""
     except ValueError:  # a Host header that names no host
@@ -38,13 +43,15 @@ def _name(base: str) -> str:
 
 
 def session_cookie() -> str | None:
-    """The session cookie's secret as this browser sent it (either name)."""
-    return request.cookies.get(f"__Host-{SESSION}") or request.cookies.get(SESSION)
+    """The session cookie's secret as this browser sent it (where cookies are Secure,
+    only the ``__Host-`` name: a plain one may have been planted by a sibling domain or
+    over plain HTTP)."""
+    return request.cookies.get(_name(SESSION))
 
 
 def bind_cookie() -> str | None:
-    """The binding cookie's secret as this browser sent it."""
-    return request.cookies.get(f"__Host-{BIND}") or request.cookies.get(BIND)
+    """The binding cookie's secret as this browser sent it (the same rule)."""
+    return request.cookies.get(_name(BIND))
 
 
 def binding() -> str:

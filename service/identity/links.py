@@ -151,6 +151,17 @@ class Links:
                 )
             )
             problem = _why_not(row, bind, now)
+            if problem is None and row is not None and row["purpose"] == SIGN_IN:
+                owner = value(
+                    tx.execute(
+                        "SELECT account_id FROM identity_emails WHERE address = %s",
+                        (row["address"],),
+                    )
+                )
+                if owner != row["account_id"]:  # the address was removed or moved since
+                    problem = Gone(
+                        "link_expired", "this address signs in no account any more: ask anew"
+                    )
             if problem is None and row is not None:
                 done = tx.execute(
                     "UPDATE identity_links SET used_ms = %s WHERE link_hash = %s"

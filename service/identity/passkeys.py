@@ -35,7 +35,7 @@ from webauthn.helpers.structs import (
     UserVerificationRequirement,
 )
 
-from service.errors import BadRequest, Forbidden, Gone, NotFound, Unauthorized
+from service.errors import BadRequest, Conflict, Forbidden, Gone, NotFound, Unauthorized
 from service.identity import security_log
 from service.identity.credentials import ms, secret_hash
 from service.store.base import Account, SqlStore
@@ -86,8 +86,11 @@ class Passkeys:
             )
         return challenge
 
-    def _use_challenge(self, credential: dict[str, Any], purpose: str, bind: str) -> bytes:
-        """The challenge the credential answers, used now (once)."""
+    def _use_challenge(
+        self, credential: dict[str, Any], purpose: str, bind: str, account_id: str | None = None
+    ) -> bytes:
+        """The challenge the credential answers, used now (once); a registration's must
+        be the same account's."""
         given = _client_challenge(credential)
         hashed = secret_hash(given)
         now = ms(self.clock())
@@ -99,7 +102,7 @@ class Passkeys:
                     (hashed,),
                 )
             )
-            if row is None or row["purpose"] != purpose:
+            if row is None or row["purpose"] != purpose or row["account_id"] != account_id:
                 raise Unauthorized(
                     "passkey_refused", "this answer is to no challenge of this server: start again"
                 )
@@ -152,7 +155,7 @@ class Passkeys:
         name = " ".join(name.split()) or "passkey"
         if len(name) > MAX_NAME:
             raise BadRequest("bad_name", f"a passkey's name has at most {MAX_NAME} characters")
-        challenge = self._use_challenge(credential, REGISTER, bind)
+        challenge = self._use_challenge(credential, REGISTER, bind, account.account_id)
         try:
             verified = verify_registration_response(
                 credential=credential,
@@ -165,11 +168,15 @@ class Passkeys:
             raise Unauthorized("passkey_refused", f"the passkey was refused: {exc}") from exc
         now = self.clock()
         passkey_id = secrets.token_hex(6)
+        if len(self._of_account(account.account_id)) >= MAX_PASSKEYS:
+            raise Forbidden(
+                "too_many_passkeys", f"an account holds at most {MAX_PASSKEYS} passkeys"
+            )
         with self.store.transaction() as tx:
-            tx.execute(
+            stored = tx.execute(
                 "INSERT INTO identity_passkeys (passkey_id, raw_id, account_id, name, public_key,"
                 " sign_count, created_at) VALUES (%s, %s, %s, %s, %s, %s, %s)"
-                " ON CONFLICT (raw_id) DO NOTHING",
+                " ON CONFLICT (raw_id) DO NOTHING RETURNING passkey_id",
                 (
                     passkey_id,
                     bytes_to_base64url(verified.credential_id),
@@ -180,6 +187,8 @@ class Passkeys:
                     stamp(now),
                 ),
             )
+            if value(stored) is None:
+                raise Conflict("passkey_known", "this passkey is already registered here")
         security_log.record("passkey_added", account=account.account_id, cred=passkey_id)
         return {
             "passkey_id": passkey_id,

@@ -30,12 +30,19 @@ class Identity:
         self.store = store
         self.settings = settings
         # without SMTP_URL the embedded default (SQLite, memory:) prints links on its console
+        # without SMTP_URL the embedded default prints links on its console; a link mailed
+        # for real points at TONGIAKI_PUBLIC_URL only (never at a Host header a client sent)
         self.mailer = mailer or Mailer(
-            settings.smtp_url, settings.mail_from, console=not settings.uses_postgres
+            settings.smtp_url if settings.public_url else "",
+            settings.mail_from,
+            console=not settings.uses_postgres and not settings.smtp_url,
         )
         if not self.mailer.available:
             logging.getLogger("tongiaki.identity").info(
-                "sign-in by e-mail link is off: SMTP_URL is not set (passkeys and tokens work)"
+                "sign-in by e-mail link is off: %s (passkeys and tokens work)",
+                "TONGIAKI_PUBLIC_URL is not set, and links point there"
+                if settings.smtp_url
+                else "SMTP_URL is not set",
             )
         self._ended: list[Callable[[set[str]], None]] = []
         self.sessions = Sessions(store, clock, self._revoked)

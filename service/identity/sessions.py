@@ -161,6 +161,11 @@ class Sessions:
             now=now,
             expires_ms=ms(now + timedelta(days=SESSION_DAYS)),
         )
+        try:  # disabled meanwhile (an operator's revoke-all ran between): taken back
+            self.refuse_disabled(account.account_id)
+        except Forbidden:
+            self.credentials.revoke(account.account_id, found.credential_id, now)
+            raise
         security_log.record(
             "sign_in",
             account=account.account_id,

@@ -38,9 +38,11 @@ class SoftAuthenticator:
             separators=(",", ":"),
         ).encode()
 
-    def create(self, options: dict[str, Any], origin: str) -> dict[str, Any]:
+    def create(
+        self, options: dict[str, Any], origin: str, reuse: bytes | None = None
+    ) -> dict[str, Any]:
         rp_id = options["rp"]["id"]
-        key = ec.generate_private_key(ec.SECP256R1())
+        key = self.keys[reuse][0] if reuse else ec.generate_private_key(ec.SECP256R1())
         numbers = key.public_key().public_numbers()
         cose = cbor2.dumps(
             {
@@ -51,7 +53,7 @@ class SoftAuthenticator:
                 -3: numbers.y.to_bytes(32, "big"),
             }
         )
-        credential_id = os.urandom(16)
+        credential_id = reuse or os.urandom(16)
         user = unb64url(options["user"]["id"])
         self.keys[credential_id] = (key, rp_id, user)
         self.counter += 1

@@ -11,7 +11,7 @@ from freezegun import freeze_time
 
 from service.runtime.settings import Settings
 from service.store.sqlite import SQLiteEventStore
-from tests.identity.conftest import catch_mail
+from tests.identity.conftest import Inbox, catch_mail
 from tests.identity.test_sessions import session_of
 from tests.service.api import Player
 
@@ -136,6 +136,7 @@ def test_bad_addresses_are_refused_and_mail_nothing(client, inbox):
 
 
 def test_links_are_rate_limited_per_address_and_per_client(tmp_path):
+    """Per address and client (one client cannot block another's links), and per client."""
     limits = {"sign_in": "6/minute", "sign_in_address": "2/minute"}
     settings = Settings(data_dir=tmp_path, testing=True, rate_limits=limits)
     from service.app import create_app
@@ -144,18 +145,65 @@ def test_links_are_rate_limited_per_address_and_per_client(tmp_path):
     app = create_app(settings, store=store, sweep=False)
     inbox = catch_mail(app)
     try:
-        clients = [app.test_client() for _ in range(3)]
-        for n, c in enumerate(clients):  # three browsers, three addresses: one inbox
-            c.environ_base["REMOTE_ADDR"] = f"10.0.0.{n + 1}"
-        assert [ask(c, ADDRESS).status_code for c in clients] == [202, 202, 429]
+        pest, owner = app.test_client(), app.test_client()
+        pest.environ_base["REMOTE_ADDR"] = "10.0.0.1"
+        owner.environ_base["REMOTE_ADDR"] = "10.0.0.2"
+        assert [ask(pest, ADDRESS).status_code for _ in range(3)] == [202, 202, 429]
+        assert ask(owner, ADDRESS).status_code == 202  # not locked out by someone else
         one = app.test_client()
         one.environ_base["REMOTE_ADDR"] = "10.0.1.1"
         codes = [ask(one, f"p{n}@example.org").status_code for n in range(7)]
         assert codes == [202] * 6 + [429]
         assert inbox.flush()
-        assert len(inbox.mails) == 2 + 6
+        assert len(inbox.mails) == 3 + 6
     finally:
         store.close()
+
+
+def test_a_mailed_link_points_at_the_public_url_never_at_a_host_header(tmp_path):
+    """Host-header poisoning: a link mailed for real points at TONGIAKI_PUBLIC_URL; without
+    it, e-mail sign-in is off (the console of the embedded default is the operator's)."""
+    from service.app import create_app
+
+    for public in ("", "https://tongiaki.example.org"):
+        settings = Settings(
+            data_dir=tmp_path / ((public and "p") or "n"),
+            testing=True,
+            rate_limits={},
+            smtp_url="smtp://mail.example.org",
+            public_url=public,
+        )
+        store = SQLiteEventStore(tmp_path / f"{bool(public)}.db")
+        app = create_app(settings, store=store, sweep=False)
+        inbox = Inbox()
+        app.extensions["tongiaki.identity"].mailer._send = inbox.send
+        try:
+            client = app.test_client()
+            r = client.post(
+                "/api/v1/sign-in/email", json={"email": ADDRESS}, headers={"Host": "evil.example"}
+            )
+            if not public:
+                assert r.status_code == 403 and r.json["code"] == "email_unavailable"
+                continue
+            assert r.status_code == 202
+            assert app.extensions["tongiaki.identity"].mailer.flush()
+            assert "evil.example" not in inbox.last(ADDRESS)
+            assert "https://tongiaki.example.org/account" in inbox.last(ADDRESS)
+        finally:
+            store.close()
+
+
+def test_a_link_asked_before_the_address_was_removed_signs_nobody_in(app, inbox):
+    ana = with_address(app, inbox)
+    away = app.test_client()
+    ask(away, ADDRESS)
+    assert inbox.flush()
+    token = inbox.link(ADDRESS)
+    csrf = ana.browser.get("/api/v1/me").json["csrf_token"]
+    assert ana.browser.delete("/api/v1/me/email", headers={"X-CSRF-Token": csrf}).status_code == 204
+    r = away.post("/api/v1/sign-in/link", json={"token": token})
+    assert r.status_code == 410 and r.json["code"] == "link_expired"
+    assert away.get("/api/v1/me").status_code == 401
 
 
 def test_no_secret_reaches_the_log(app, inbox, caplog):

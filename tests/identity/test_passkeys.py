@@ -162,3 +162,26 @@ def test_a_well_formed_answer_with_a_broken_signature_is_refused(app):
     answer["response"]["signature"] = b64url(bytes(signature))
     r = away.post("/api/v1/sign-in/passkey", json={"credential": answer})
     assert r.status_code == 401 and r.json["code"] == "passkey_refused"
+
+
+def test_a_registration_answers_its_own_accounts_challenge_and_a_passkey_is_kept_once(app):
+    browser = app.test_client()
+    ana, ben = Player(browser, "Ana"), Player(app.test_client(), "Ben")
+    csrf = session_of(browser, ana)
+    options = browser.post("/api/v1/me/passkeys/options", headers={"X-CSRF-Token": csrf}).json
+    device = SoftAuthenticator()
+    answer = device.create(options["options"], ORIGIN)
+    csrf = session_of(browser, ben)  # the same browser, now Ben: Ana's challenge is not his
+    r = browser.post(
+        "/api/v1/me/passkeys", json={"credential": answer}, headers={"X-CSRF-Token": csrf}
+    )
+    assert r.status_code == 401 and r.json["code"] == "passkey_refused"
+    register(browser, csrf, device)  # Ben's own
+    again = browser.post("/api/v1/me/passkeys/options", headers={"X-CSRF-Token": csrf}).json
+    kept = list(device.keys)[-1]
+    twice = device.create(again["options"], ORIGIN, reuse=kept)  # the same passkey again
+    r = browser.post(
+        "/api/v1/me/passkeys", json={"credential": twice}, headers={"X-CSRF-Token": csrf}
+    )
+    assert r.status_code == 409 and r.json["code"] == "passkey_known"
+    assert len(browser.get("/api/v1/me/credentials").json["passkeys"]) == 1

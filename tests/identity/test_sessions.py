@@ -209,3 +209,18 @@ def test_the_security_log_names_credentials_by_their_public_ids(client, caplog):
     signed = next(line for line in lines if "sign_in " in line)
     assert f"cred={current['credential_id']}" in signed and "[redacted]" not in signed
     assert ana.token not in "\n".join(lines)
+
+
+def test_over_https_a_plainly_named_cookie_is_not_the_session(app):
+    """A cookie without the __Host- prefix can be planted by a sibling domain or over
+    plain HTTP: where cookies are Secure, only the prefixed one names a session."""
+    client = app.test_client()
+    ana = Player(client, "Ana")
+    https = "https://tongiaki.example.org"
+    r = client.post("/api/v1/sessions", headers=ana.headers, base_url=https)
+    client = app.test_client(use_cookies=False)  # only the cookies each request names
+    secret = r.headers["Set-Cookie"].split(";")[0].split("=", 1)[1]
+    plain = {"Cookie": f"tongiaki_session={secret}"}
+    assert client.get("/api/v1/me", headers=plain, base_url=https).status_code == 401
+    prefixed = {"Cookie": f"__Host-tongiaki_session={secret}"}
+    assert client.get("/api/v1/me", headers=prefixed, base_url=https).status_code == 200

@@ -250,7 +250,12 @@ def _server(backend: str, request: pytest.FixtureRequest, tmp: Path) -> Iterator
     port = free_port()
     # sign-in links need a mail server on PostgreSQL (503 without): one that refuses them
     # all (port 9, closed) is enough, the answer never waits for it
-    env = base_env(DATABASE_URL=url, TONGIAKI_DATA_DIR=str(tmp), SMTP_URL="smtp://127.0.0.1:9")
+    env = base_env(
+        DATABASE_URL=url,
+        TONGIAKI_DATA_DIR=str(tmp),
+        SMTP_URL="smtp://127.0.0.1:9",
+        TONGIAKI_PUBLIC_URL=f"http://localhost:{port}",  # where mailed links point
+    )
     server = start(["serve", "--workers", "1", "--port", str(port)], env, tmp / "web.log", port)
     try:
         yield server

@@ -142,7 +142,7 @@ def add_email() -> ResponseReturnValue:
     limit("sign_in", client_address())
     identity().mailer.check()
     address = normal_address(body(EmailAsked)["email"])
-    limit("sign_in_address", address_tag(address))
+    limit("sign_in_address", f"{address_tag(address)}:{client_address()}")
     identity().links.ask_add(who.account, address, binding(), base_url(), client_address())
     return reply(
         {"detail": "a link to confirm the address is on its way to it (15 minutes, this browser)"}
@@ -197,7 +197,7 @@ def passkey_options() -> ResponseReturnValue:
         201,
         PasskeyAnswer,
         auth=True,
-        errors=(400, 401, 403, 410, 413, 415, 422, 429),
+        errors=(400, 401, 403, 409, 410, 413, 415, 422, 429),
         limited=True,
     )
 )

@@ -142,7 +142,7 @@ def ask_link() -> ResponseReturnValue:
     limit("sign_in", client_address())
     identity().mailer.check()
     address = normal_address(body(EmailAsked)["email"])
-    limit("sign_in_address", security_log.address_tag(address))
+    limit("sign_in_address", f"{security_log.address_tag(address)}:{client_address()}")
     bind = binding()
     identity().links.ask_sign_in(address, bind, base_url(), client_address())
     return reply({"detail": ASKED})
