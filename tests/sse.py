@@ -64,7 +64,7 @@ async def watch(
     extra = f"Last-Event-ID: {last_event_id}\r\n" if last_event_id is not None else ""
     extra += "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
     writer.write(
-        f"GET {path} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n{extra}\r\n".encode()
+        f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nAccept: text/event-stream\r\n{extra}\r\n".encode()
     )
     try:
         head = await reader.readuntil(b"\r\n\r\n")
