@@ -9,6 +9,7 @@ event that differs, how, and the rule change that explains it.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 from service.app import create_app
@@ -31,8 +32,20 @@ def imported(tmp_path):
     return create_app(Settings(data_dir=tmp_path, rate_limits={})).test_client()
 
 
+def logged(client, timeout: float = 60.0) -> None:
+    """Wait until the imported game's head is in the public log (the app's integrator
+    logs it in the background): the CLI's and the HTTP verification then read the same
+    log (they differed when the integration fell between them, on a loaded machine)."""
+    deadline = time.monotonic() + timeout
+    head = client.get(f"/api/v1/games/{GAME}").json["version"]
+    while client.get(f"/api/v1/games/{GAME}/proof?version={head}").status_code != 200:
+        assert time.monotonic() < deadline, f"v{head} was not logged in {timeout} s"
+        time.sleep(0.05)
+
+
 def test_a_rules_1_game_imports_and_verifies_naming_each_rule_change_precisely(tmp_path):
     client = imported(tmp_path)
+    logged(client)
     report = json.loads(run(tmp_path, "verify", "--json", GAME).output)
     assert report["ok"] and report["chain_ok"] and report["deck_ok"]
     assert report["rerun_problems"] == []
