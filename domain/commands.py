@@ -41,6 +41,11 @@ class GameOptions:
     base_seconds: int = field(default=0, metadata=_OMITTED)  # "fischer": each seat's start
     increment_seconds: int = field(default=0, metadata=_OMITTED)  # "fischer": per decision
     absent_after: int = field(default=3, metadata=_OMITTED)  # consecutive timeouts (C4)
+    rated: bool = field(default=False, metadata=_OMITTED)  # moves ratings (docs/ratings.md)
+    vacation: bool = field(default=False, metadata=_OMITTED)  # docs/vacation.md (V2)
+    # unlisted: not in the public lobby, seats for invitees (docs/invitations.md, I1); who
+    # is invited and the link's token are the service's, never in an event
+    private: bool = field(default=False, metadata=_OMITTED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +179,54 @@ class Resign:
 
 
 @dataclass(frozen=True, slots=True)
+class RequestTakeback:
+    """Ask to take back your last decision (docs/table.md, T1, T2). The client sends
+    only the type: the service gives ``to_version`` (the version before that decision)
+    and the ``position`` there from the record, and verification checks both."""
+
+    player_id: str
+    to_version: int = 0
+    position: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerTakeback:
+    """Accept or refuse the open takeback (T3)."""
+
+    player_id: str
+    accept: bool
+
+
+@dataclass(frozen=True, slots=True)
+class WithdrawTakeback:
+    """Withdraw your own open takeback (T4)."""
+
+    player_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class ProposeEnd:
+    """Propose to end the game now, scored as it stands (T6)."""
+
+    player_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerEnd:
+    """Accept or decline the open proposal to end the game (T6)."""
+
+    player_id: str
+    accept: bool
+
+
+@dataclass(frozen=True, slots=True)
+class WithdrawEnd:
+    """Withdraw your own proposal to end the game (T4, T6)."""
+
+    player_id: str
+
+
+@dataclass(frozen=True, slots=True)
 class RevealDeck:
     """Publish the seed after the game ended (service-issued; design.md Fair draws)."""
 
@@ -231,6 +284,12 @@ Command = (
     | ActForSeat
     | ReclaimSeat
     | Resign
+    | RequestTakeback
+    | AnswerTakeback
+    | WithdrawTakeback
+    | ProposeEnd
+    | AnswerEnd
+    | WithdrawEnd
     | RevealDeck
     | PauseGame
     | ResumeGame
@@ -254,6 +313,12 @@ COMMAND_TYPES: tuple[type, ...] = (
     ActForSeat,
     ReclaimSeat,
     Resign,
+    RequestTakeback,
+    AnswerTakeback,
+    WithdrawTakeback,
+    ProposeEnd,
+    AnswerEnd,
+    WithdrawEnd,
     RevealDeck,
     PauseGame,
     ResumeGame,
@@ -274,8 +339,22 @@ PLAY_COMMANDS: tuple[type, ...] = (
     PlaceColonist,
 )
 
-# Commands a seated player sends whoever's turn it is (C5, C6).
-SEAT_COMMANDS: tuple[type, ...] = (ReclaimSeat, Resign)
+# Offers at the table (docs/table.md): a seated player sends them whoever's turn it is.
+OFFER_COMMANDS: tuple[type, ...] = (
+    RequestTakeback,
+    AnswerTakeback,
+    WithdrawTakeback,
+    ProposeEnd,
+    AnswerEnd,
+    WithdrawEnd,
+)
+
+# Fields of a player's command the service fills in from the record (T1): a client
+# sends the command without them (what it sends there is replaced).
+SERVICE_FIELDS: dict[type, tuple[str, ...]] = {RequestTakeback: ("to_version", "position")}
+
+# Commands a seated player sends whoever's turn it is (C5, C6, T1–T8).
+SEAT_COMMANDS: tuple[type, ...] = (ReclaimSeat, Resign, *OFFER_COMMANDS)
 
 # Commands an auditor's ruling or pause sends (docs/disputes.md); never a player's.
 AUDITOR_COMMANDS: tuple[type, ...] = (PauseGame, ResumeGame, AmendResult, RewindGame)

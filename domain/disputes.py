@@ -33,7 +33,8 @@ REASONS = ("rule_applied_wrongly", "unfair_draw", "misclick", "connection_or_tim
 DECISIONS = ("stands", "rewind", "result_amended")
 TEXT_LIMIT = 2000  # characters of a reason's text, a note or a ruling's reasoning
 RULES_CITED_LIMIT = 10
-RULE_ID = re.compile(r"^(R([1-9]|1[0-9]|2[0-5])|D[1-8]|C[1-7])$")  # rules, disputes, clocks
+# rules, disputes, clocks, offers at the table (docs/table.md)
+RULE_ID = re.compile(r"^(R([1-9]|1[0-9]|2[0-5])|D[1-8]|C[1-7]|T[1-8])$")
 
 Status = Literal["open", "ruled", "withdrawn"]
 
@@ -315,7 +316,7 @@ def _ruling(state: Dispute, c: IssueRuling, f: Facts) -> RulingIssued:
             "rules_required", "D4", f"a ruling cites 1 to {RULES_CITED_LIMIT} rule ids"
         )
     if any(not RULE_ID.match(r) for r in c.rules):
-        raise RuleViolation("unknown_rule", "D4", "rule ids are R1–R25, D1–D8 or C1–C7")
+        raise RuleViolation("unknown_rule", "D4", "rule ids are R1–R25, D1–D8, C1–C7 or T1–T8")
     if len(set(c.rules)) != len(c.rules):
         raise RuleViolation("duplicate_rule", "D4", "each rule id is cited once")
     rewind = c.decision == "rewind"

@@ -16,6 +16,20 @@ from types import MappingProxyType
 from domain.commands import GameOptions
 from domain.frozen import quick_init
 from domain.hexgrid import Cell
+from domain.offers import (
+    OFFER_EVENTS,
+    EndAccepted,
+    EndDeclined,
+    EndProposalExpired,
+    EndProposalWithdrawn,
+    EndProposed,
+    MovesTakenBack,
+    TakebackAccepted,
+    TakebackExpired,
+    TakebackRefused,
+    TakebackRequested,
+    TakebackWithdrawn,
+)
 
 # A field marked ``field(default=..., metadata=OMITTED_AT_DEFAULT)`` is written only
 # when it differs from its default: a field added to an event by a later engine
@@ -431,6 +445,17 @@ Event = (
     | SeatPlayedByBot
     | SeatReclaimed
     | PlayerResigned
+    | TakebackRequested
+    | TakebackAccepted
+    | TakebackRefused
+    | TakebackWithdrawn
+    | TakebackExpired
+    | MovesTakenBack
+    | EndProposed
+    | EndAccepted
+    | EndDeclined
+    | EndProposalWithdrawn
+    | EndProposalExpired
 )
 
 EVENT_TYPES: tuple[type, ...] = (
@@ -466,8 +491,9 @@ EVENT_TYPES: tuple[type, ...] = (
     SeatPlayedByBot,
     SeatReclaimed,
     PlayerResigned,
+    *OFFER_EVENTS,
 )
 
 # built by the hundred per turn: construct them through their slots (domain.frozen)
-for _type in (*EVENT_TYPES, PlayerScore):
+for _type in (*EVENT_TYPES[: -len(OFFER_EVENTS)], PlayerScore):
     quick_init(_type)

@@ -14,21 +14,20 @@ the whole fold, which is what makes folding a long game cheap.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, TypedDict, Unpack, cast
+from typing import Any, Unpack, cast
 
 from domain import events as ev
-from domain.commands import GameOptions
-from domain.hexgrid import Cell, world_direction
+from domain.changes import Changes, position_of
+from domain.hexgrid import world_direction
+from domain.offers_fold import OFFER_HANDLERS
 from domain.state import (
     BOATS_PER_COLOUR,
     ChooseEmigration,
     ColonistPlacement,
-    Departure,
     EndReason,
     GameState,
     IslandState,
     Landing,
-    Pending,
     Phase,
     PlacedTile,
     Player,
@@ -39,41 +38,6 @@ from domain.state import (
     empty_island,
 )
 from domain.tiles import is_island
-
-
-class Changes(TypedDict, total=False):
-    """The fields of ``GameState`` an event sets (``domain.state.GameState``)."""
-
-    game_id: str
-    options: GameOptions
-    deck_commitment: str
-    deck_algorithm: str
-    phase: Phase
-    players: tuple[Player, ...]
-    order: tuple[str, ...]
-    active: int
-    turn: int
-    tiles: dict[Cell, PlacedTile]
-    islands: dict[str, IslandState]
-    removed: tuple[str, ...]
-    supply: dict[str, int]
-    out: dict[str, int]
-    drawn: tuple[str, ...]
-    end_reason: EndReason | None
-    pending: Pending | None
-    voyage: Voyage | None
-    departures: frozenset[Departure]
-    result: Any
-    seed_hex: str | None
-    paused: str | None
-    amendment: Any
-    deals: tuple[str, ...]
-    dealt: int
-    redeal_hex: tuple[str, ...]
-    timeouts: dict[int, int]
-    absent: frozenset[int]
-    resigned: frozenset[int]
-
 
 Handler = Callable[[GameState, Any], Changes]
 
@@ -312,6 +276,8 @@ def _ended(s: GameState, e: ev.GameEnded) -> Changes:
         voyage=None,
         result=e,
         end_reason=EndReason(e.reason),
+        takeback=None,  # an open offer ends with the game (T4)
+        end_offer=None,
     )
 
 
@@ -327,22 +293,7 @@ def _rewound(s: GameState, e: ev.GameRewound) -> Changes:
 
     at = position.load(json.loads(e.position))
     return Changes(
-        phase=at.phase,
-        players=at.players,
-        order=at.order,
-        active=at.active,
-        turn=at.turn,
-        tiles=at.tiles,
-        islands=at.islands,
-        removed=at.removed,
-        supply=at.supply,
-        out=at.out,
-        drawn=at.drawn,
-        end_reason=at.end_reason,
-        pending=at.pending,
-        voyage=at.voyage,
-        departures=at.departures,
-        result=at.result,
+        **position_of(at),
         seed_hex=None,
         paused=None,
         amendment=None,
@@ -424,6 +375,7 @@ HANDLERS: dict[type, Handler] = {
     ev.SeatPlayedByBot: _bot_played,
     ev.SeatReclaimed: _reclaimed,
     ev.PlayerResigned: _resigned,
+    **OFFER_HANDLERS,
 }
 
 

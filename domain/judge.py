@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from domain import commands as cmd
-from domain import setup, turn
+from domain import consent, setup, turn
 from domain.context import Context
 from domain.deck import Deck, commitment
 from domain.errors import MalformedPayload, RuleViolation
@@ -90,29 +90,19 @@ def _resume(ctx: Context, c: cmd.ResumeGame) -> None:
 def _rewind(ctx: Context, c: cmd.RewindGame) -> None:
     """D6: the game continues from the position at ``to_version``, re-dealt (the service
     computed the position from the record; verification checks it against the record)."""
-    import json
-
-    from domain import position
-
     if ctx.state.phase not in (Phase.SETUP, Phase.PLAYING, Phase.ENDED):
         raise RuleViolation("game_not_started", "D6", "only a game that has started is rewound")
     if c.to_version < 1:
         raise RuleViolation(
             "version_out_of_range", "D6", "a rewind goes back to version 1 or later"
         )
-    try:
-        data = json.loads(c.position)
-        if not isinstance(data, dict):
-            raise ValueError("a position is a JSON object")
-        at = position.load(data)
-    except (ValueError, KeyError, TypeError, AttributeError, MalformedPayload) as exc:
-        raise RuleViolation(
-            "bad_position", "D6", "the position to rewind to cannot be read"
-        ) from exc
-    if at.phase not in (Phase.SETUP, Phase.PLAYING) or at.game_id != ctx.state.game_id:
-        raise RuleViolation(
-            "bad_position", "D6", "a rewind goes back to a position of this game under way"
-        )
+    consent.given_position(
+        c.position,
+        ctx.state.game_id,
+        "D6",
+        "the position to rewind to cannot be read",
+        "a rewind goes back to a position of this game under way",
+    )
     ctx.emit(ev_rewound(c))
 
 
@@ -285,6 +275,7 @@ _HANDLERS: dict[type, Callable[[Context, Any], None]] = {
     cmd.ActForSeat: _act_for_seat,
     cmd.ReclaimSeat: _reclaim,
     cmd.Resign: _resign,
+    **consent.HANDLERS,
 }
 
 

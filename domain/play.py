@@ -18,6 +18,7 @@ import json
 from collections.abc import Callable
 
 from domain import commands as cmd
+from domain.consent import expire_offers
 from domain.deck import ALGORITHM, FIXED, REDEAL, Deck, commitment, complete_order, redeal_order
 from domain.errors import DeckUnavailable
 from domain.events import Event
@@ -92,7 +93,8 @@ def play(
     deck = decks(state, seed(state)) if state.phase in UNDER_WAY else None
     own: list[Event] = []
     if state.phase in UNDER_WAY and state.paused is None:
-        own = own_move(state, command)  # C4–C6: the seat's standing, before the move
+        # T4: open offers end when the game moves on; C4–C6: the seat's standing
+        own = expire_offers(state, command) + own_move(state, command)
     events, after = apply(replay(own, state) if own else state, command, deck, rules=rules)
     events = own + events
     if (deck is None or len(after.deals) != len(state.deals)) and after.phase in UNDER_WAY:

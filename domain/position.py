@@ -23,6 +23,7 @@ from typing import Any
 from domain.commands import GameOptions
 from domain.events import GameEnded
 from domain.hexgrid import Cell, cell_key, parse_cell
+from domain.offers import EndOffer, TakebackRequest
 from domain.revisions import ENGINE_VERSION
 from domain.serialization import decode_event, encode, to_data
 from domain.state import (
@@ -135,7 +136,35 @@ def dump(state: GameState) -> dict[str, Any]:
         ),
         **({"absent": sorted(state.absent)} if state.absent else {}),
         **({"resigned": sorted(state.resigned)} if state.resigned else {}),
+        # open offers at the table (docs/table.md), written only when open
+        **({"takeback": _offer(state.takeback)} if state.takeback is not None else {}),
+        **({"end_offer": _offer(state.end_offer)} if state.end_offer is not None else {}),
     }
+
+
+def _offer(offer: TakebackRequest | EndOffer) -> dict[str, Any]:
+    data = {k: getattr(offer, k) for k in offer.__slots__}
+    data["accepted"] = sorted(offer.accepted)
+    return data
+
+
+def _load_takeback(data: dict[str, Any] | None) -> TakebackRequest | None:
+    if data is None:
+        return None
+    return TakebackRequest(
+        int(data["seat"]),
+        str(data["player_id"]),
+        int(data["to_version"]),
+        str(data["position"]),
+        frozenset(int(x) for x in data.get("accepted", ())),
+    )
+
+
+def _load_end_offer(data: dict[str, Any] | None) -> EndOffer | None:
+    if data is None:
+        return None
+    accepted = frozenset(int(x) for x in data.get("accepted", ()))
+    return EndOffer(int(data["seat"]), str(data["player_id"]), accepted)
 
 
 def text(state: GameState) -> str:
@@ -209,6 +238,8 @@ def load(data: dict[str, Any]) -> GameState:
         timeouts={int(k): v for k, v in data.get("timeouts", {}).items()},
         absent=frozenset(data.get("absent", ())),
         resigned=frozenset(data.get("resigned", ())),
+        takeback=_load_takeback(data.get("takeback")),
+        end_offer=_load_end_offer(data.get("end_offer")),
     )
 
 

@@ -19,6 +19,45 @@ class Outcome:
     tie_break: str
 
 
+@dataclass(frozen=True, slots=True)
+class IslandScore:
+    """What one island gives each player (R22; R5 with two colours each).
+
+    ``boats``: the boats of each colour on its beaches; ``king``: the colour whose
+    king sits on it (R16), if royal; ``points``: each player present and what the
+    island gives them (its value once per colour present, or once under rules-1).
+    """
+
+    tile: str
+    value: int
+    boats: tuple[tuple[str, int], ...]
+    king: str | None
+    points: tuple[tuple[str, int], ...]
+
+
+def island_scores(state: GameState, colours_score_as_seats: bool = True) -> tuple[IslandScore, ...]:
+    """Every island on the table with a boat or a king, and who scores what on it (R22, R5).
+
+    The one place points are counted: ``current_scores`` sums these, so an explanation
+    of the score (the end screen) and the score itself cannot disagree.
+    """
+    found = []
+    for isl in state.islands.values():
+        counts = isl.counts
+        present = {c for c, n in counts.items() if n} | ({isl.king} if isl.king else set())
+        if not present:
+            continue
+        value = island(isl.tile).value
+        points = []
+        for p in state.players:
+            mine = sum(1 for c in p.colours if c in present)
+            if mine:
+                points.append((p.player_id, value * (mine if colours_score_as_seats else 1)))
+        boats = tuple(sorted((c, n) for c, n in counts.items() if n))
+        found.append(IslandScore(isl.tile, value, boats, isl.king, tuple(points)))
+    return tuple(found)
+
+
 def _presence(state: GameState, colours: tuple[str, ...]) -> list[str]:
     """Islands on which any of ``colours`` has a boat or king (R22; R5 for two colours)."""
     present = []
@@ -45,12 +84,13 @@ def current_scores(
     false) a player scored each island they were on once.
     """
     rows = []
+    earned: dict[str, int] = {}
+    for found in island_scores(state, colours_score_as_seats):
+        for player_id, points in found.points:
+            earned[player_id] = earned.get(player_id, 0) + points
     for p in state.players:
         present = _presence(state, p.colours)
-        if colours_score_as_seats:
-            points = sum(colour_points(state, c) for c in p.colours)
-        else:
-            points = sum(island(t).value for t in present)
+        points = earned.get(p.player_id, 0)
         boats = sum(state.boats_on_board(c) for c in p.colours)
         rows.append((p, points, len(present), boats))
     gave_up = state.resigned  # C6: who resigned ranks after everyone who did not
@@ -74,7 +114,11 @@ def tie_break(scores: tuple[PlayerScore, ...]) -> str:
     """
     if len(scores) < 2:
         return "none"
-    first, second = scores[0], scores[1]
+    return separated_by(scores[0], scores[1])
+
+
+def separated_by(first: PlayerScore, second: PlayerScore) -> str:
+    """Which criterion of R23 ranks ``first`` before ``second`` (as ``tie_break``)."""
     if first.points != second.points:
         return "none"
     if first.islands != second.islands:

@@ -87,6 +87,10 @@ def validate_time_control(options: GameOptions) -> None:
         raise RuleViolation(
             "absent_after", "C4", f"absent_after runs from {ABSENT_AFTER[0]} to {ABSENT_AFTER[1]}"
         )
+    if options.vacation and control == "none":
+        raise RuleViolation(
+            "vacation_needs_clock", "V2", "vacation applies only to a game with a clock"
+        )
 
 
 def create(ctx: Context, c: CreateGame) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 from domain.commands import GameOptions
 from domain.frozen import quick_init
 from domain.hexgrid import Cell
+from domain.offers import EndOffer, TakebackRequest
 from domain.tiles import ISLANDS, PILE_ISLANDS, PILE_OCEANS, TONGA, island
 
 COLOURS: tuple[str, ...] = ("blue", "red", "green", "yellow", "orange", "purple")
@@ -43,6 +44,7 @@ class EndReason(StrEnum):
     LAST_ISLAND_DRAWN = "last_island_drawn"
     LAST_OCEAN_DRAWN = "last_ocean_drawn"
     ABANDONED = "abandoned"  # every seat played by the bot (docs/clocks.md, C7)
+    AGREEMENT = "agreement"  # every player still in the game agreed to end it (T6)
 
 
 @quick_init
@@ -282,6 +284,8 @@ class GameState:
     timeouts: dict[int, int] = field(default_factory=dict)  # seat → consecutive timeouts (C4)
     absent: frozenset[int] = frozenset()  # seats the bot plays until reclaimed (C5)
     resigned: frozenset[int] = frozenset()  # seats whose players resigned (C6)
+    takeback: TakebackRequest | None = None  # an open takeback (docs/table.md, T1)
+    end_offer: EndOffer | None = None  # an open proposal to end the game (T6)
 
     def memo(self) -> dict[str, Any]:
         """A per-state cache for derived facts (not a field: ``evolve`` drops it)."""
