@@ -31,6 +31,9 @@ class Batch:
     journal: list[Received]
     base_version: int
     state_at: Callable[[int], GameState]  # the state at any version (kept, or folded)
+    # one of many games a run brings level (a rebuild): work across games may be left
+    # to the read model's ``settle``, once at the end of the run
+    deferred: bool = False
     _after: GameState | None = None
 
     @property
@@ -77,6 +80,8 @@ class Batch:
 # a read model's rows for a batch, written through the engine's buffer; it may read its
 # own tables inside the transaction
 Apply = Callable[[Tx, Writes, Batch], None]
+# what deferred batches left for the end of a run over many games, in its own transaction
+Settle = Callable[[Tx, Writes], None]
 
 
 @dataclass(frozen=True)
@@ -88,6 +93,7 @@ class ReadModel:
     apply: Apply
     journal: bool = False  # it is given the command journal's new entries too
     migrations: Mapping[int, Sequence[str]] = field(default_factory=dict)  # by schema version
+    settle: Settle | None = None  # after a run of deferred batches (a rebuild)
 
 
 @dataclass(frozen=True)

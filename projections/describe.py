@@ -16,6 +16,7 @@ from domain import events as ev
 from domain.hexgrid import neighbour
 from domain.state import GameState
 from domain.tiles import display_name, island
+from projections.describe_offers import OFFER_WORDS
 
 # world directions (0 = south, clockwise, as drawn) and the eight points of a compass
 DIRECTIONS = ("south", "south-west", "north-west", "north", "north-east", "south-east")
@@ -24,6 +25,7 @@ ENDINGS = {
     "last_island_drawn": "the last island tile was drawn",
     "last_ocean_drawn": "the last ocean tile was drawn",
     "abandoned": "the bot played every seat: nobody was left to play (C7)",
+    "agreement": "every player still in the game agreed to end it (T6)",
 }
 TIE_BREAKS = {
     "islands": "equal points: more islands decide",
@@ -320,6 +322,7 @@ WORDS: dict[type[Any], Callable[[Any, GameState], str]] = {
     ev.GameResumed: _game_resumed,
     ev.ResultAmended: _result_amended,
     ev.GameRewound: _game_rewound,
+    **OFFER_WORDS,
 }
 
 

@@ -38,7 +38,9 @@ log = logging.getLogger("tongiaki.projections")
 STATE_CACHE = 256  # games whose latest folds are kept in memory
 # the read-model tables' version (readmodel_schema) as the read models' TABLES make them:
 # 2: rm_rewinds; 3: rm_clocks; 4: rm_notifications. Changes since are the read models'
-# migrations (5: the lobby's filters), run in the order of their versions.
+# migrations (5: the lobby's filters; 6: the ratings' tables; 7: vacation; 8: private
+# tables; 9: profiles and the queue; 10: the ratings' deferred refold), run in the order
+# of their versions.
 READMODEL_SCHEMA = 4
 MODELS = [m for p in REGISTRY for m in p.models]
 TABLES = [checkpoints.TABLE, *(table for m in MODELS for table in m.tables)]
@@ -105,7 +107,12 @@ class Engine:
         return applied[name]
 
     def _run(
-        self, cur: Tx, game_id: str, projections: Sequence[Projection], reset: bool
+        self,
+        cur: Tx,
+        game_id: str,
+        projections: Sequence[Projection],
+        reset: bool,
+        deferred: bool = False,
     ) -> tuple[dict[str, int], dict[str, Exception]]:
         points = checkpoints.lock(cur, self.db, [p.name for p in projections], game_id)
         writes = Writes(self.db)
@@ -123,7 +130,7 @@ class Engine:
         stored = self.history.events_after(cur, game_id, low)
         decoded = [(e, decode_event({"type": e.type, **e.body()})) for e in stored]
         for p in active:
-            outcome = self._project(cur, writes, p, points[p.name], decoded, reset)
+            outcome = self._project(cur, writes, p, points[p.name], decoded, reset, deferred)
             if isinstance(outcome, Exception):
                 failures[p.name] = outcome
             else:
@@ -141,6 +148,7 @@ class Engine:
         point: Checkpoint,
         decoded: list[tuple[Recorded, Any]],
         reset: bool,
+        deferred: bool = False,
     ) -> int | Exception:
         """Apply one projection's new events (and journal entries) and move its
         checkpoint: the items applied, or what its read models raised (their writes
@@ -156,7 +164,7 @@ class Engine:
             return 0
         before = self._state_at(cur, game_id, point.version)
         state_at = partial(self._state_at, cur, game_id)
-        batch = Batch(game_id, before, events, entries, point.version, state_at)
+        batch = Batch(game_id, before, events, entries, point.version, state_at, deferred)
         mark = writes.mark()
         try:
             if self.before_apply is not None:
@@ -205,40 +213,59 @@ class Engine:
     # --- maintenance ------------------------------------------------------------
 
     def all_games(self) -> list[str]:
+        """Every game, in the order they last changed (``History.heads``)."""
         with self.db.reading() as cur:
-            return sorted(self.history.heads(cur))
+            return list(self.history.heads(cur, in_order=True))
 
     def behind(self) -> list[str]:
         """Games some projection has not caught up with (halted ones excluded)."""
         with self.db.reading() as cur:
-            heads = self.history.heads(cur)
+            heads = self.history.heads(cur, in_order=True)
             seqs = self.history.journal_heads(cur)
             known = checkpoints.every(cur)
-        lagging = set()
+        lagging = []  # in the order the games last changed (``History.heads``)
         for game_id, head in heads.items():
             for p in REGISTRY:
                 version, seq, error = known.get((p.name, game_id), (0, 0, None))
                 if error is not None:
                     continue
                 if head > version or (p.journal and seqs.get(game_id, 0) > seq):
-                    lagging.add(game_id)
-        return sorted(lagging)
+                    lagging.append(game_id)
+                    break
+        return lagging
 
     def rebuild(
         self, names: Sequence[str] = PROJECTIONS, progress: Callable[[int], None] | None = None
     ) -> int:
-        """Rebuild from the event store, one game per transaction (never half-built)."""
+        """Rebuild from the event store, one game per transaction (never half-built).
+
+        The batches are deferred: what a read model leaves for the end of the run (the
+        ratings' refold across games, docs/ratings.md G5) it does once, in its
+        ``settle``, after the last game (and, should the run stop early, at its next
+        batch or the next rebuild)."""
         chosen = [BY_NAME[name] for name in names]
         total = 0
         for game_id in self.all_games():
             with self.db.transaction() as cur:
-                applied, failures = self._run(cur, game_id, chosen, reset=True)
+                applied, failures = self._run(cur, game_id, chosen, reset=True, deferred=True)
             total += sum(applied.values())
             if failures:
                 log.error("rebuild of %s failed: %s", game_id, failures)
             if progress is not None:
                 progress(1)
+        self.settle(chosen)  # stopped before: what is left is kept for the next batch
         return total
+
+    def settle(self, projections: Sequence[Projection] = REGISTRY) -> None:
+        """Run the read models' ``settle`` (what deferred batches left), each in a
+        transaction of its own."""
+        for model in (m for p in projections for m in p.models):
+            if model.settle is None:
+                continue
+            with self.db.transaction() as cur:
+                writes = Writes(self.db)
+                model.settle(cur, writes)
+                writes.flush(cur)
 
     def status(self) -> list[Lag]:
         """Lag per projection: games tracked, games behind, events behind, halted games."""

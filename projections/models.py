@@ -16,6 +16,7 @@ from itertools import groupby
 from typing import Any
 
 from domain import events as ev
+from domain import offers
 from domain.commands import GameOptions
 from domain.fold import evolve
 from domain.scoring import current_scores
@@ -150,6 +151,8 @@ def time_control(options: GameOptions) -> dict[str, Any]:
         shown["increment_seconds"] = options.increment_seconds
     if control != "none":
         shown["absent_after"] = options.absent_after
+    if options.vacation:
+        shown["vacation"] = True  # docs/vacation.md V2
     return shown
 
 
@@ -198,6 +201,7 @@ def lobby_entry(
             for p in state.players
         ],
         "time_control": time_control(state.options),
+        "rated": state.options.rated,
         "clock": running,
         "turn": state.turn,
         "active_colour": state.active_colour if _active_player(state) else None,
@@ -207,6 +211,7 @@ def lobby_entry(
         "winners": winners(state),
         "annulled": isinstance(state.amendment, ev.ResultAmended) and state.amendment.annulled,
         "paused": state.paused is not None,
+        **({"private": True} if state.options.private else {}),
     }
 
 
@@ -245,7 +250,23 @@ class Step:
 
 
 # events about one seat rather than the colour to play (docs/clocks.md)
-SEAT_EVENTS = (ev.SeatMarkedAbsent, ev.TimeoutStreakEnded, ev.SeatReclaimed, ev.PlayerResigned)
+SEAT_EVENTS = (
+    ev.SeatMarkedAbsent,
+    ev.TimeoutStreakEnded,
+    ev.SeatReclaimed,
+    ev.PlayerResigned,
+    # an offer's steps are the seat's that made or answered it (docs/table.md); an
+    # expiry belongs to the decision that ended the offer, whoever's seat asked
+    offers.TakebackRequested,
+    offers.TakebackAccepted,
+    offers.TakebackRefused,
+    offers.TakebackWithdrawn,
+    offers.MovesTakenBack,
+    offers.EndProposed,
+    offers.EndAccepted,
+    offers.EndDeclined,
+    offers.EndProposalWithdrawn,
+)
 
 
 def step(
@@ -378,9 +399,8 @@ def _game_over_words(end: ev.GameEnded, score: ev.PlayerScore) -> str:
         words = "you share the win" if len(end.winners) > 1 else "you won"
     else:
         words = f"you ranked {score.rank} of {len(end.scores)}"
-    why = (
-        " (nobody was left to play: the bot had every seat, C7)"
-        if end.reason == "abandoned"
-        else ""
-    )
+    why = {
+        "abandoned": " (nobody was left to play: the bot had every seat, C7)",
+        "agreement": " (by agreement, T6)",
+    }.get(end.reason, "")
     return f"The game is over{why}: {words}."

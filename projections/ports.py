@@ -132,8 +132,12 @@ class History(Protocol):
         """A game's journal entries after ``seq``, in order."""
         ...
 
-    def heads(self, tx: Tx) -> dict[str, int]:
-        """Every game's head version."""
+    def heads(self, tx: Tx, in_order: bool = False) -> dict[str, int]:
+        """Every game's head version; ``in_order``: the games in the order they last
+        changed (oldest first, then by id), so that a rebuild or a sweep in that order
+        folds the ratings forward, each ended game after those that ended before it
+        (G5), not back and forth (a refold from each game's place: the square of the
+        games)."""
         ...
 
     def journal_heads(self, tx: Tx) -> dict[str, int]:

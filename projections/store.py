@@ -21,6 +21,9 @@ from projections.readmodels import (
     leaderboard,
     lobby,
     notifications,
+    profiles,
+    queue,
+    ratings,
     scoreboard,
     timeline,
 )
@@ -28,6 +31,7 @@ from projections.readmodels.deadlines import Due
 from projections.readmodels.leaderboard import Standing
 from projections.readmodels.lobby import CLOCKS, VARIANTS
 from projections.readmodels.notifications import Notification
+from projections.readmodels.ratings import RatedGame, Rating
 from projections.readmodels.scoreboard import Scoreboard
 from projections.readmodels.timeline import KEYFRAME_EVERY, Keyframe, Rewind, StepRow, Turn
 
@@ -54,6 +58,18 @@ class ReadModels(Engine):
     def leaderboard(self, limit: int, offset: int = 0) -> list[Standing]:
         """Accounts by wins, then points (ties by account id)."""
         return leaderboard.standings(self.db, limit, offset)
+
+    def ratings(self, min_games: int, limit: int, offset: int = 0) -> list[Rating]:
+        """Accounts with at least ``min_games`` rated games by rating (docs/ratings.md G7)."""
+        return ratings.leaderboard(self.db, min_games, limit, offset)
+
+    def rating(self, account_id: str) -> Rating | None:
+        """An account's rating now, or None before its first rated game (G8)."""
+        return ratings.current(self.db, account_id)
+
+    def rating_history(self, account_id: str, limit: int, offset: int = 0) -> list[RatedGame]:
+        """An account's rated games, latest first, with its rating before and after (G9)."""
+        return ratings.history(self.db, account_id, limit, offset)
 
     def lobby(
         self,
@@ -85,6 +101,25 @@ class ReadModels(Engine):
     def my_games(self, account_id: str, limit: int, offset: int) -> list[dict[str, Any]]:
         """An account's games, the ones waiting for its move first, each with ``my_move``."""
         return lobby.my_games(self.db, account_id, limit, offset)
+
+    def profile_games(
+        self, account_id: str, group: str, limit: int, offset: int
+    ) -> list[dict[str, Any]]:
+        """An account's games under one heading of its profile (docs/profiles.md, P1)."""
+        return profiles.games(self.db, account_id, group, limit, offset)
+
+    def profile_totals(self, account_id: str) -> tuple[dict[str, int], list[dict[str, Any]]]:
+        """An account's games counted under each heading of its profile (P1), and the
+        time controls it plays with the time it used (P2)."""
+        return profiles.totals(self.db, account_id)
+
+    def queue(self, account_id: str, limit: int) -> list[dict[str, Any]]:
+        """The games waiting for the account's decision, longest first (Q1, Q2)."""
+        return queue.waiting(self.db, account_id, limit)
+
+    def queue_count(self, account_id: str) -> int:
+        """How many games wait for the account's decision (Q1)."""
+        return queue.count(self.db, account_id)
 
     def due(self, game_id: str) -> int | None:
         """When the game's clock needs the service next (epoch ms; docs/clocks.md)."""

@@ -16,8 +16,12 @@ from projections.readmodels import (
     leaderboard,
     lobby,
     notifications,
+    profiles,
+    queue,
+    ratings,
     scoreboard,
     timeline,
+    vacation,
 )
 
 REGISTRY = (
@@ -27,5 +31,8 @@ REGISTRY = (
     Projection("timeline", [timeline.MODEL]),
     Projection("audit", [audit.MODEL]),
     Projection("notifications", [notifications.MODEL]),
+    Projection("ratings", [ratings.MODEL]),
+    Projection("vacation", [vacation.MODEL]),
+    Projection("profiles", [profiles.MODEL, queue.MODEL]),
 )
 PROJECTIONS = tuple(p.name for p in REGISTRY)

@@ -65,3 +65,18 @@ def standings(db: Database, limit: int, offset: int = 0) -> list[Standing]:
         }
         for r in found
     ]
+
+
+def results_of(db: Database, game_ids: list[str]) -> list[tuple[str, str, int, int, bool]]:
+    """``(game_id, account_id, rank, points, won)`` of these games that are over, as
+    the record stands (a league's standings, docs/leagues.md L9)."""
+    if not game_ids:
+        return []
+    marks = ", ".join(["%s"] * len(game_ids))
+    found = rows(
+        db,
+        f"SELECT game_id, account_id, rank, points, won FROM rm_results"
+        f" WHERE game_id IN ({marks}) ORDER BY game_id, rank, account_id",
+        game_ids,
+    )
+    return [(str(r[0]), str(r[1]), int(r[2]), int(r[3]), bool(r[4])) for r in found]

@@ -41,7 +41,14 @@ MIGRATIONS = {
         "ALTER TABLE rm_lobby ADD COLUMN free_orientation INTEGER",
         "ALTER TABLE rm_lobby ADD COLUMN clock TEXT",
         "DELETE FROM projection_checkpoints WHERE projection = 'lobby'",
-    ]
+    ],
+    # 8: private tables (docs/invitations.md, I1) are left out of the public listing; a
+    # row written before is public (no private table existed)
+    8: ["ALTER TABLE rm_lobby ADD COLUMN private INTEGER NOT NULL DEFAULT 0"],
+    # 9: the unfiltered lobby's order read from an index, not sorted whole (bench/profiles.py)
+    9: [
+        "CREATE INDEX IF NOT EXISTS rm_lobby_by_activity ON rm_lobby (last_activity DESC, game_id)"
+    ],
 }
 VARIANTS = ("standard", "two_colours", "free_orientation")
 CLOCKS = ("none", "move", "fischer")
@@ -52,7 +59,7 @@ VARIANT_WHERE = {  # what each variant filters on
 }
 COLUMNS = (
     "game_id", "version", "status", "active_player", "last_activity", "data",
-    "players", "seated", "two_colours", "free_orientation", "clock",
+    "players", "seated", "two_colours", "free_orientation", "clock", "private",
 )  # fmt: skip
 
 
@@ -72,6 +79,7 @@ def apply(tx: Tx, writes: Writes, batch: Batch) -> None:
         int(options.two_colours_each),
         int(options.free_orientation_after_first),
         options.time_control,
+        int(options.private),
     )
     writes.upsert("rm_lobby", COLUMNS, row)
     writes.execute("DELETE FROM rm_lobby_seats WHERE game_id = %s", (batch.game_id,))
@@ -101,10 +109,10 @@ def entries(
     ``before`` (the last activity and game id of the last row seen) or from
     ``offset``; only games of ``players`` seats, of a ``variant`` (``VARIANTS``), a
     ``clock`` (``CLOCKS``), with a free seat, or with one of the accounts ``among``
-    seated, when asked."""
+    seated, when asked. A private table is never listed (docs/invitations.md, I1)."""
     if among is not None and not among:
         return []
-    where: list[str] = []
+    where: list[str] = ["private = 0"]
     params: list[Any] = []
     if status:
         where.append("status = %s")

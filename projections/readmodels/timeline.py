@@ -14,6 +14,7 @@ from typing import Any, NamedTuple, TypedDict
 
 from domain import position
 from domain.events import GameRewound
+from domain.offers import MovesTakenBack
 from domain.position import FOLD_VERSION
 from projections.contract import Batch, ReadModel, rows
 from projections.models import step
@@ -103,7 +104,7 @@ def apply(tx: Tx, writes: Writes, batch: Batch) -> None:
     frames: list[tuple[Any, ...]] = []
     rewinds: list[tuple[Any, ...]] = []
     for stored, event, before, after in batch.folded():
-        if isinstance(event, GameRewound):
+        if isinstance(event, GameRewound | MovesTakenBack):  # D6, T3: the steps between set aside
             rewinds.append((batch.game_id, stored.version, event.to_version))
         s = step(stored.version, event, before, stored.meta(), previous)
         previous = (s.turn, s.step)
