@@ -11,16 +11,26 @@ from datetime import datetime
 from flask import Flask
 
 from service.bootstrap import EMBEDDED_STREAMS, Services, build, start_embedded_background
-from service.http.api import MAX_BODY, GameIdConverter, register_errors
+from service.http.api import MAX_BODY, GameIdConverter, VersionConverter, register_errors
 from service.http.api.accounts import bp as accounts_bp
+from service.http.api.chat import bp as chat_bp
 from service.http.api.credentials import bp as credentials_bp
 from service.http.api.disputes import DisputeIdConverter
 from service.http.api.disputes import bp as disputes_bp
 from service.http.api.games import bp as games_bp
+from service.http.api.invitations import bp as invitations_bp
+from service.http.api.leagues import bp as leagues_bp
 from service.http.api.meta import bp as meta_bp
+from service.http.api.notes import bp as notes_bp
+from service.http.api.profiles import bp as profiles_bp
 from service.http.api.proofs import bp as proofs_bp
+from service.http.api.queue import bp as queue_bp
+from service.http.api.ratings import bp as ratings_bp
+from service.http.api.rematch import bp as rematch_bp
+from service.http.api.scores import bp as scores_bp
 from service.http.api.signin import bp as signin_bp
 from service.http.api.streams import bp as streams_bp
+from service.http.api.vacation import bp as vacation_bp
 from service.http.api.views import bp as views_bp
 from service.http.cookies import set_new_binding
 from service.http.headers import install as install_headers
@@ -35,6 +45,29 @@ from service.live.revocations import RevocationWatch
 from service.runtime.logs import install as install_logs
 from service.runtime.settings import Settings
 from service.store.base import SqlStore
+
+# the API's blueprints, each under /api/v1
+API_BLUEPRINTS = (
+    accounts_bp,
+    signin_bp,
+    credentials_bp,
+    games_bp,
+    streams_bp,
+    views_bp,
+    disputes_bp,
+    chat_bp,
+    proofs_bp,
+    meta_bp,
+    notes_bp,
+    scores_bp,
+    ratings_bp,
+    vacation_bp,
+    invitations_bp,
+    rematch_bp,
+    profiles_bp,
+    queue_bp,
+    leagues_bp,
+)
 
 
 def create_app(
@@ -66,6 +99,7 @@ def web_app(services: Services) -> Flask:
     app.url_map.merge_slashes = False
     app.url_map.converters["game"] = GameIdConverter
     app.url_map.converters["dispute"] = DisputeIdConverter
+    app.url_map.converters["version"] = VersionConverter
     app.extensions["tongiaki.services"] = services
     app.extensions["tongiaki.settings"] = settings
     app.extensions["tongiaki.readmodels"] = services.readmodels
@@ -75,6 +109,10 @@ def web_app(services: Services) -> Flask:
     app.extensions["tongiaki.notify"] = services.notifier
     app.extensions["tongiaki.disputes"] = services.disputes
     app.extensions["tongiaki.identity"] = services.identity
+    app.extensions["tongiaki.chat"] = services.chat
+    app.extensions["tongiaki.notes"] = services.notes
+    app.extensions["tongiaki.vacations"] = services.vacations
+    app.extensions["tongiaki.profiles"] = services.profiles
     if feed is not None:  # live streams end with the credential they were opened with
         watch = RevocationWatch(feed, services.identity.sessions.ended_among)
         services.identity.when_revoked(watch.end)
@@ -94,17 +132,7 @@ def web_app(services: Services) -> Flask:
         app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
             app.wsgi_app, x_for=settings.proxies, x_proto=settings.proxies
         )
-    for bp in (
-        accounts_bp,
-        signin_bp,
-        credentials_bp,
-        games_bp,
-        streams_bp,
-        views_bp,
-        disputes_bp,
-        proofs_bp,
-        meta_bp,
-    ):
+    for bp in API_BLUEPRINTS:
         app.register_blueprint(bp, url_prefix="/api/v1")
     app.after_request(set_new_binding)  # a browser bound to a sign-in it asked for
 

@@ -16,20 +16,28 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from domain.state import Phase
 from projections.store import ReadModels
 from service.audit.disputes import DisputeService
+from service.chat.service import ChatService
 from service.identity.service import Identity
+from service.invitations.service import Invitations
+from service.leagues.service import Leagues
 from service.live.doorbells import BackgroundDoorbell, InlineDoorbell, RqDoorbell, sweep_inline
 from service.live.feed import FD_RESERVE, Feed, FeedDoorbell, fd_budget, listener_for
+from service.notes.service import Notes
 from service.notifications.deliverer import NOTIFY_EVERY, run_deliveries
 from service.notifications.notify import Notifier
 from service.play.games import Doorbell, GameService
 from service.play.timekeeper import ClockBell, LocalScheduler, Timekeeper
+from service.profiles.service import Profiles
+from service.rematch.service import Rematches
 from service.runtime.settings import ConfigError, Settings
 from service.store.base import SqlStore
 from service.transparency.integrator import run_integrator
 from service.transparency.keys import log_signer
 from service.transparency.log import TransparencyLog
+from service.vacation.service import Vacations
 
 # live streams one process holds at once (service.live.feed) unless TONGIAKI_MAX_STREAMS says:
 # the embedded server gives each connection a thread of its own (~30 KB each, waiting);
@@ -103,8 +111,15 @@ class Services:
     feed: Feed | None  # live streams' change feed; None where nothing streams (the worker)
     log: TransparencyLog | None  # the transparency log; None where nothing signs (CLI)
     identity: Identity  # sessions, tokens, sign-in links and passkeys (docs/accounts.md)
+    notes: Notes  # players' private notes (docs/notes.md)
     background: list[threading.Event] = field(default_factory=list)  # stops, once started
     clocks: LocalScheduler | None = None  # the embedded default's deadlines, once started
+    chat: ChatService | None = None  # games' chats (docs/chat.md)
+    vacations: Vacations | None = None  # vacation days and spells (docs/vacation.md)
+    invitations: Invitations | None = None  # private tables (docs/invitations.md)
+    rematches: Rematches | None = None  # rematches (docs/invitations.md)
+    profiles: Profiles | None = None  # names and deletions (docs/profiles.md)
+    leagues: Leagues | None = None  # round-robin leagues (docs/leagues.md)
 
 
 def build(
@@ -129,14 +144,7 @@ def build(
     readmodels = ReadModels(store, store)
     readmodels.upgrade()
     now = clock or (lambda: datetime.now(UTC))
-    if doorbell is None:
-        if settings.redis_url:
-            # rung from a thread of its own: a slow or hung Redis never delays a command
-            doorbell = BackgroundDoorbell(
-                RqDoorbell(settings.redis_url, settings.queue, timeout=1.0)
-            )
-        else:
-            doorbell = InlineDoorbell(readmodels)
+    doorbell = doorbell or _doorbell(settings, readmodels)
     feed = _feed(settings, store, streams) if streams is not None else None
     games = GameService(
         store,
@@ -155,16 +163,97 @@ def build(
         window=timedelta(seconds=settings.dispute_window),
         announce=notifier.announce,
     )
-    log = (
-        TransparencyLog(store.log, signer, witnessed=bool(settings.witnesses))
-        if signer is not None
-        else None
-    )
+    log = TransparencyLog(store.log, signer, witnessed=bool(settings.witnesses)) if signer else None
     identity = Identity(store, settings, games.clock)
     identity.upgrade()
-    return Services(
-        settings, store, readmodels, doorbell, games, notifier, disputes, feed, log, identity
+    services = Services(
+        settings,
+        store,
+        readmodels,
+        doorbell,
+        games,
+        notifier,
+        disputes,
+        feed,
+        log,
+        identity,
+        _notes(store, games),
     )
+    return _around_the_games(services, now)
+
+
+def _around_the_games(services: Services, now: Callable[[], datetime]) -> Services:
+    """The services beside the games, each with its own tables: the chat, vacation,
+    private tables, rematches and leagues, profiles."""
+    store, games = services.store, services.games
+    services.chat = _chat(store, games, now, services.feed)
+    services.vacations = _vacations(store, services.settings, games)
+    services.invitations, services.rematches, services.leagues = _tables(store, games)
+    services.profiles = _profiles(services)
+    return services
+
+
+def _doorbell(settings: Settings, readmodels: ReadModels) -> Doorbell:
+    """How commits reach the read models: rq with ``REDIS_URL``, rung from a thread of
+    its own (a slow or hung Redis never delays a command); else inline."""
+    if settings.redis_url:
+        return BackgroundDoorbell(RqDoorbell(settings.redis_url, settings.queue, timeout=1.0))
+    return InlineDoorbell(readmodels)
+
+
+def _profiles(services: Services) -> Profiles:
+    """Names and deletions (docs/profiles.md), their table upgraded."""
+    games = services.games
+    found = Profiles(services.store, games, services.identity, services.readmodels, games.clock)
+    found.upgrade()
+    return found
+
+
+def _notes(store: SqlStore, games: GameService) -> Notes:
+    """Players' private notes (docs/notes.md), their table upgraded."""
+    notes = Notes(store, games)
+    notes.upgrade()
+    return notes
+
+
+def _vacations(store: SqlStore, settings: Settings, games: GameService) -> Vacations:
+    """Vacation (docs/vacation.md): its table upgraded, its planner given to the games."""
+    vacations = Vacations(store, settings.vacation_days, games.clock)
+    vacations.upgrade()
+    games.leaves = vacations.plan
+    return vacations
+
+
+def _tables(store: SqlStore, games: GameService) -> tuple[Invitations, Rematches, Leagues]:
+    """Private tables and rematches (docs/invitations.md) and leagues (docs/leagues.md),
+    their tables upgraded."""
+    invitations = Invitations(store, games)
+    rematches = Rematches(store, games, invitations.keep_private)
+    leagues = Leagues(store, games, invitations)
+    invitations.upgrade()
+    rematches.upgrade()
+    leagues.upgrade()
+    return invitations, rematches, leagues
+
+
+def _chat(
+    store: SqlStore, games: GameService, now: Callable[[], datetime], feed: Feed | None
+) -> ChatService:
+    """The games' chats (docs/chat.md), their tables upgraded; a chat that moves pings
+    its game's live streams (the feed hears of it at once here, by NOTIFY or its poll
+    elsewhere)."""
+    chat = ChatService(store, lambda game_id: seats(games, game_id), now)
+    chat.upgrade()
+    if feed is not None:
+        chat.bell = feed.chat_changed
+        feed.chat_heads = chat.chats.heads
+    return chat
+
+
+def seats(games: GameService, game_id: str) -> tuple[frozenset[str], bool]:
+    """A game's players and whether it ended: all the chat knows of a game (docs/chat.md)."""
+    _, state = games.load(game_id)
+    return frozenset(p.player_id for p in state.players), state.phase is Phase.ENDED
 
 
 def _feed(settings: Settings, store: SqlStore, streams: int) -> Feed:
@@ -200,6 +289,8 @@ def start_embedded_background(services: Services) -> None:
     closed = lambda: store.closed  # noqa: E731
     services.background.append(sweep_inline(services.readmodels, settings.sweep_every, closed))
     services.background.append(run_deliveries(services.notifier, NOTIFY_EVERY, closed))
+    if services.leagues is not None:  # leagues' next rounds, opened by themselves (L7)
+        services.background.append(services.leagues.rounds.run(settings.league_every, closed))
     if services.log is not None:
         services.background.append(
             run_integrator(store.log, services.log.signer, settings.log_every, closed)

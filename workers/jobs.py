@@ -203,8 +203,10 @@ RESTART_PAUSE = 1.0  # seconds before rq's loop is started again after it gave u
 
 
 class OutageFilter(logging.Filter):
-    """rq's "could not connect to Redis instance … retrying" (one line per try) counted
-    by the worker's ``Outage`` instead: the outage is logged once, and its end once."""
+    """rq's "could not connect to Redis instance … retrying" (one line per try), and its
+    "found an unhandled exception, quitting" with a traceback when the exception is
+    Redis going away (while rq finished a job), counted by the worker's ``Outage``
+    instead: the outage is logged once, and its end once."""
 
     def __init__(self, outage: Outage) -> None:
         super().__init__()
@@ -214,6 +216,10 @@ class OutageFilter(logging.Filter):
         if "could not connect to Redis" in record.getMessage():
             args = record.args if isinstance(record.args, tuple) else ()
             self.outage.failed(str(args[1]) if len(args) > 1 else "")
+            return False
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, RedisError):  # rq's loop then ends; ``_work`` starts it again
+            self.outage.failed(error)
             return False
         return True
 
@@ -298,6 +304,9 @@ def _start_background(
     # reminders: the outbox the projections fill, delivered by webhook and mail
     delivering = run_deliveries(services().notifier, NOTIFY_EVERY, stop.is_set)
     local_clock().start()  # deadlines to the millisecond, beside rq's schedule
+    leagues = services().leagues
+    if leagues is not None:  # leagues' next rounds, opened by themselves (L7)
+        leagues.rounds.run(settings.league_every, stop.is_set)
     _LOCAL_STARTED.set()
     log_ = services().log
     if log_ is not None:  # the transparency log: pending commits integrated within a second
@@ -313,12 +322,16 @@ def _work(queue: Queue, burst: bool, outage: Outage, stop: threading.Event) -> N
     from rq import SimpleWorker
 
     while True:
-        worker = SimpleWorker([queue], connection=queue.connection)
-        worker.max_connection_wait_time = RECONNECT_AT_MOST  # back within 2 s of Redis
-        worker.work(burst=burst, with_scheduler=False)
-        if burst or worker._stop_requested or worker._shutdown_requested_date:
-            return  # done, or asked to stop (SIGTERM, SIGINT)
-        # rq's loop gave up (Redis timed out, or failed outside a dequeue): again
-        outage.failed("the worker's loop stopped on a Redis error")
+        try:  # rq's worker speaks to Redis as it is made, and re-raises a Redis error
+            worker = SimpleWorker([queue], connection=queue.connection)  # of its teardown
+            worker.max_connection_wait_time = RECONNECT_AT_MOST  # back within 2 s of Redis
+            worker.work(burst=burst, with_scheduler=False)
+        except RedisError as exc:  # (a job cut short by it is redone by the sweeper)
+            outage.failed(exc)
+        else:
+            if burst or worker._stop_requested or worker._shutdown_requested_date:
+                return  # done, or asked to stop (SIGTERM, SIGINT)
+            # rq's loop gave up (Redis timed out, or failed outside a dequeue): again
+            outage.failed("the worker's loop stopped on a Redis error")
         if stop.wait(RESTART_PAUSE):
             return

@@ -30,10 +30,10 @@ from domain import disputes as d
 from domain.commands import PLAY_COMMANDS
 from domain.deck import commitment
 from domain.errors import RuleViolation
+from domain.history import effective_versions
 from domain.serialization import decode_dispute_event, encode_dispute_event
 from domain.state import GameState, Phase
 from service.audit.evidence import gather_evidence
-from service.audit.rewinds import effective_versions
 from service.errors import BadRequest, Conflict, Forbidden, NotFound
 from service.play.games import GameService
 from service.play.repository import decode_events, redeal_key
@@ -440,17 +440,28 @@ class DisputeService:
             "events": events,
         }
 
-    def row_view(self, row: DisputeRow) -> dict[str, Any]:
-        """A line of the queue."""
-        return {
-            "dispute_id": row.dispute_id,
-            "game_id": row.game_id,
-            "status": row.status,
-            "reason": row.reason,
-            "opened_by": row.opened_by,
-            "opened_at": row.created_at,
-            "updated_at": row.updated_at,
-        }
+    def queue_view(self, rows: list[DisputeRow]) -> list[dict[str, Any]]:
+        """The lines of the queue, each told apart from the others: its game and the
+        version disputed (from the opening event), who opened it (their name), when."""
+        names = self.store.account_names({r.opened_by for r in rows})
+        lines = []
+        for row in rows:
+            opened = self.store.dispute_events(row.dispute_id)[:1]
+            version = int(opened[0].body().get("version", 0)) if opened else 0
+            lines.append(
+                {
+                    "dispute_id": row.dispute_id,
+                    "game_id": row.game_id,
+                    "version": version,
+                    "status": row.status,
+                    "reason": row.reason,
+                    "opened_by": row.opened_by,
+                    "opener_name": names.get(row.opened_by),
+                    "opened_at": row.created_at,
+                    "updated_at": row.updated_at,
+                }
+            )
+        return lines
 
     # --- evidence --------------------------------------------------------------
 

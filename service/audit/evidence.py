@@ -19,6 +19,7 @@ from domain.legal import legal_commands
 from domain.play import deck_of, play
 from domain.serialization import decode_command, encode
 from domain.state import GameState, Phase
+from projections.command_words import command_words
 from service.audit.draws import draws_with_redeals, redeals_of
 from service.play.repository import decode_events, redeal_key
 from service.store.base import EventStore, JournalEntry, StoredEvent, check_chain
@@ -53,6 +54,7 @@ def gather_evidence(store: EventStore, s: d.Dispute, view: dict[str, Any]) -> di
         "position_before": {"version": before_version, "position": position.dump(before)},
         "position_after": {"version": last, "position": position.dump(after)},
         "legal_before": [encode(c) for c in legal_commands(before)][:200],
+        "legal_before_words": [command_words(c, before) for c in legal_commands(before)][:200],
         "events": caused,
         "receipt": {"version": last, "hash": stored[last - 1].hash if last >= 1 else None},
         "rerun": _rerun(store, game_id, entry, before, stored[first - 1 : last], final),

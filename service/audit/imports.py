@@ -24,6 +24,7 @@ from service.audit.dispute_records import check_dispute_streams
 from service.audit.export_reader import logged_versions, read_export
 from service.audit.rerun import check_record
 from service.audit.rewinds import rewind_problems
+from service.audit.takebacks import takeback_problems
 from service.audit.transfer import TransferError
 from service.play.accounts import token_hash
 from service.play.repository import redeal_key
@@ -71,7 +72,7 @@ def import_game(store: EventStore, source: IO[Any], at: str) -> Imported:
     seed = _seed(export.header, state)
     redeals = _redeals(export.header, state)
     problems = check_record(export.journal, events, decoded, seed, redeals).problems
-    problems += rewind_problems(events, decoded)
+    problems += rewind_problems(events, decoded) + takeback_problems(export.journal, decoded)
     disputes = [_checked_dispute(game_id, events, stream) for stream in export.disputes.values()]
     _, dispute_problems = check_dispute_streams(
         events, [(d.dispute_id, d.status, stream) for stream, d in disputes]

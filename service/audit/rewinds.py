@@ -1,4 +1,5 @@
-"""A rewound history (D6): the versions it is made of now, and each rewind checked."""
+"""A rewound history (D6): each rewind checked (the versions a history is made of now:
+``domain.history.effective_versions``)."""
 
 from __future__ import annotations
 
@@ -9,20 +10,8 @@ from domain import position
 from domain.errors import DomainError
 from domain.events import Event, GameRewound
 from domain.fold import replay
+from domain.history import effective_versions
 from service.store.base import StoredEvent
-
-
-def effective_versions(events: Sequence[Event]) -> list[int]:
-    """The versions the game's history is made of now, oldest first: each ``GameRewound``
-    (D6) continues from its ``to_version``, superseding what came between."""
-    parent: dict[int, int] = {}
-    for version, e in enumerate(events, start=1):
-        parent[version] = e.to_version if isinstance(e, GameRewound) else version - 1
-    chain, at = [], len(events)
-    while at > 0:
-        chain.append(at)
-        at = parent[at]
-    return chain[::-1]
 
 
 def rewind_problems(stored: Sequence[StoredEvent], events: Sequence[Event]) -> list[str]:

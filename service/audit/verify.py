@@ -16,6 +16,8 @@ from service.audit.draws import redeals_of, revealed_draws, seed_of
 from service.audit.logged import check_logged
 from service.audit.rerun import check_record
 from service.audit.rewinds import rewind_problems
+from service.audit.takebacks import takeback_problems
+from service.audit.vacation_check import vacation_problems
 from service.errors import NotFound
 from service.store.base import EventStore, StoredEvent, check_chain
 
@@ -72,13 +74,16 @@ def verify_game(store: EventStore, game_id: str) -> Verification:
     redeals, redeal_problems = redeals_of(store, game_id, final)
     deck_ok, deck_problems, draws = revealed_draws(game_id, final, events)
     seed, seed_problems = seed_of(store, game_id, final)
-    rerun = check_record(store.journal(game_id), stored, events, seed, redeals)
+    journal = store.journal(game_id)
+    rerun = check_record(journal, stored, events, seed, redeals)
     disputes, dispute_problems = check_disputes(store, game_id, stored)
     problems = (
         seed_problems
         + redeal_problems
         + rewind_problems(stored, events)
+        + takeback_problems(journal, events)
         + rerun.problems
+        + vacation_problems(stored)
         + dispute_problems
     )
     ok = chain.ok and deck_ok is not False and not problems and not log_problems

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from service.cli import (
+    chat,
     check_install,
     db,
     disputes,
@@ -33,6 +34,7 @@ main.add_command(records.export_game)
 main.add_command(records.import_game)
 main.add_command(disputes.auditor)
 main.add_command(disputes.disputes)
+main.add_command(chat.chat)
 main.add_command(worker.worker)
 main.add_command(projections.projections)
 main.add_command(transparency.log)

@@ -26,8 +26,7 @@ from service.identity.credentials import (
     new_secret,
     secret_hash,
 )
-from service.runtime.cache import Bounded
-from service.store.base import Account, SqlStore
+from service.store.base import DELETED, Account, SqlStore
 from service.store.rows import value
 from service.timing.clocks import stamp
 
@@ -69,7 +68,6 @@ class Sessions:
         self.clock = clock
         self.credentials = Credentials(store)
         self.on_revoked = on_revoked  # live streams opened with them end (service.live)
-        self._accounts: Bounded[str, Account] = Bounded(4096)
 
     # --- who is calling -------------------------------------------------------------
 
@@ -118,12 +116,11 @@ class Sessions:
         return Caller(self._account(found), self._used(found, now), "cookie")
 
     def _account(self, found: Credential) -> Account:
-        account = self._accounts.get(found.account_id)  # an account row never changes
-        if account is None:
-            account = self.store.account(found.account_id)
-            if account is None:
-                raise Unauthorized("bad_token", "that credential names no account")
-            self._accounts.put(found.account_id, account)
+        # read each time, never cached: an account's name changes (docs/profiles.md, P3),
+        # on any process, and a command records the name its account has when it is sent
+        account = self.store.account(found.account_id)
+        if account is None or account.kind == DELETED:
+            raise Unauthorized("bad_token", "that credential names no account")
         return account
 
     def _used(self, found: Credential, now: datetime) -> Credential:

@@ -64,6 +64,7 @@ READ_WAIT = 10.0  # seconds a catching-up viewer waits for its turn to read
 LOAD_TIMEOUT = 10.0  # seconds a viewer waits for another to load the game's hub
 RETRY_AFTER = 10  # seconds a refused viewer waits before asking again
 CHANNEL = "tongiaki_events"  # PostgreSQL NOTIFY channel (the trigger's, service.store)
+CHAT_CHANNEL = "tongiaki_chat"  # a game's chat moved (service.chat.store notifies it)
 ENDED = Phase.ENDED.value  # the games row status of a game that is over
 
 
@@ -106,6 +107,7 @@ class Hub:
     failed: bool = False  # its first read failed: the hub is dropped
     subscribers: int = 0
     parked: dict[int, Any] = field(default_factory=dict)  # by socket (service.live.writer)
+    chat: int = 0  # its chat's last seq known: parked streams are told of a newer one
 
     def publish(self, view: View) -> None:
         self.view = view
@@ -177,6 +179,7 @@ class Feed:
         heartbeat: float = 15.0,
     ) -> None:
         self.store = store
+        self.chat_heads: Callable[[Sequence[str]], dict[str, int]] | None = None  # chat.md
         self.heartbeat = heartbeat  # seconds between a quiet stream's heartbeats
         self.max_streams = max_streams
         self.per_client = per_client
@@ -187,6 +190,7 @@ class Feed:
         self.open = 0
         self.closing = False
         self._dirty: set[str] = set()
+        self._chat_dirty: set[str] = set()
         self._wake = threading.Event()
         self._pid = 0
         self._listener = listener
@@ -320,6 +324,12 @@ class Feed:
             self._dirty.add(game_id)
             self._wake.set()
 
+    def chat_changed(self, game_id: str) -> None:
+        """A game's chat moved (or may have): tell its streams if anybody watches it."""
+        if game_id in self.hubs:
+            self._chat_dirty.add(game_id)
+            self._wake.set()
+
     def changed_all(self) -> None:
         """Anything may have been missed (a listener reconnected): look at every hub."""
         self._dirty.update(self.hubs)
@@ -357,12 +367,15 @@ class Feed:
             if self.closing:
                 return
             dirty, self._dirty = self._dirty, set()
+            chats, self._chat_dirty = self._chat_dirty, set()
             try:
                 if time.monotonic() - last_poll >= self.poll_every:
                     last_poll = time.monotonic()
                     dirty |= self._moved(list(self.hubs))
+                    chats = set(self.hubs)
                 for game_id in dirty:
                     self._read(game_id)
+                self._chats(chats)
             except StoreUnavailable as exc:  # the next poll tries again
                 self._dirty |= dirty
                 log.warning("feed: %s", exc)
@@ -371,6 +384,16 @@ class Feed:
                 self._dirty |= dirty
                 log.exception("feed failed")
                 time.sleep(min(self.poll_every, 1.0))
+
+    def _chats(self, game_ids: set[str]) -> None:
+        """Tell the streams of games whose chat moved (a ping: the page reads the chat)."""
+        if not game_ids or self.chat_heads is None:
+            return
+        for game_id, seq in self.chat_heads(sorted(game_ids)).items():
+            hub = self.hubs.get(game_id)
+            if hub is not None and seq > hub.chat:
+                hub.chat = seq
+                self.writer.changed(hub)
 
     def _moved(self, game_ids: Sequence[str]) -> set[str]:
         """The watched games whose head is past what their hub has read."""
@@ -443,11 +466,13 @@ class PgListener:
             try:
                 with psycopg.connect(self.url, autocommit=True, connect_timeout=5) as conn:
                     conn.execute(f"LISTEN {CHANNEL}")
+                    conn.execute(f"LISTEN {CHAT_CHANNEL}")
                     self.feed.changed_all()  # whatever came while we were not listening
                     delay = 0.5
                     while not self.feed.closing:
                         for note in conn.notifies(timeout=1.0):
-                            self.feed.changed(note.payload)
+                            chat = note.channel == CHAT_CHANNEL
+                            (self.feed.chat_changed if chat else self.feed.changed)(note.payload)
             except Exception as exc:
                 log.warning("feed listener: %s; again in %.1f s", exc, delay)
                 time.sleep(delay)

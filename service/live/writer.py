@@ -54,6 +54,12 @@ def heartbeat_frame(every: float) -> bytes:
     return b'event: heartbeat\ndata: {"every": %s}\n\n' % (b"%g" % every)
 
 
+def chat_frame(seq: int) -> bytes:
+    """A ping: the game's chat moved to ``seq`` (docs/chat.md). Without an id, and
+    without a word of the chat: each page reads what it may read of it itself."""
+    return b'event: chat\ndata: {"seq": %d}\n\n' % seq
+
+
 TICK = 1.0  # seconds between looks at hang-ups, timeouts and heartbeats
 BATCH = 256  # writes between two chances for other requests (and threads) to run
 TAIL_LIMIT = 64 * 1024  # bytes a viewer's socket may leave unwritten before it is closed
@@ -110,6 +116,7 @@ class Parked:
     __slots__ = (
         "after",
         "beat",
+        "chat",
         "deadline",
         "ending",
         "fd",
@@ -127,6 +134,9 @@ class Parked:
         self.sub = sub  # service.live.feed.Subscription: its hub, its client's share
         self.fd = fd
         self.after = after  # the last version written whole
+        # the chat's last seq it was told of: none yet (the hub's may have moved while it
+        # caught up, unheard; a page that read the chat past it ignores the ping)
+        self.chat = 0
         self.tail = b""  # the part of a write the socket did not take
         self.deadline = deadline  # monotonic: the stream's ?timeout=
         self.beat = time.monotonic()  # the last write
@@ -321,8 +331,12 @@ class Writer:
         joined: dict[int, tuple[bytes, int, int, bool] | None] = {}  # by version sent
         with self.lock:
             streams = list(hub.parked.values())
+        chat = getattr(hub, "chat", 0)
         for n, stream in enumerate(streams, 1):
             self._push(stream, view, joined, now)
+            if stream.chat < chat and stream.fd >= 0 and not stream.tail and not stream.ending:
+                stream.chat = chat
+                self._send(stream, chat_frame(chat), now)
             if n % BATCH == 0:
                 time.sleep(0)  # other requests (greenlets, threads) get their turn
 

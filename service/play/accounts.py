@@ -19,18 +19,39 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
+def valid_name(name: str, **rule: str) -> str:
+    """A display name as given, trimmed: 1 to ``MAX_NAME`` characters that show what they
+    say (``service.play.text``), else 422 ``bad_name`` (citing ``rule`` if given)."""
+    name = name.strip()
+    if not name or len(name) > MAX_NAME:
+        raise BadRequest(
+            "bad_name", f"a name has 1 to {MAX_NAME} characters, not only spaces", **rule
+        )
+    problem = text_problem(name)
+    if problem:
+        raise BadRequest("bad_name", f"a name {problem}", **rule)
+    if not has_visible(name):
+        raise BadRequest("bad_name", "a name has at least one visible character", **rule)
+    return name
+
+
+def players_named(store: EventStore, entry: str) -> list[str]:
+    """The player accounts an entry names: the one whose id it is, else every player whose
+    name is exactly it (ignoring case; at most 50 looked at). The caller decides what none
+    or several mean (invitations I2, leagues L2)."""
+    by_id = store.account(entry)
+    if by_id is not None and by_id.kind == "player":
+        return [by_id.account_id]
+    candidates = store.accounts_named(entry, 50)
+    names = store.account_names(candidates)
+    return [a for a in candidates if names.get(a, "").lower() == entry.lower()]
+
+
 def create_account(
     store: EventStore, name: str, now: datetime, kind: str = "player"
 ) -> tuple[Account, str]:
     """A new account and its token (the only time the token is ever seen)."""
-    name = name.strip()
-    if not name or len(name) > MAX_NAME:
-        raise BadRequest("bad_name", f"a name has 1 to {MAX_NAME} characters, not only spaces")
-    problem = text_problem(name)
-    if problem:
-        raise BadRequest("bad_name", f"a name {problem}")
-    if not has_visible(name):
-        raise BadRequest("bad_name", "a name has at least one visible character")
+    name = valid_name(name)
     token = secrets.token_urlsafe(32)
     account = Account(uuid.uuid4().hex[:12], name, kind, token_hash(token), now.isoformat())
     store.add_account(account)

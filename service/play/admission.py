@@ -36,8 +36,8 @@ def authorise(account: Account, command: cmd.Command, state: GameState) -> None:
         )
     if isinstance(command, cmd.CreateGame | cmd.StartGame):
         return
-    if isinstance(command, cmd.JoinGame | cmd.ReclaimSeat | cmd.Resign):
-        if command.player_id != account.account_id:
+    if isinstance(command, (cmd.JoinGame, cmd.ReclaimSeat, cmd.Resign, *cmd.OFFER_COMMANDS)):
+        if getattr(command, "player_id", None) != account.account_id:
             raise Forbidden("not_your_seat", "you can only act for your own seat")
         return
     colour = state.active_colour

@@ -24,11 +24,13 @@ from domain import commands as cmd
 from domain.deck import ALGORITHM, FIXED, Deck, commitment, complete_order
 from domain.errors import DeckUnavailable, MalformedPayload, RuleViolation
 from domain.events import Event
+from domain.offers import MovesTakenBack
 from domain.play import play
 from domain.serialization import decode_command, encode
 from domain.setup import validate_options
 from domain.state import GameState
 from service.errors import BadRequest, Conflict, Forbidden, ServiceError
+from service.play import takebacks
 from service.play.admission import admit, authorise, sent_by_players
 from service.play.receipts import (
     CommandResult,
@@ -38,7 +40,7 @@ from service.play.receipts import (
     game_id_for,
     request_fingerprint,
 )
-from service.play.repository import GameRepository, Keyframes, redeal_key
+from service.play.repository import GameRepository, Keyframes, decode_events, redeal_key
 from service.play.timeouts import SeatTimeouts, timed_out
 from service.runtime import counters as metrics
 from service.store.base import (
@@ -51,7 +53,7 @@ from service.store.base import (
     EventStore,
     NewEvent,
 )
-from service.timing.clocks import Clock, advance, parse_time, stamp
+from service.timing.clocks import Clock, Plan, advance, parse_time, stamp
 
 RACES = 5  # appends a command may lose to other commands before it is answered 409
 
@@ -125,6 +127,7 @@ class GameService:
         self.repository = GameRepository(store, snapshot_every=snapshot_every, keyframes=keyframes)
         self.receipts = Receipts(store)
         self.timeouts = SeatTimeouts(self.repository)
+        self.leaves: Plan | None = None  # vacation's planner (docs/vacation.md V3, V4)
 
     # --- reading (the repository's) -------------------------------------------------
 
@@ -324,6 +327,7 @@ class GameService:
         while True:
             version, current = state if state is not None else (0, GameState())
             try:
+                attempt = self._completed(attempt, version, current)
                 decided = self._decide(attempt, version, current)
             except (Forbidden, Conflict, RuleViolation) as exc:
                 if not fresh:
@@ -341,6 +345,24 @@ class GameService:
                 state, fresh = self.load(attempt.game_id), True  # judged anew on what landed
                 continue
             return self._settle(attempt, decided, appended)
+
+    def _completed(self, attempt: Attempt, version: int, current: GameState) -> Attempt:
+        """A takeback request completed from the record as it stands at ``version`` (T1):
+        judged again after a lost race, it is completed again; another's seat is refused
+        first, as for every seat command."""
+        if not isinstance(attempt.command, cmd.RequestTakeback):
+            return attempt
+        if not attempt.authorised and attempt.account is not None:
+            authorise(attempt.account, attempt.command, current)
+        game_id = attempt.game_id
+        command = takebacks.complete(
+            [j for j in self.store.journal(game_id) if (j.last_version or 0) <= version],
+            decode_events(self.store.read(game_id, limit=version)),
+            attempt.command.player_id,
+            lambda at: self.load(game_id, at=at)[1],
+        )
+        record = replace(attempt.record, payload=encode(command))
+        return replace(attempt, command=command, record=record)
 
     def _decide(self, attempt: Attempt, version: int, current: GameState) -> Decided:
         """The events the command appends on ``version`` (raises its refusal)."""
@@ -370,7 +392,10 @@ class GameService:
         clock = None
         if after.options.time_control != "none":
             before = self.clock_at(game_id, version, current)
-            clock = advance(before, current, command, after, parse_time(record.received_at))
+            back = next((e for e in events if isinstance(e, MovesTakenBack)), None)
+            restored = self.clock_at(game_id, back.to_version, after) if back else None  # T5
+            at = parse_time(record.received_at)
+            clock = advance(before, current, command, after, at, restored, self.leaves)
             if clock is not None:
                 new[-1].metadata["clock"] = clock.to_data()
         return Decided(version, new, after, clock)

@@ -362,10 +362,12 @@ class Settings:
     redis_url: str = ""  # empty: projections run inline
     queue: str = "tongiaki"  # the rq queue of projection jobs
     sweep_every: float = 30.0  # seconds between sweeps for lagging games
+    league_every: float = 5.0  # seconds between looks for leagues' rounds to open (L7)
     data_dir: Path = Path("var")
     testing: bool = False  # allows fixed tile orders (never in production)
     snapshot_every: int = 100
     dispute_window: int = 7 * 86_400  # seconds after its end a game can be disputed (D1)
+    vacation_days: int = 30  # each account's vacation days a calendar year (V1)
     ready_max_lag: int = 1000  # events a read model may be behind while /readyz says ready
     max_streams: int = 0  # live streams per process; 0: the server's default (service.app)
     streams_per_client: int = 16  # live streams one client address holds per process; 0: any
@@ -425,6 +427,7 @@ class Settings:
             redis_url=redis_url,
             queue=queue,
             sweep_every=_seconds(e, "TONGIAKI_SWEEP_EVERY", 30.0),
+            league_every=_seconds(e, "TONGIAKI_LEAGUE_EVERY", 5.0),
             data_dir=Path(e.get("TONGIAKI_DATA_DIR", "").strip() or "var"),
             testing=testing == "1",
             snapshot_every=_integer(e, "TONGIAKI_SNAPSHOT_EVERY", 100, 1, 1_000_000),
@@ -440,6 +443,7 @@ class Settings:
             log_format=_log_format(e.get("TONGIAKI_LOG_FORMAT", "")),
             proxies=_integer(e, "TONGIAKI_PROXIES", 0, 0, 5),
             dispute_window=_integer(e, "TONGIAKI_DISPUTE_WINDOW", 7 * 86_400, 0, 366 * 86_400),
+            vacation_days=_integer(e, "TONGIAKI_VACATION_DAYS", 30, 0, 366),
             smtp_url=_smtp_url(e.get("SMTP_URL", "")),
             mail_from=_mail_from(e.get("TONGIAKI_MAIL_FROM", "")),
             public_url=_public_url(e.get("TONGIAKI_PUBLIC_URL", "")),

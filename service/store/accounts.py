@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from service.store.base import NAMED_ONLY, Account
+from service.store.base import DELETED, NAMED_ONLY, Account
 from service.store.database import SqlDatabase, SqlTx
 from service.store.rows import Row, named
 
@@ -90,3 +90,21 @@ class SqlAccounts:
                 )
             )
         return [r["account_id"] for r in rows]
+
+    def rename_account(self, account_id: str, expected: str, name: str) -> bool:
+        """Set the name if it is still ``expected`` (of two renames at once, one wins)."""
+        with self.db.transaction() as tx:
+            done = tx.execute(
+                "UPDATE accounts SET name = %s WHERE account_id = %s AND name = %s"
+                " AND kind = 'player' RETURNING account_id",
+                (name, account_id, expected),
+            ).fetchall()
+        return bool(done)
+
+    def forget_account(self, account_id: str, name: str) -> None:
+        """The account deleted itself: an anonymous name, no kind to act as, no token."""
+        with self.db.transaction() as tx:
+            tx.execute(
+                "UPDATE accounts SET name = %s, kind = %s, token_hash = %s WHERE account_id = %s",
+                (name, DELETED, f"deleted:{account_id}", account_id),
+            )

@@ -249,7 +249,7 @@ class Account:
 
     account_id: str
     name: str
-    kind: str  # "player" | "auditor" | NAMED_ONLY
+    kind: str  # "player" | "auditor" | NAMED_ONLY | DELETED
     token_hash: str
     created_at: str
 
@@ -258,6 +258,8 @@ class Account:
 # the accounts): it cannot sign in (its token hash is of no token); importing the same
 # account with its token later makes it a player's
 NAMED_ONLY = "named"
+# an account that deleted itself (docs/profiles.md, P7): an anonymous name, no token
+DELETED = "deleted"
 
 
 @dataclass(frozen=True)
@@ -345,8 +347,12 @@ class Streams(Protocol):
         """Head version and status of each of ``game_ids`` that exists (the change feed)."""
         ...
 
-    def games(self, status: str | None = None, limit: int = 100, offset: int = 0) -> list[GameRow]:
-        """Games, most recently updated first, optionally of one status, from ``offset``."""
+    def games(
+        self, status: str | None = None, limit: int = 100, offset: int = 0, listed: bool = False
+    ) -> list[GameRow]:
+        """Games, most recently updated first, optionally of one status, from ``offset``;
+        ``listed``: only those a listing shows, not private tables (docs/invitations.md,
+        I1: the ``private_tables`` rows service/invitations keeps in the store's database)."""
         ...
 
     def journal(self, game_id: str, after: int = 0, limit: int | None = None) -> list[JournalEntry]:
@@ -405,6 +411,16 @@ class Accounts(Protocol):
         case (the lobby's search by player)."""
         ...
 
+    def rename_account(self, account_id: str, expected: str, name: str) -> bool:
+        """Set the account's name to ``name`` if it is still ``expected`` (compare and
+        set: of two renames at once, one wins); whether it did (docs/profiles.md, P3)."""
+        ...
+
+    def forget_account(self, account_id: str, name: str) -> None:
+        """An account that deleted itself: its name becomes ``name``, its kind
+        ``DELETED``, its first token hash an unusable value (docs/profiles.md, P7)."""
+        ...
+
 
 class Disputes(Protocol):
     """Dispute streams (domain/disputes.py): numbered and hash-chained like a game's,
@@ -441,8 +457,9 @@ class Disputes(Protocol):
         status: str | None = None,
         limit: int = 100,
         offset: int = 0,
+        opened_by: str | None = None,
     ) -> list[DisputeRow]:
-        """Disputes, oldest first, of one game and/or one status."""
+        """Disputes, oldest first, of one game and/or one status (and/or one opener)."""
         ...
 
     def dispute_counts(self, game_ids: Iterable[str]) -> dict[str, dict[str, int]]:

@@ -146,8 +146,9 @@ class SqlDisputes:
         status: str | None = None,
         limit: int = 100,
         offset: int = 0,
+        opened_by: str | None = None,
     ) -> list[DisputeRow]:
-        """Disputes, oldest first, of one game and/or one status."""
+        """Disputes, oldest first, of one game and/or one status (and/or one opener)."""
         query = f"SELECT {DISPUTE.select} FROM disputes WHERE version > 0"
         params: list[Any] = []
         if game_id is not None:
@@ -156,6 +157,9 @@ class SqlDisputes:
         if status is not None:
             query += " AND status = %s"
             params.append(status)
+        if opened_by is not None:
+            query += " AND opened_by = %s"
+            params.append(opened_by)
         query += " ORDER BY created_at, dispute_id LIMIT %s OFFSET %s"
         params += [limit, offset]
         with self.db.reading() as tx:

@@ -55,6 +55,17 @@ class InMemoryStore(MemoryEventStore):
         process: the database's own check, under its lock, is the only one needed)."""
         self.db.create_tables(statements, marker, version)
 
+    def private_tables(self) -> set[str]:
+        """The ids of the private tables (docs/invitations.md, I1), kept in this store's
+        SQL database by service/invitations (none before its tables exist)."""
+        with self.db.reading() as tx:
+            known = tx.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'private_tables'"
+            ).fetchall()
+            if not known:
+                return set()
+            return {str(r[0]) for r in tx.execute("SELECT game_id FROM private_tables").fetchall()}
+
     def ping(self, timeout: float) -> None:
         """The read side's database answers (the events are in this process)."""
         self.db.ping(timeout)
@@ -74,10 +85,13 @@ class InMemoryStore(MemoryEventStore):
         """A game's journal entries after ``seq``."""
         return self.journal(game_id, after=seq)
 
-    def heads(self, tx: Tx) -> dict[str, int]:
-        """Every game's head version."""
+    def heads(self, tx: Tx, in_order: bool = False) -> dict[str, int]:
+        """Every game's head version; ``in_order``: in the order the games last changed."""
         with self._lock:
-            return {game_id: row.version for game_id, row in self._games.items()}
+            rows = list(self._games.values())
+        if in_order:
+            rows.sort(key=lambda g: (g.updated_at, g.game_id))
+        return {row.game_id: row.version for row in rows}
 
     def journal_heads(self, tx: Tx) -> dict[str, int]:
         """Every game's last journal sequence number."""

@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from service.store.base import (
+    DELETED,
     GENESIS,
     NAMED_ONLY,
     Account,
@@ -211,13 +212,27 @@ class MemoryEventStore:
                 if (row := self._games.get(g)) is not None
             }
 
-    def games(self, status: str | None = None, limit: int = 100, offset: int = 0) -> list[GameRow]:
-        """Games, most recently updated first, optionally of one status, from ``offset``."""
+    def games(
+        self, status: str | None = None, limit: int = 100, offset: int = 0, listed: bool = False
+    ) -> list[GameRow]:
+        """Games, most recently updated first, optionally of one status, from ``offset``;
+        ``listed``: only those a listing shows, not private tables (docs/invitations.md,
+        I1: the ``private_tables`` rows service/invitations keeps in the store's database)."""
+        hidden = self.private_tables() if listed else set()
         with self._lock:
-            rows = [g for g in self._games.values() if status is None or g.status == status]
+            rows = [
+                g
+                for g in self._games.values()
+                if (status is None or g.status == status) and g.game_id not in hidden
+            ]
         rows.sort(key=lambda g: g.game_id)
         rows.sort(key=lambda g: g.updated_at, reverse=True)
         return rows[offset : offset + limit]
+
+    def private_tables(self) -> set[str]:
+        """The ids of the private tables (none here: the service's tables live in an SQL
+        database, which ``InMemoryStore`` adds)."""
+        return set()
 
     def journal(self, game_id: str, after: int = 0, limit: int | None = None) -> list[JournalEntry]:
         """Commands received for the game, in arrival order: ``seq > after``, at most ``limit``."""
@@ -304,14 +319,16 @@ class MemoryEventStore:
         status: str | None = None,
         limit: int = 100,
         offset: int = 0,
+        opened_by: str | None = None,
     ) -> list[DisputeRow]:
-        """Disputes, oldest first, of one game and/or one status."""
+        """Disputes, oldest first, of one game and/or one status (and/or one opener)."""
         with self._lock:
             rows = [
                 r
                 for r in self._disputes.values()
                 if (game_id is None or r.game_id == game_id)
                 and (status is None or r.status == status)
+                and (opened_by is None or r.opened_by == opened_by)
             ]
         rows.sort(key=lambda r: (r.created_at, r.dispute_id))
         return rows[offset : offset + limit]
@@ -361,6 +378,24 @@ class MemoryEventStore:
                 if a.kind == "player" and text.lower() in a.name.lower()
             ]
         return sorted(found)[:limit]
+
+    def rename_account(self, account_id: str, expected: str, name: str) -> bool:
+        """Set the name if it is still ``expected`` (of two renames at once, one wins)."""
+        with self._lock:
+            found = self._accounts.get(account_id)
+            if found is None or found.name != expected or found.kind != "player":
+                return False
+            self._accounts[account_id] = replace(found, name=name)
+            return True
+
+    def forget_account(self, account_id: str, name: str) -> None:
+        """The account deleted itself: an anonymous name, no kind to act as, no token."""
+        with self._lock:
+            found = self._accounts.get(account_id)
+            if found is not None:
+                self._accounts[account_id] = replace(
+                    found, name=name, kind=DELETED, token_hash=f"deleted:{account_id}"
+                )
 
     @property
     def closed(self) -> bool:

@@ -154,9 +154,12 @@ class SqlEventStore:
         """Head version and status of each of ``game_ids`` that exists."""
         return self._streams.versions(game_ids)
 
-    def games(self, status: str | None = None, limit: int = 100, offset: int = 0) -> list[GameRow]:
-        """Games, most recently updated first, optionally of one status, from ``offset``."""
-        return self._streams.games(status, limit, offset)
+    def games(
+        self, status: str | None = None, limit: int = 100, offset: int = 0, listed: bool = False
+    ) -> list[GameRow]:
+        """Games, most recently updated first, optionally of one status, from ``offset``;
+        ``listed``: not private tables (docs/invitations.md, I1)."""
+        return self._streams.games(status, limit, offset, listed)
 
     def journal(self, game_id: str, after: int = 0, limit: int | None = None) -> list[JournalEntry]:
         """Commands received for the game, in arrival order: ``seq > after``, at most ``limit``."""
@@ -172,9 +175,9 @@ class SqlEventStore:
         """A game's journal entries after ``seq``, read inside ``tx``."""
         return self._streams.journal_after(tx, game_id, seq)
 
-    def heads(self, tx: Tx) -> dict[str, int]:
-        """Every game's head version."""
-        return self._streams.heads(tx)
+    def heads(self, tx: Tx, in_order: bool = False) -> dict[str, int]:
+        """Every game's head version; ``in_order``: in the order the games last changed."""
+        return self._streams.heads(tx, in_order)
 
     def journal_heads(self, tx: Tx) -> dict[str, int]:
         """Every game's last journal sequence number."""
@@ -222,6 +225,14 @@ class SqlEventStore:
         """Players' accounts whose name holds ``text`` (any case): at most ``limit`` ids."""
         return self._accounts.accounts_named(text, limit)
 
+    def rename_account(self, account_id: str, expected: str, name: str) -> bool:
+        """Set the name if it is still ``expected`` (of two renames at once, one wins)."""
+        return self._accounts.rename_account(account_id, expected, name)
+
+    def forget_account(self, account_id: str, name: str) -> None:
+        """The account deleted itself: an anonymous name, no kind to act as, no token."""
+        self._accounts.forget_account(account_id, name)
+
     # --- Disputes -----------------------------------------------------------------
 
     def append_dispute(
@@ -262,9 +273,10 @@ class SqlEventStore:
         status: str | None = None,
         limit: int = 100,
         offset: int = 0,
+        opened_by: str | None = None,
     ) -> list[DisputeRow]:
-        """Disputes, oldest first, of one game and/or one status."""
-        return self._disputes.disputes(game_id, status, limit, offset)
+        """Disputes, oldest first, of one game and/or one status (and/or one opener)."""
+        return self._disputes.disputes(game_id, status, limit, offset, opened_by)
 
     def dispute_counts(self, game_ids: Iterable[str]) -> dict[str, dict[str, int]]:
         """For each of these games that has disputes: how many, by status."""

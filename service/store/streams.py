@@ -232,13 +232,24 @@ class SqlStreams:
                 found.update({r["game_id"]: (int(r["version"]), r["status"]) for r in rows})
         return found
 
-    def games(self, status: str | None = None, limit: int = 100, offset: int = 0) -> list[GameRow]:
-        """Games, most recently updated first, optionally of one status, from ``offset``."""
+    def games(
+        self, status: str | None = None, limit: int = 100, offset: int = 0, listed: bool = False
+    ) -> list[GameRow]:
+        """Games, most recently updated first, optionally of one status, from ``offset``;
+        ``listed``: only those a listing shows, not private tables (docs/invitations.md,
+        I1: the ``private_tables`` rows service/invitations keeps in the store's database)."""
         query = f"SELECT {GAME.select} FROM games"
         params: list[Any] = []
+        where = []
         if status is not None:
-            query += " WHERE status = %s"
+            where.append("status = %s")
             params.append(status)
+        if listed:
+            where.append(
+                "NOT EXISTS (SELECT 1 FROM private_tables p WHERE p.game_id = games.game_id)"
+            )
+        if where:
+            query += " WHERE " + " AND ".join(where)
         query += " ORDER BY updated_at DESC, game_id LIMIT %s OFFSET %s"
         params += [limit, offset]
         with self.db.reading() as tx:
@@ -275,9 +286,10 @@ class SqlStreams:
             )
         )
 
-    def heads(self, tx: Tx) -> dict[str, int]:
-        """Every game's head version."""
-        rows = GAME_HEAD.all(tx.execute(f"SELECT {GAME_HEAD.select} FROM games"))
+    def heads(self, tx: Tx, in_order: bool = False) -> dict[str, int]:
+        """Every game's head version; ``in_order``: in the order the games last changed."""
+        order = " ORDER BY updated_at, game_id" if in_order else ""
+        rows = GAME_HEAD.all(tx.execute(f"SELECT {GAME_HEAD.select} FROM games{order}"))
         return {r["game_id"]: int(r["version"]) for r in rows}
 
     def journal_heads(self, tx: Tx) -> dict[str, int]:

@@ -11,12 +11,18 @@ it must be taken; an auditor recomputes every figure from the recorded times.
   loses the time used and gains ``increment_seconds`` with every decision.
 - D7 and C2: a paused game's clock stands still; resuming moves the decision's
   start on by the pause. A rewind (D6) starts the pending decision afresh.
+- T5: a takeback puts every seat's time back as it stood at the version it goes back
+  to; the pending decision starts afresh.
 - C3: at or after the deadline, not a microsecond before, the service times the
   decision out (``GameService.act_for_seat``).
+- V3, V4 (docs/vacation.md): in a game with vacation each decision records the seat's
+  ``Leave`` (``service.timing.vacation``): its clock stands still during the seat's
+  announced spells, and its deadline moves on by its reserve of automatic vacation.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -24,10 +30,14 @@ from typing import Any
 from domain import commands as cmd
 from domain.commands import GameOptions
 from domain.state import GameState, Phase
+from service.timing.vacation import Leave, clock_ms, run_until
 
 UNDER_WAY = (Phase.SETUP, Phase.PLAYING)
 # commands that take the pending decision (a player's move or the bot's)
 DECISIONS: tuple[type, ...] = (*cmd.PLAY_COMMANDS, cmd.ActForSeat)
+# a game's vacation planner (docs/vacation.md): the leave of the decision ``player_id``
+# starts at ``since`` in ``game_id`` with ``allowed_ms`` of its own time
+Plan = Callable[[str, str, datetime, int], Leave]
 
 
 def ms(delta: timedelta) -> int:
@@ -58,6 +68,8 @@ class Clock:
     left_ms: dict[int, int] = field(default_factory=dict)  # "fischer": per seat, at ``since``
     paused_at: datetime | None = None
     used_ms: int | None = None  # what the decision this transaction took had used
+    vacation: Leave | None = None  # the running decision's, in a game with vacation (V3)
+    vacation_used_ms: int | None = None  # the automatic vacation the decision taken spent
 
     @classmethod
     def start(cls, options: GameOptions, state: GameState) -> Clock:
@@ -84,7 +96,17 @@ class Clock:
         allowed = self.allowed_ms()
         if allowed is None or self.since is None or self.paused_at is not None:
             return None
+        if self.vacation is not None:  # V3, V4
+            return run_until(self.since, allowed + self.vacation.reserve_ms, self.vacation.away)
         return self.since + timedelta(milliseconds=allowed)
+
+    def clock_used_ms(self, until: datetime) -> int:
+        """The running decision's clock time from ``since`` to ``until``: wall time less
+        the seat's announced spells (V4)."""
+        if self.since is None:
+            return 0
+        away = self.vacation.away if self.vacation is not None else ()
+        return clock_ms(self.since, until, away)
 
     def remaining_ms(self, now: datetime) -> dict[int, int]:
         """Each seat's time left at ``now`` (the running seat's counting down; under
@@ -93,7 +115,7 @@ class Clock:
         allowed = self.allowed_ms()
         if allowed is not None and self.seat is not None and self.since is not None:
             until = self.paused_at or now
-            left[self.seat] = max(0, allowed - ms(until - self.since))
+            left[self.seat] = max(0, allowed - self.clock_used_ms(until))
         return left
 
     def to_data(self) -> dict[str, Any]:
@@ -114,12 +136,17 @@ class Clock:
             data["paused_at"] = stamp(self.paused_at)
         if self.used_ms is not None:
             data["used_ms"] = self.used_ms
+        if self.vacation is not None:
+            data["vacation"] = self.vacation.to_data()
+        if self.vacation_used_ms is not None:
+            data["vacation_used_ms"] = self.vacation_used_ms
         return data
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Clock:
         """The clock a metadata entry describes."""
         since, paused = data.get("since"), data.get("paused_at")
+        leave = data.get("vacation")
         return cls(
             str(data["control"]),
             int(data.get("move_ms", 0)),
@@ -129,6 +156,8 @@ class Clock:
             left_ms={int(k): int(v) for k, v in (data.get("left_ms") or {}).items()},
             paused_at=parse_time(paused) if paused else None,
             used_ms=data.get("used_ms"),
+            vacation=Leave.from_data(leave) if isinstance(leave, dict) else None,
+            vacation_used_ms=data.get("vacation_used_ms"),
         )
 
 
@@ -145,25 +174,29 @@ def advance(
     command: cmd.Command,
     after: GameState,
     now: datetime,
+    restored: Clock | None = None,
+    plan: Plan | None = None,
 ) -> Clock | None:
     """The clock after ``command`` took ``state`` to ``after`` at ``now`` (C2);
-    None for an untimed game or one that has not started."""
+    None for an untimed game or one that has not started. ``restored``: the clock
+    recorded with the version a takeback went back to (T5): every seat's time as it
+    stood there, the pending decision started afresh. ``plan``: in a game with
+    vacation, the leave of each decision that starts (V3, V4; verification gives the
+    recorded one)."""
     options = after.options
     if options.time_control == "none" or after.phase not in (*UNDER_WAY, Phase.ENDED):
         return None
     clock = before if before is not None else Clock.start(options, after)
-    clock = replace(clock, used_ms=None)
+    clock = replace(clock, used_ms=None, vacation_used_ms=None)
     restart = False
     if isinstance(command, DECISIONS) and clock.seat is not None and clock.since is not None:
-        used = max(0, ms(now - clock.since))
-        left = dict(clock.left_ms)
-        # the bot's moves for an absent or resigned seat cost and earn nothing (C5, C6)
-        charged = not (isinstance(command, cmd.ActForSeat) and command.reason != "timeout")
-        if clock.control == "fischer" and charged:
-            left[clock.seat] = max(0, left.get(clock.seat, 0) - used) + clock.increment_ms
-        clock = replace(clock, left_ms=left, used_ms=used)
+        clock = _charged(clock, command, now)
         restart = True
     elif isinstance(command, cmd.RewindGame):
+        restart = True
+    if restored is not None:
+        clock = replace(restored, seat=None, since=None, paused_at=None, used_ms=None)
+        clock = replace(clock, vacation=None, vacation_used_ms=None)
         restart = True
     if isinstance(command, cmd.PauseGame) and after.paused is not None:
         return replace(clock, paused_at=now)
@@ -173,10 +206,33 @@ def advance(
         clock = replace(clock, paused_at=None)
     seat = pending_seat(after)
     if seat is None:
-        return replace(clock, seat=None, since=None)
+        return replace(clock, seat=None, since=None, vacation=None)
     if restart or seat != clock.seat or clock.since is None:
-        clock = replace(clock, seat=seat, since=now)
+        clock = replace(clock, seat=seat, since=now, vacation=None)
+        if options.vacation and plan is not None:
+            player = after.owner(after.pending.colour).player_id if after.pending else ""
+            allowed = replace(clock, vacation=None).allowed_ms() or 0
+            clock = replace(clock, vacation=plan(after.game_id, player, now, allowed))
     return clock
+
+
+def _charged(clock: Clock, command: cmd.Command, now: datetime) -> Clock:
+    """The clock once the running decision is taken at ``now`` (C2): the time it used,
+    under ``fischer`` taken from the seat's time left; with vacation (V3) the clock time
+    past its own allowance is the automatic vacation it spent."""
+    assert clock.seat is not None and clock.since is not None
+    used = max(0, ms(now - clock.since))
+    spent = clock.clock_used_ms(now) if clock.vacation is not None else used
+    left = dict(clock.left_ms)
+    # the bot's moves for an absent or resigned seat cost and earn nothing (C5, C6)
+    charged = not (isinstance(command, cmd.ActForSeat) and command.reason != "timeout")
+    if clock.control == "fischer" and charged:
+        left[clock.seat] = max(0, left.get(clock.seat, 0) - spent) + clock.increment_ms
+    vacation_used = None
+    if clock.vacation is not None:
+        allowed = clock.allowed_ms() or 0
+        vacation_used = min(clock.vacation.reserve_ms, max(0, spent - allowed))
+    return replace(clock, left_ms=left, used_ms=used, vacation_used_ms=vacation_used)
 
 
 def due(clock: Clock | None, state: GameState, since: datetime) -> datetime | None:

@@ -118,6 +118,19 @@ class GameIdConverter(BaseConverter):
     regex = GAME_ID
 
 
+class VersionConverter(BaseConverter):
+    """``<version:v>``: a version as plain ASCII digits without a leading zero (not
+    ``05``, not a full-width or another script's digits), as an int."""
+
+    regex = r"(?:0|[1-9][0-9]{0,99})"
+
+    def to_python(self, value: str) -> int:
+        return int(value)
+
+    def to_url(self, value: int) -> str:
+        return str(int(value))
+
+
 def parse_json(raw: bytes) -> Any:
     """A request body as JSON: 400 unless it is JSON or when an object names a key twice,
     422 beyond ``MAX_DEPTH`` or with a non-integer number (no field takes one; orjson

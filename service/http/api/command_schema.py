@@ -64,7 +64,10 @@ def command_schema(command: type) -> dict[str, Any]:
     hints = typing.get_type_hints(command)
     properties: dict[str, Any] = {"type": {"type": "string", "enum": [command.__name__]}}
     required = ["type"]
+    given = cmd.SERVICE_FIELDS.get(command, ())
     for f in dataclasses.fields(command):
+        if f.name in given:  # the service fills it in from the record (T1)
+            continue
         properties[f.name] = kind(hints[f.name])
         if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
             required.append(f.name)

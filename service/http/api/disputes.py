@@ -130,7 +130,7 @@ def queue() -> ResponseReturnValue:
     assert size is not None and offset is not None
     service = disputes()
     rows, more = service.queue(who, status, reason, size, offset, game_id)
-    return reply({"disputes": [service.row_view(r) for r in rows], "has_more": more})
+    return reply({"disputes": service.queue_view(rows), "has_more": more})
 
 
 DISPUTE: dict[str, Any] = {"errors": (401, 404), "auth": True}

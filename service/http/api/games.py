@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Blueprint, Response, current_app, json, request
 from flask.typing import ResponseReturnValue
 
 from domain import commands as cmd
-from domain import position
+from domain.state import GameState
 from projections.models import time_control
 from service.audit.verify import verify_game
 from service.errors import BadRequest, ServiceError
@@ -32,6 +34,8 @@ from service.http.api.answers import (
     include_legal,
     legal_body,
 )
+from service.http.api.invitations import invitations as tables
+from service.http.api.offers import offers_view, public_position
 from service.http.api.openapi import (
     MAX_OFFSET,
     OFFSET,
@@ -58,7 +62,8 @@ from service.http.api.schemas.games import (
 from service.http.limits import RateLimits
 from service.play.event_json import event_json
 from service.play.receipts import game_id_for
-from service.timing.clocks import UNDER_WAY, clock_view
+from service.timing.clocks import UNDER_WAY, Clock, clock_view
+from service.vacation.service import Vacations
 
 bp = Blueprint("games", __name__)
 
@@ -118,24 +123,34 @@ def index() -> ResponseReturnValue:
     status = status_arg()
     limit = int_arg("limit", 100, 1, 500) or 100
     offset = int_arg("offset", 0, 0, MAX_OFFSET) or 0
-    rows, more = paged(game_service().store.games(status, limit + 1, offset), limit)
-    return reply({"has_more": more, "games": rows})
+    # private tables (I1) are left out by the query, so every page is full and the
+    # offsets count listed games only
+    rows, more = paged(game_service().store.games(status, limit + 1, offset, listed=True), limit)
+    return reply({"has_more": more, "games": list(rows)})
+
+
+def on_vacation(state: GameState, recorded: Clock | None) -> list[dict[str, Any]]:
+    """Who at the game is on vacation now (docs/vacation.md V8)."""
+    vacations: Vacations = current_app.extensions["tongiaki.vacations"]
+    return vacations.notices([(p.seat, p.player_id) for p in state.players], recorded)
 
 
 def _view(game_id: str, at: int | None) -> ResponseReturnValue:
     games = game_service()
     version, state = games.load(game_id, at)
     names = games.store.account_names(p.player_id for p in state.players)
-    clock = None
+    clock, recorded = None, None
     if at is None and state.phase in UNDER_WAY:  # docs/clocks.md: the clock now
         recorded = games.clock_at(game_id, version, state)
         clock = clock_view(recorded.to_data() if recorded else None, games.clock())
+    away = on_vacation(state, recorded) if at is None and state.options.vacation else None
     response = reply(
         {
+            **({"vacation": away} if away is not None else {}),
             "game_id": game_id,
             "version": version,
             "status": state.phase.value,
-            "position": position.dump(state),
+            "position": public_position(state),
             "players": [
                 {
                     "player_id": p.player_id,
@@ -148,7 +163,9 @@ def _view(game_id: str, at: int | None) -> ResponseReturnValue:
                 for p in state.players
             ],
             "time_control": time_control(state.options),
+            "rated": state.options.rated,
             "clock": clock,
+            "offers": offers_view(state),
         }
     )
     response.headers["ETag"] = f'"{version}"'
@@ -199,6 +216,7 @@ def join(game_id: str) -> ResponseReturnValue:
     with_legal = include_legal()
     key = idempotency_key()
     colours = data.get("colours") or [data["colour"]]
+    tables().admit_seat(game_id, who, data.get("invitation"))  # a private table's (I4)
     result = game_service().join(game_id, who, colours, data["entropy"], key)
     return accepted(result, 201, with_legal=with_legal)
 
@@ -302,6 +320,8 @@ def command(game_id: str) -> ResponseReturnValue:
     envelope.pop("expected_version", None)
     key = idempotency_key()
     with_legal = include_legal()
+    if envelope.get("type") == "JoinGame":  # a private table's seats (I4)
+        tables().admit_seat(game_id, who, None)
     return accepted(
         game_service().execute(game_id, who, envelope, expected, key), with_legal=with_legal
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import html
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,7 +15,24 @@ from flask import g
 from marshmallow import Schema
 
 from service.http.api.command_schema import commands_body
-from service.http.api.schemas import accounts, base, disputes, games, meta, views
+from service.http.api.schemas import (
+    accounts,
+    base,
+    chat,
+    disputes,
+    games,
+    identity,
+    leagues,
+    meta,
+    notes,
+    profiles,
+    proofs,
+    ratings,
+    scores,
+    tables,
+    vacation,
+    views,
+)
 from service.play.text import patterns as text_patterns
 
 
@@ -172,7 +190,7 @@ def _statuses(op: Operation) -> set[int]:
         codes |= {429}
     if op.method in ("post", "put", "patch") or op.request is not None:  # a JSON body
         codes |= {400, 408, 413, 415, 422}
-    if "{game_id}" in op.path or "{dispute_id}" in op.path:
+    if any("{" + name + "}" in op.path for name in ("game_id", "dispute_id", "league_id")):
         codes |= {404}
     if any(p["in"] in ("query", "header") for p in op.params):
         codes |= {422}
@@ -209,6 +227,7 @@ def build_spec() -> dict[str, Any]:
         by_path.setdefault(op.path, {})[op.method] = _operation(op)
     _link(by_path, "/games", "post", "201", "game_id")
     _link(by_path, "/games/{game_id}/disputes", "post", "201", "dispute_id")
+    _link(by_path, "/leagues", "post", "201", "league_id")
     for path, operations in by_path.items():
         spec.path(path=path, operations=operations)
     document = spec.to_dict()
@@ -217,7 +236,11 @@ def build_spec() -> dict[str, Any]:
     return document
 
 
-SCHEMA_MODULES = (accounts, base, disputes, games, meta, views)
+# every module of schemas (tests/service/test_api.py checks none is left out)
+SCHEMA_MODULES = (
+    *(accounts, base, chat, disputes, games, identity, leagues, meta, notes, profiles),
+    *(proofs, ratings, scores, tables, vacation, views),
+)
 
 
 def schema_named(name: str) -> type[Schema] | None:
@@ -276,6 +299,9 @@ PATH_PARAMETERS = {
     "dispute_id": "^[A-Za-z0-9_-]{1,64}$",
     "credential_id": "^[0-9a-f]{12,16}$",
     "passkey_id": "^[0-9a-f]{12}$",
+    "seq": "^[1-9][0-9]{0,9}$",  # a chat message's (docs/chat.md)
+    "account_id": "^[A-Za-z0-9_-]{1,64}$",
+    "league_id": "^[0-9a-f]{12}$",  # docs/leagues.md
 }
 
 
@@ -322,6 +348,9 @@ def _link(
     links = {}
     for target_path, operations in by_path.items():
         if "{" + name + "}" not in target_path:
+            continue
+        others = set(re.findall(r"\{(\w+)\}", target_path)) - {name, "game_id"}
+        if others:  # a path that needs more than the answer (a chat message's seq) has no link
             continue
         for target_method in operations:
             target = operation_id(target_method, target_path)

@@ -25,6 +25,9 @@ PAGES = {
     "dispute": "dispute",
     "account": "account",
     "signin": "signin",
+    "leaderboard": "leaderboard",
+    "profile": "profile",
+    "leagues": "leagues",
 }
 
 bp = Blueprint("web", __name__, static_folder=str(STATIC), static_url_path="/static")
@@ -41,6 +44,11 @@ def page(name: str, title: str, game_id: str = "", dispute_id: str = "") -> Resp
 @bp.get("/")
 def lobby() -> ResponseReturnValue:
     return page("lobby", "Tongiaki — lobby")
+
+
+@bp.get("/leaderboard")
+def leaderboard() -> ResponseReturnValue:
+    return page("leaderboard", "Tongiaki — leaderboard")
 
 
 @bp.get("/games/<game:game_id>")
@@ -71,6 +79,23 @@ def dispute(dispute_id: str) -> ResponseReturnValue:
 @bp.get("/account")
 def account() -> ResponseReturnValue:
     return page("account", "Tongiaki — account")
+
+
+@bp.get("/players/<account_id>")
+def player(account_id: str) -> ResponseReturnValue:
+    """A player's page (docs/profiles.md): the page asks the API for the profile."""
+    return page("profile", "Tongiaki — player")
+
+
+@bp.get("/leagues")
+def leagues() -> ResponseReturnValue:
+    return page("leagues", "Tongiaki — leagues")
+
+
+@bp.get("/leagues/<league_id>")
+def league(league_id: str) -> ResponseReturnValue:
+    """A league's page (docs/leagues.md); the script asks for the league by its id."""
+    return page("leagues", "Tongiaki — league")
 
 
 @bp.get("/sign-in/link")

@@ -24,9 +24,24 @@ PAGES = {
     "clocks": "Clocks",
     "transparency": "The public log",
     "accounts": "Accounts",
+    "table": "At the table",
+    "chat": "Chat",
+    "notes": "Private notes",
+    "ratings": "Ratings",
+    "vacation": "Vacation",
+    "invitations": "Invitations and rematches",
+    "profiles": "Profiles",
+    "leagues": "Leagues",
 }
-# where a rule id is written: R… the rules, D… the dispute procedure, C… the clocks
-RULE_DOCS = {"R": "rules", "D": "disputes", "C": "clocks"}
+# where a rule id is written: R… the rules, D… the dispute procedure, C… the clocks,
+# T… the offers at the table, M… the chat, N… private notes, G… ratings, V… vacation,
+# I… private tables and invitations, RM… rematches (both docs/invitations.md),
+# P… profiles, Q… the "my move" queue (both docs/profiles.md), L… leagues
+RULE_DOCS = {
+    "R": "rules", "D": "disputes", "C": "clocks", "T": "table", "M": "chat", "N": "notes",
+    "G": "ratings", "V": "vacation", "I": "invitations", "RM": "invitations",
+    "P": "profiles", "Q": "profiles", "L": "leagues",
+}  # fmt: skip
 RULE = re.compile(r"R([1-9]|1[0-9]|2[0-5])")
 SOURCES = {
     "engine": (
@@ -52,7 +67,8 @@ def shell(title: str, body: str) -> str:
         '  <header class="top"><a class="brand" href="/">Tongiaki</a>\n'
         '  <nav><a href="/docs/rules">Rules</a> <a href="/docs/tiles">Tiles</a>'
         ' <a href="/docs/disputes">Disputes</a> <a href="/docs/clocks">Clocks</a>'
-        ' <a href="/docs/transparency">Public log</a>'
+        ' <a href="/docs/transparency">Public log</a> <a href="/docs/table">At the table</a>'
+        ' <a href="/docs/ratings">Ratings</a>'
         ' <a href="/problems">Errors</a>'
         ' <a href="/api/v1/docs">API</a></nav></header>\n'
         f'  <main class="reference">\n{body}\n  </main>\n</body>\n</html>\n'
@@ -67,9 +83,19 @@ def document(name: str) -> str:
     return shell(PAGES[name], MarkdownIt("commonmark", {"html": True}).enable("table").render(text))
 
 
+def rule_doc(rule: str) -> str:
+    """The docs page a rule id is written in (RM… before R…)."""
+    return RULE_DOCS.get(rule.rstrip("0123456789"), RULE_DOCS.get(rule[0], "rules"))
+
+
 def _rule_order(rule: str) -> tuple[str, int]:
-    """R1…R25 (rules.md), then C1…C6 (clocks.md), then D1…D8 (disputes.md)."""
-    return ({"R": "0", "C": "1"}.get(rule[0], "2"), int(rule[1:]))
+    """R1…R25 (rules.md), then C1…C7 (clocks.md), D1…D8 (disputes.md), M1…M9 (chat.md),
+    N1…N6 (notes.md), T1…T8 (table.md), G1…G9 (ratings.md), V1…V9 (vacation.md),
+    I1… and RM1… (invitations.md), P1… and Q1… (profiles.md), L1… (leagues.md)."""
+    prefix = rule.rstrip("0123456789")
+    order = ["R", "C", "D", "M", "N", "T", "G", "V", "I", "RM", "P", "Q", "L"]
+    rank = order.index(prefix) if prefix in order else len(order)
+    return (f"{rank:02d}", int(rule[len(prefix) :] or 0))
 
 
 def problem_page(item: ProblemType) -> str:
@@ -81,7 +107,7 @@ def problem_page(item: ProblemType) -> str:
     ]
     if item.rules:
         links = ", ".join(
-            f'<a href="/docs/{RULE_DOCS.get(r[0], "rules")}#{escape(r)}">{escape(r)}</a>'
+            f'<a href="/docs/{rule_doc(r)}#{escape(r)}">{escape(r)}</a>'
             for r in sorted(item.rules, key=_rule_order)
         )
         parts.append(

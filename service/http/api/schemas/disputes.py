@@ -16,7 +16,7 @@ WRITTEN = validate.Regexp(
 )
 DISPUTE_TEXT = 2000
 RULE_IDS = validate.Regexp(
-    r"^(R([1-9]|1[0-9]|2[0-5])|D[1-8]|C[1-7])\Z", error="R1–R25, D1–D8 or C1–C7"
+    r"^(R([1-9]|1[0-9]|2[0-5])|D[1-8]|C[1-7]|T[1-8])\Z", error="R1–R25, D1–D8, C1–C7 or T1–T8"
 )
 
 
@@ -121,9 +121,11 @@ class DisputeView(Schema):
 class DisputeLine(Strict):
     dispute_id = fields.String(required=True)
     game_id = fields.String(required=True)
+    version = fields.Integer(required=True, metadata={"description": "the version disputed"})
     status = fields.String(required=True)
     reason = fields.String(required=True)
     opened_by = fields.String(required=True)
+    opener_name = fields.String(allow_none=True, required=True)
     opened_at = fields.String(required=True)
     updated_at = fields.String(required=True)
 
@@ -151,6 +153,11 @@ class Evidence(Schema):
     position_before = fields.Dict(required=True)
     position_after = fields.Dict(required=True)
     legal_before = fields.List(fields.Dict(), required=True)
+    legal_before_words = fields.List(
+        fields.String(),
+        required=True,
+        metadata={"description": "the same commands in words, in the same order"},
+    )
     events = fields.List(fields.Dict(), required=True)
     receipt = fields.Dict(required=True)
     rerun = fields.Dict(required=True)

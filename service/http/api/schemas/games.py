@@ -18,6 +18,7 @@ from service.http.api.schemas.base import (
     shown,
     strict_boolean,
 )
+from service.http.api.schemas.vacation import VacationNotice
 
 SECONDS = validate.Range(0, 30 * 86_400)
 
@@ -56,6 +57,17 @@ class GameCreate(Strict):
         strict=True,
         metadata={"description": "consecutive timeouts before the bot takes the seat (C4)"},
     )
+    rated = strict_boolean(
+        load_default=False,
+        metadata={"description": "a rated game moves its players' ratings (docs/ratings.md G1)"},
+    )
+    vacation = strict_boolean(
+        load_default=False,
+        metadata={
+            "description": "docs/vacation.md V2: the players' vacation stops this game's"
+            " clocks (a timed game only)"
+        },
+    )
     tile_order = fields.List(
         fields.String(),
         load_default=None,
@@ -73,6 +85,10 @@ class SeatCreate(Strict):
         fields.String(validate=validate.OneOf(COLOURS)), validate=validate.Length(1, 2)
     )
     entropy = fields.String(load_default="", validate=[validate.Length(0, 256), PRINTABLE, shown])
+    invitation = fields.String(
+        validate=validate.Regexp(r"^[A-Za-z0-9_-]{1,64}\Z", error="an invitation link's token"),
+        metadata={"description": "a private table's link token (docs/invitations.md, I3)"},
+    )
 
     @validates_schema
     def one_of_colour_or_colours(self, data: dict[str, object], **_: object) -> None:
@@ -186,7 +202,34 @@ class GameView(Strict):
         metadata={"description": "the seats with their players' names"},
     )
     time_control = fields.Dict(metadata={"description": "docs/clocks.md C1"})
+    rated = fields.Boolean(metadata={"description": "a rated game (docs/ratings.md G1)"})
     clock = fields.Dict(allow_none=True, metadata={"description": CLOCK})
+    offers = fields.Nested(
+        lambda: Offers(),
+        required=True,
+        metadata={"description": "the open offers at the table (docs/table.md)"},
+    )
+    vacation = fields.List(
+        fields.Nested(VacationNotice),
+        metadata={"description": "docs/vacation.md V8: who is on vacation, until when"},
+    )
+
+
+class Offer(Strict):
+    seat = fields.Integer(required=True, metadata={"description": "who made it"})
+    player_id = fields.String(required=True)
+    to_version = fields.Integer(metadata={"description": "a takeback: back to this version"})
+    accepted = fields.List(fields.String(), required=True, metadata={"description": "players"})
+    waiting_for = fields.List(
+        fields.String(), required=True, metadata={"description": "players yet to answer"}
+    )
+
+
+class Offers(Strict):
+    takeback = fields.Nested(
+        Offer, allow_none=True, required=True, metadata={"description": "T1–T5"}
+    )
+    end = fields.Nested(Offer, allow_none=True, required=True, metadata={"description": "T6"})
 
 
 class LegalCommands(Strict):

@@ -69,6 +69,12 @@ class LobbyGame(Strict):
     rulings = fields.Integer(metadata={"description": "disputes on the game an auditor ruled"})
     my_move = fields.Boolean(metadata={"description": "my games only: waiting for my move"})
     time_control = fields.Dict(metadata={"description": "docs/clocks.md C1"})
+    rated = fields.Boolean(
+        metadata={
+            "description": "a rated game (docs/ratings.md G1); rows built before this field"
+            " existed lack it until `projections rebuild lobby`"
+        }
+    )
     clock = fields.Dict(allow_none=True, metadata={"description": CLOCK})
 
 

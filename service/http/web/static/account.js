@@ -4,6 +4,7 @@
 
 import { api, el, me, nav, problemText, signOut, toast } from "./api.js";
 import { addPasskey, supported } from "./passkeys.js";
+import { vacationCard } from "./vacation.js";
 
 const when = (iso) => (iso ? new Date(iso).toLocaleString() : "never");
 
@@ -131,10 +132,10 @@ async function revoke(c) {
 async function load() {
   nav();
   if (!me()) {
-    document.getElementById("main").replaceChildren(el("p", {}, "Sign in first: ", el("a", { href: "/" }, "the lobby"), "."));
+    document.getElementById("main").replaceChildren(el("h1", {}, "Your account"), el("p", {}, "Sign in first: ", el("a", { href: "/" }, "the lobby"), "."));
     return;
   }
-  const [r, ways] = await Promise.all([api("GET", "/me/credentials"), api("GET", "/sign-in")]);
+  const [r, ways, away] = await Promise.all([api("GET", "/me/credentials"), api("GET", "/sign-in"), api("GET", "/me/vacation")]);
   if (!r.ok) {
     if (r.status === 401) {
       await signOut(true);
@@ -145,7 +146,7 @@ async function load() {
   }
   const account = me();
   document.getElementById("main").replaceChildren(
-    el("div", { class: "account" }, el("h1", {}, account.name, account.kind === "auditor" ? " (auditor)" : ""), risk(r.data), emailCard(r.data, ways.data?.email !== false), passkeysCard(r.data), credentialsCard(r.data)),
+    el("div", { class: "account" }, el("h1", {}, account.name, account.kind === "auditor" ? " (auditor)" : ""), risk(r.data), emailCard(r.data, ways.data?.email !== false), passkeysCard(r.data), credentialsCard(r.data), away.ok ? vacationCard(away.data, load) : null),
   );
 }
 

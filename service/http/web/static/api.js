@@ -74,7 +74,11 @@ export async function api(method, path, body, headers = {}) {
   const h = { ...headers };
   if (account?.csrf_token && !SAFE.has(method) && !h.Authorization) h["X-CSRF-Token"] = account.csrf_token;
   const r = await send(method, path, body, h);
-  if (r.status === 401 && r.data?.code === "session_ended" && !h.Authorization) localStorage.removeItem(KEY);
+  // the session this request was sent with has ended: forget it, unless this browser
+  // signed in anew meanwhile (a link or a passkey replaces the session while a request
+  // sent with the old one is still on its way: that one's 401 is not this sign-in's)
+  const now = me();
+  if (r.status === 401 && r.data?.code === "session_ended" && !h.Authorization && now?.csrf_token === account?.csrf_token) localStorage.removeItem(KEY);
   return r;
 }
 
@@ -124,6 +128,11 @@ const PROBLEMS = {
   dispute_window_closed: "The game ended too long ago to open a dispute.",
   dispute_closed: "This dispute is closed.",
   too_many_streams: "The server is busy; live updates come by polling for now.",
+  chat_channel_closed: "That chat channel is not yours.",
+  chat_text: "A message is one line of 1 to 500 characters.",
+  chat_too_fast: "You are chatting too fast: wait a few seconds.",
+  chat_already_reported: "You reported this message already.",
+  chat_message_hidden: "That message is hidden already.",
   database_unavailable: "The server cannot reach its database; try again in a moment.",
   offline: "No connection to the server.",
 };
@@ -145,10 +154,20 @@ export function problemText(data) {
   return `${problemWords(data)}${rule}`;
 }
 
+/** A problem's field errors in words: "text: Length must be between 1 and 500". */
+function fieldErrors(errors, prefix = "") {
+  if (Array.isArray(errors)) return errors.map((e) => (typeof e === "string" ? `${prefix}${e}` : fieldErrors(e, prefix))).join("; ");
+  if (errors && typeof errors === "object") return Object.entries(errors).map(([k, v]) => fieldErrors(v, `${k}: `)).join("; ");
+  return `${prefix}${errors}`;
+}
+
 /** The same without the rule (shown beside it as a link). */
 export function problemWords(data) {
   if (!data) return "Something went wrong.";
   const words = PROBLEMS[data.code];
+  if (data.code === "invalid_fields" && data.errors) {
+    return `${(words || data.detail || "Some fields are invalid").replace(/\.$/, "")}: ${fieldErrors(data.errors)}.`;
+  }
   if (!words) return cap(data.detail || data.title || "Refused");
   const awaited = data.code === "unexpected_command" && /awaits (\w+)/.exec(data.detail || "")?.[1];
   if (awaited) return `${words.replace(/\.$/, "")}: the game is waiting for ${WAITING_FOR[awaited] || awaited.replace(/_/g, " ")}.`;
@@ -157,7 +176,8 @@ export function problemWords(data) {
 
 /** A link to the rule a problem cites (docs/rules.md served at /docs/rules). */
 export function ruleLink(rule) {
-  const doc = { D: "disputes", C: "clocks" }[rule[0]] || "rules";
+  const docs = { D: "disputes", C: "clocks", M: "chat", N: "notes", T: "table", G: "ratings", V: "vacation", I: "invitations", RM: "invitations", P: "profiles", Q: "profiles", L: "leagues" };
+  const doc = docs[rule.replace(/[0-9]+$/, "")] || "rules";
   return el("a", { href: `/docs/${doc}#${rule}`, target: "_blank", rel: "noopener" }, `rule ${rule}`);
 }
 
@@ -184,9 +204,40 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+/** The name this browser shows for its account, after a change of name (docs/profiles.md, P3). */
+export function renamed(name) {
+  const account = me();
+  if (account) localStorage.setItem(KEY, JSON.stringify({ ...account, name }));
+}
+
+let queued = { at: 0, data: null, asking: null };
+
+/** "My move (N)": a link to the game whose decision has waited longest (docs/profiles.md, Q2);
+ * asked at most every 10 seconds by a page. */
+async function myMove(holder) {
+  if (Date.now() - queued.at > 10000) {
+    queued.asking ||= api("GET", "/me/queue?limit=1").then((r) => {
+      queued = { at: Date.now(), data: r.ok ? r.data : null, asking: null };
+    });
+    await queued.asking;
+  }
+  const data = queued.data;
+  if (!data) return holder.replaceChildren();
+  const link = data.next
+    ? el("a", { href: data.next, id: "nav-my-move", class: "my-move", title: "The game whose decision has waited longest" }, `My move (${data.count})`)
+    : el("span", { id: "nav-my-move", class: "muted" }, "My move (0)");
+  holder.replaceChildren(link);
+}
+
 export function nav(gameId) {
-  const links = [el("a", { href: "/" }, "Lobby")];
-  if (me()) links.push(el("a", { href: "/account", id: "nav-account" }, "Account"));
+  const links = [el("a", { href: "/" }, "Lobby"), el("a", { href: "/leaderboard", id: "nav-leaderboard" }, "Leaderboard"), el("a", { href: "/leagues", id: "nav-leagues" }, "Leagues")];
+  const signed = me();
+  if (signed?.kind === "player") {
+    const holder = el("span", { id: "nav-queue" });
+    links.push(holder, el("a", { href: `/players/${signed.account_id}`, id: "nav-profile" }, "Profile"));
+    myMove(holder);
+  }
+  if (signed) links.push(el("a", { href: "/account", id: "nav-account" }, "Account"));
   if (gameId) {
     links.push(
       el("a", { href: `/games/${gameId}` }, "Game"),

@@ -18,7 +18,7 @@ async function showAt(c, version, moment) {
   if (version === 0) return;
   const state = await api("GET", `/games/${gameId}/state?at=${version}`);
   if (!state.ok) return;
-  board.render(state.data.position, {});
+  board.render(state.data.position, { whole: true });
   document.getElementById("audit-board-caption").textContent = `The board at version ${version}, ${moment} ${commandWords(c.payload)} by ${c.actor.name || c.actor.account}.`;
   for (const row of document.querySelectorAll("li.command.current")) row.classList.remove("current");
   document.querySelector(`li.command[data-seq="${c.seq}"]`)?.classList.add("current");
@@ -68,6 +68,22 @@ export function commandWords(p) {
       return p.annulled ? "Annul the result (auditor's ruling)" : "Amend the ranking (auditor's ruling)";
     case "RewindGame":
       return `Rewind the game to version ${p.to_version} (auditor's ruling)`;
+    case "RequestTakeback":
+      return `Ask to take back my last decision${p.to_version ? ` (back to version ${p.to_version})` : ""} (T1)`;
+    case "AnswerTakeback":
+      return p.accept ? "Accept the takeback (T3)" : "Refuse the takeback (T3)";
+    case "WithdrawTakeback":
+      return "Withdraw my takeback request (T4)";
+    case "ProposeEnd":
+      return "Propose to end the game now (T6)";
+    case "AnswerEnd":
+      return p.accept ? "Agree to end the game (T6)" : "Decline to end the game (T6)";
+    case "WithdrawEnd":
+      return "Withdraw my proposal to end the game (T4)";
+    case "ReclaimSeat":
+      return "Take my seat back from the bot (C5)";
+    case "Resign":
+      return "Resign (C6)";
     default:
       return p?.type || "?";
   }
@@ -207,7 +223,7 @@ async function main() {
   nav(gameId);
   const main = document.getElementById("main");
   if (!me()) {
-    main.replaceChildren(el("p", {}, "The audit is for this game's players and auditors: ", el("a", { href: "/" }, "sign in"), " first."));
+    main.replaceChildren(el("h1", {}, "Audit"), el("p", {}, "The audit is for this game's players and auditors: ", el("a", { href: "/" }, "sign in"), " first."));
     return;
   }
   const [audit, verify, game, opening, tileData] = await Promise.all([
@@ -232,7 +248,7 @@ async function main() {
       el(
         "div",
         {},
-        el("h2", {}, `Audit of game ${gameId}`),
+        el("h1", {}, `Audit of game ${gameId}`),
         verification(verify.ok ? verify.data : null),
         reveal ? el("p", { id: "seed" }, "Revealed seed: ", el("code", {}, reveal.data.seed_hex)) : null,
         opening.ok ? deckFacts(opening.data.events.find((e) => e.type === "GameCreated"), opening.data.events.filter((e) => e.type === "PlayerJoined")) : null,
@@ -243,7 +259,7 @@ async function main() {
     ),
   );
   board = new Board(document.getElementById("audit-board"), tiles);
-  if (game.ok) board.render(game.data.position, {});
+  if (game.ok) board.render(game.data.position, { whole: true });
 }
 
 main();

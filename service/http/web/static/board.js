@@ -338,6 +338,13 @@ export class Board {
     this.grow(cells);
     this.tileCells = [...placed.map((t) => [t.q, t.r]), ...(opts.extent || []).map(cellOf), ...[...(targets.cells || [])].map(cellOf)];
     this.focus = opts.focus || position.voyage?.cell || (opts.ghost && opts.ghost.cell) || this.targetsCentre(placed, targets);
+    // a decision's targets always in sight; a finished game, a replay, evidence: all of it
+    const box = this.layers.targets.childElementCount ? this.layers.targets.getBBox() : null;
+    this.targetBox = box && box.width > 0 ? { x0: box.x, y0: box.y, x1: box.x + box.width, y1: box.y + box.height } : null;
+    const asked = this.targetBox ? [...this.layers.targets.querySelectorAll(".target")].map(targetKey).join(" ") : "";
+    this.newTargets = asked !== this.asked;
+    this.asked = asked;
+    this.whole = Boolean(opts.whole || position.phase === "ended") && !this.targetBox;
     this.follow(true);
   }
 
@@ -415,11 +422,24 @@ export class Board {
       const [x, y] = centre(...cellOf(o.fleetCell));
       const g = svg("g", { class: "fleet", "data-cell": o.fleetCell, "data-fleet": o.fleet.join(",") }, title(`fleet: ${o.fleet.map(cap).join(", ")}`));
       const n = o.fleet.length;
-      o.fleet.forEach((colour, i) => {
-        const a = (2 * Math.PI * i) / n - Math.PI / 2;
-        const ring = n > 1 ? 13 : 0;
-        g.append(boatDot(x + ring * Math.cos(a), y + ring * Math.sin(a), colour, 6));
-      });
+      const island = this.layers.tiles.querySelector(`.tile.island[data-cell="${o.fleetCell}"]`);
+      if (island) {
+        // on an island the name and value move up and the fleet sits below them, in rows
+        // of three: both stay readable
+        island.querySelector(".island-name")?.setAttribute("y", y - 9);
+        island.querySelector(".island-value")?.setAttribute("y", y + 2);
+        o.fleet.forEach((colour, i) => {
+          const row = Math.floor(i / 3);
+          const inRow = Math.min(3, n - row * 3);
+          g.append(boatDot(x + ((i % 3) - (inRow - 1) / 2) * 11, y + 11 + row * 11, colour, 5));
+        });
+      } else {
+        o.fleet.forEach((colour, i) => {
+          const a = (2 * Math.PI * i) / n - Math.PI / 2;
+          const ring = n > 1 ? 13 : 0;
+          g.append(boatDot(x + ring * Math.cos(a), y + ring * Math.sin(a), colour, 6));
+        });
+      }
       layer.append(g);
     }
     if (o.home && o.home.island) {
@@ -520,7 +540,7 @@ export class Board {
     let scale = Math.min(w / bw, h / bh, MAX_SCALE);
     let cx = (b.x0 + b.x1) / 2;
     let cy = (b.y0 + b.y1) / 2;
-    if (scale < minScale(w)) {
+    if (scale < minScale(w) && !this.whole) {
       scale = minScale(w);
       const f = this.focus;
       const [fx, fy] = !f ? [0, 0] : typeof f === "string" ? centre(...cellOf(f)) : [f.x, f.y];
@@ -531,7 +551,28 @@ export class Board {
       if (vw > bw) cx = (b.x0 + b.x1) / 2;
       if (vh > bh) cy = (b.y0 + b.y1) / 2;
     }
-    return { x: cx - w / scale / 2, y: cy - h / scale / 2, w: w / scale, h: h / scale };
+    return this.contain({ x: cx - w / scale / 2, y: cy - h / scale / 2, w: w / scale, h: h / scale });
+  }
+
+  /** ``v`` moved as little as it takes (and zoomed out if it must) to hold every target,
+   * clear of the board's edges and of the zoom buttons in its top right corner. */
+  contain(v) {
+    const box = this.targetBox;
+    if (!box) return v;
+    const { w, h } = this.size();
+    const [edge, buttons] = [10, 56]; // screen px
+    let scale = w / v.w;
+    const fit = Math.min((w - edge - buttons) / Math.max(box.x1 - box.x0, 1), (h - 2 * edge) / Math.max(box.y1 - box.y0, 1));
+    let [cx, cy] = [v.x + v.w / 2, v.y + v.h / 2];
+    if (fit < scale) {
+      scale = fit;
+      [cx, cy] = [(box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2];
+    }
+    const [vw, vh] = [w / scale, h / scale];
+    const clamp = (n, lo, hi) => Math.min(Math.max(n, lo), hi);
+    const x = clamp(cx - vw / 2, box.x1 + buttons / scale - vw, box.x0 - edge / scale);
+    const y = clamp(cy - vh / 2, box.y1 + edge / scale - vh, box.y0 - edge / scale);
+    return { x, y, w: vw, h: vh };
   }
 
   follow(animate) {
@@ -546,7 +587,11 @@ export class Board {
     this.lastFocus = key;
     const margin = S * 0.5;
     const away = f && (f[0] < v.x + margin || f[0] > v.x + v.w - margin || f[1] < v.y + margin || f[1] > v.y + v.h - margin);
-    if (moved && away) this.setView({ ...v, x: f[0] - v.w / 2, y: f[1] - v.h / 2 }, animate);
+    // a new decision brings its targets into sight, whatever the player did with the view
+    const asked = this.newTargets;
+    this.newTargets = false;
+    if (moved && away) this.setView(this.contain({ ...v, x: f[0] - v.w / 2, y: f[1] - v.h / 2 }), animate);
+    else if (asked) this.setView(this.contain(v), animate);
     else this.setView(v, false);
   }
 
@@ -564,6 +609,7 @@ export class Board {
       this.root.dataset.scale = (this.size().w / v.w).toFixed(3);
     };
     const from = this.view;
+    delete this.root.dataset.moving; // set while the view slides (tests wait for it to settle)
     if (!animate || !from || matchMedia("(prefers-reduced-motion: reduce)").matches) return apply(target);
     const start = performance.now();
     const step = (now) => {
@@ -571,7 +617,9 @@ export class Board {
       const e = k * (2 - k);
       apply({ x: from.x + (target.x - from.x) * e, y: from.y + (target.y - from.y) * e, w: from.w + (target.w - from.w) * e, h: from.h + (target.h - from.h) * e });
       if (k < 1) this.tween = requestAnimationFrame(step);
+      else delete this.root.dataset.moving;
     };
+    this.root.dataset.moving = "1";
     this.tween = requestAnimationFrame(step);
   }
 

@@ -3,7 +3,7 @@
 // server says what its clock read (`clock.now`); the countdown runs from there, so a
 // browser whose own clock is wrong still counts the server's time.
 
-import { el } from "./api.js";
+import { el, ruleLink } from "./api.js";
 
 export const PRESETS = [
   ["none", "No clock", {}],
@@ -26,8 +26,9 @@ function span(seconds) {
 /** "1 day per move", "5 min + 5 s", or null without a clock. */
 export function controlText(tc) {
   if (!tc || tc.control === "none") return null;
-  if (tc.control === "move") return `${span(tc.move_seconds)} per move`;
-  return tc.increment_seconds ? `${span(tc.base_seconds)} + ${span(tc.increment_seconds)} per move` : `${span(tc.base_seconds)}, no increment`;
+  const away = tc.vacation ? " · vacation applies" : ""; // docs/vacation.md V2
+  if (tc.control === "move") return `${span(tc.move_seconds)} per move${away}`;
+  return (tc.increment_seconds ? `${span(tc.base_seconds)} + ${span(tc.increment_seconds)} per move` : `${span(tc.base_seconds)}, no increment`) + away;
 }
 
 /** 2 d 3 h · 5 h 02 min · 4:07 · 0:09 */
@@ -81,10 +82,68 @@ function tick() {
     node.textContent = leftText(left);
     node.classList.toggle("low", left < Number(node.dataset.low || 60000));
   }
+  for (const node of document.querySelectorAll("[data-warn-until]")) {
+    node.hidden = Number(node.dataset.warnUntil) - Date.now() >= WARN_MS;
+  }
+}
+
+const WARN_MS = 30000; // under this much time left, the player is told what a timeout does
+
+/** Before a timeout (C3–C5): what happens if the player's running clock runs out, in
+ * words; shown once less than 30 s are left (the ticker shows it), else null. */
+export function timeoutWarning(clock, seat, fetchedAt, absentAfter) {
+  const left = clock?.time_left_ms?.[String(seat)];
+  if (left === undefined || clock.seat !== seat || clock.paused_at || !clock.deadline) return null;
+  const until = fetchedAt + left;
+  const times = absentAfter > 1 ? `${absentAfter} timeouts in a row` : "one timeout";
+  return el(
+    "p",
+    { id: "timeout-warning", class: "clock-warning", role: "alert", "data-warn-until": String(until), hidden: until - Date.now() >= WARN_MS },
+    "If your clock runs out, the bot plays this decision for you (", ruleLink("C3"), `); after ${times} it plays every decision until you take your seat back (`,
+    ruleLink("C4"), ", ", ruleLink("C5"), ").",
+  );
+}
+
+/** After a timeout (C3–C5): that the bot played for the player, what comes next and, when
+ * their seat is absent, the way back (``onReclaim``); null when the bot has not played. */
+export function timeoutNotice(player, absentAfter, onReclaim) {
+  if (!player || !(player.bot === "absent" || player.timeouts > 0)) return null;
+  if (player.bot === "absent") {
+    return el(
+      "section",
+      { id: "timeout-notice", class: "banner warning", role: "status" },
+      el("p", {}, `Your clock ran out${absentAfter > 1 ? ` ${absentAfter} times in a row` : ""}: your seat is absent, and the bot plays every decision for you (`, ruleLink("C4"), ", ", ruleLink("C5"), "). Your own moves are refused until you take your seat back."),
+      el("button", { type: "button", id: "reclaim", class: "primary", onclick: onReclaim }, "Take my seat back"),
+    );
+  }
+  const left = absentAfter - player.timeouts;
+  return el(
+    "section",
+    { id: "timeout-notice", class: "banner info", role: "status" },
+    el(
+      "p",
+      {},
+      `Your clock ran out: the bot played for you (`, ruleLink("C3"), `). ${player.timeouts} timeout${player.timeouts === 1 ? "" : "s"} in a row; `,
+      `${left} more and the bot plays every decision until you take your seat back (`, ruleLink("C4"), ", ", ruleLink("C5"), "). Your next move, made yourself, ends the streak.",
+    ),
+  );
 }
 
 let ticking = null;
 /** Count every running clock on the page down, once a second. */
 export function startTicking() {
   if (!ticking) ticking = setInterval(tick, 1000);
+}
+
+/** Who at the game is on vacation now (docs/vacation.md V8): "Ann is on vacation until
+ * 12 Dec, 14:00, 21.5 days left", one line per seat. */
+export function vacationNotices(notices, players) {
+  return (notices || []).map((n) => {
+    const p = (players || []).find((q) => q.seat === n.seat);
+    const name = p?.name || `Seat ${n.seat}`;
+    const until = new Date(n.until).toLocaleString([], { day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" });
+    const kind = n.kind === "automatic" ? " (their own time ran out)" : "";
+    const days = `${n.days_left} day${n.days_left === 1 ? "" : "s"} left`;
+    return el("p", { class: "vacation-notice", "data-seat": n.seat }, `${name} is on vacation until ${until}${kind}, ${days}`, " (", el("a", { href: "/docs/vacation#V8" }, "V8"), ")");
+  });
 }

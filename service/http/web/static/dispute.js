@@ -7,6 +7,7 @@
 import { api, el, me, nav, problemText, ruleLink, toast } from "./api.js";
 import { Board } from "./board.js";
 import { DECISIONS, REASONS, rulingWords, when } from "./disputing.js";
+import { people, result } from "./words.js";
 
 const disputeId = document.body.dataset.dispute;
 
@@ -63,7 +64,13 @@ function evidenceView(ev, tiles) {
     commandBlock(ev.commands.disputed, "The disputed command:"),
     el("div", { class: "boards" }, boardFigure("board-before", `Before it (version ${ev.position_before.version})`), boardFigure("board-after", `After it (version ${ev.position_after.version})`)),
     el("p", {}, `At the position before, ${ev.legal_before.length} legal command${ev.legal_before.length === 1 ? " was" : "s were"} open to the player.`),
-    details("what else the player could have done", json(ev.legal_before)),
+    el(
+      "details",
+      { id: "legal-before" },
+      el("summary", {}, "What else the player could have done"),
+      el("ul", {}, (ev.legal_before_words || []).map((w) => el("li", {}, w))),
+      details("as commands", json(ev.legal_before)),
+    ),
     ev.commands.rejected_around.length ? el("div", {}, el("p", {}, "Refused around it:"), ...ev.commands.rejected_around.map((c) => commandBlock(c, "Refused:"))) : null,
     el("p", {}, "The events it caused:"),
     el("ol", { id: "evidence-events" }, ev.events.map((e) => el("li", { value: e.version }, `${e.type} `, e.rule ? ruleLink(e.rule) : null, details("hash", el("code", {}, e.hash))))),
@@ -73,8 +80,8 @@ function evidenceView(ev, tiles) {
     details("commitment, entropy and versions", json({ commitment: ev.game.deck_commitment, entropy: ev.game.entropy, versions: ev.versions })),
   );
   queueMicrotask(() => {
-    new Board(section.querySelector("#board-before"), tiles).render(ev.position_before.position, {});
-    new Board(section.querySelector("#board-after"), tiles).render(ev.position_after.position, {});
+    new Board(section.querySelector("#board-before"), tiles).render(ev.position_before.position, { whole: true });
+    new Board(section.querySelector("#board-after"), tiles).render(ev.position_after.position, { whole: true });
   });
   return section;
 }
@@ -131,32 +138,85 @@ function rulingForm(d, ev, post) {
   };
   decision.addEventListener("change", update);
   update();
-  const send = () => {
-    const body = { decision: decision.value, reasoning: reasoning.value, rules: rules.value.split(/[\s,]+/).filter(Boolean) };
-    if (decision.value === "rewind") body.to_version = Number(toVersion.value);
+  const body = () => {
+    const b = { decision: decision.value, reasoning: reasoning.value, rules: rules.value.split(/[\s,]+/).filter(Boolean) };
+    if (decision.value === "rewind") b.to_version = Number(toVersion.value);
     if (decision.value === "result_amended") {
-      if (annul.checked) body.annulled = true;
-      else body.ranking = ranking.value.split(/[\s,]+/).filter(Boolean);
+      if (annul.checked) b.annulled = true;
+      else b.ranking = ranking.value.split(/[\s,]+/).filter(Boolean);
     }
-    return post(`/disputes/${disputeId}/ruling`, body, "Ruled.");
+    return b;
+  };
+  const confirmBox = el("div", { id: "ruling-confirm", class: "confirm", role: "alert", hidden: true });
+  // before any ruling the arbiter reads what it will do, in words, and confirms it
+  const review = async () => {
+    const b = body();
+    const lines = await rulingEffect(d.game_id, b);
+    if (lines.blocked) {
+      confirmBox.replaceChildren(el("p", { id: "ruling-blocked" }, lines.blocked));
+      confirmBox.hidden = false;
+      return;
+    }
+    confirmBox.replaceChildren(
+      el("p", {}, el("b", {}, "This ruling will:")),
+      el("ul", {}, lines.map((l) => el("li", {}, l))),
+      el(
+        "div",
+        { class: "row" },
+        el("button", { type: "button", id: "confirm-ruling", class: "primary", onclick: () => post(`/disputes/${disputeId}/ruling`, b, "Ruled.") }, "Confirm the ruling"),
+        el("button", { type: "button", id: "cancel-ruling", onclick: () => (confirmBox.hidden = true) }, "Back"),
+      ),
+    );
+    confirmBox.hidden = false;
+    confirmBox.querySelector("#confirm-ruling").focus();
   };
   return el(
     "form",
-    { id: "ruling-form", class: "ruling-form", onsubmit: (e) => (e.preventDefault(), send()) },
+    { id: "ruling-form", class: "ruling-form", onsubmit: (e) => (e.preventDefault(), review()) },
     el("h4", {}, "Rule"),
     el("label", {}, "Decision ", decision),
     extra,
     reasoning,
     el("label", {}, "Rules relied on ", rules),
-    el("button", { type: "submit", id: "rule", class: "primary" }, "Issue the ruling"),
+    el("button", { type: "submit", id: "rule", class: "primary" }, "Issue the ruling…"),
+    confirmBox,
   );
+}
+
+/** What a ruling ``b`` will do to game ``gameId``, in words (D4, D6). */
+async function rulingEffect(gameId, b) {
+  const [game, scores] = await Promise.all([api("GET", `/games/${gameId}`), api("GET", `/games/${gameId}/scoreboard`)]);
+  const names = game.ok ? people(game.data.players) : null;
+  const final = scores.ok ? scores.data.final : null;
+  const now = final && names ? result(final, names, scores.data.seats || []).headline : null;
+  const head = game.ok ? game.data.version : null;
+  if (b.decision === "stands") return ["leave the record as it stands: nothing in the game changes (D4);", "close the dispute with your reasoning, for the players and the record."];
+  if (b.decision === "rewind") {
+    const lines = [
+      `set aside every move after version ${b.to_version}${head ? ` — ${head - b.to_version} steps, up to version ${head}` : ""}; they stay in the record, marked as superseded (D6);`,
+      `deal the tiles not yet drawn at version ${b.to_version} anew, from a fresh seed the server commits to now (D6);`,
+      `continue the game from the position at version ${b.to_version}, with the player then to move.`,
+    ];
+    if (now) lines.push(`undo the result: ${now} — the game is under way again and no result stands until it ends.`);
+    return lines;
+  }
+  if (b.annulled) return [`annul the result${now ? ` (${now})` : ""}: the game counts for nobody (D4).`];
+  const ids = game.ok ? game.data.players.map((p) => p.player_id) : [];
+  const ranking = b.ranking || [];
+  const unknown = ranking.filter((id) => !ids.includes(id));
+  if (!ranking.length || unknown.length || new Set(ranking).size !== ids.length || ranking.length !== ids.length) {
+    const every = game.ok ? game.data.players.map((p) => `${p.name || "?"}: ${p.player_id}`).join(", ") : "";
+    return { blocked: `Nothing to confirm: tick "Annul the game", or rank every player once, best first, by player id${unknown.length ? ` (not a player of this game: ${unknown.join(", ")})` : ""}. The players: ${every}.` };
+  }
+  const order = ranking.map((id) => names?.byId[id]?.name || id).join(", ");
+  return [`replace the ranking${now ? ` (${now})` : ""} by: ${order} (D4).`];
 }
 
 async function main() {
   nav();
   const main = document.getElementById("main");
   if (!me()) {
-    main.replaceChildren(el("p", {}, "Disputes are for the game's players and auditors: ", el("a", { href: "/" }, "sign in"), " first."));
+    main.replaceChildren(el("h1", {}, "Dispute"), el("p", {}, "Disputes are for the game's players and auditors: ", el("a", { href: "/" }, "sign in"), " first."));
     return;
   }
   const tiles = (await api("GET", "/tiles")).data;
@@ -174,7 +234,7 @@ async function main() {
         el(
           "section",
           { class: "card", id: "dispute", "data-status": x.status },
-          el("h2", {}, `Dispute: ${REASONS[x.reason] || x.reason}`),
+          el("h1", {}, `Dispute: ${REASONS[x.reason] || x.reason}`),
           el("p", {}, `Opened by ${x.opened_by.name || x.opened_by.account} on `, el("a", { href: `/games/${x.game_id}` }, `game ${x.game_id}`), ` at version ${x.version}, ${when(x.opened_at)}.`),
           x.text ? el("blockquote", {}, x.text) : null,
           el("p", { id: "dispute-status" }, `Status: ${x.status}`, x.assigned_to ? ` · assigned` : ""),

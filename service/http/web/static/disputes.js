@@ -12,14 +12,24 @@ async function load(status, reason) {
   return api("GET", `/disputes?${query}`);
 }
 
+/** How long ago, in words: "3 min", "5 h", "2 days". */
+function age(iso) {
+  const s = Math.max(0, (Date.now() - new Date(iso).getTime()) / 1000);
+  if (s < 3600) return `${Math.max(1, Math.round(s / 60))} min`;
+  if (s < 86400) return `${Math.round(s / 3600)} h`;
+  const days = Math.round(s / 86400);
+  return `${days} day${days === 1 ? "" : "s"}`;
+}
+
+/** One dispute of the queue, told apart from the others: reason, game, move, opener, age. */
 function row(d) {
+  const opener = d.opener_name || d.opened_by || "?";
   return el(
     "li",
     { class: `dispute ${d.status}`, "data-dispute": d.dispute_id },
-    el("a", { href: `/disputes/${d.dispute_id}` }, `${REASONS[d.reason] || d.reason}`),
-    ` — game `,
-    el("a", { href: `/games/${d.game_id}` }, d.game_id),
-    el("span", { class: "muted" }, ` · ${d.status} · opened ${when(d.opened_at)}`),
+    el("a", { href: `/disputes/${d.dispute_id}` }, `${REASONS[d.reason] || d.reason}: game ${d.game_id}, version ${d.version}`),
+    ` — opened by ${opener}, ${age(d.opened_at)} ago`,
+    el("span", { class: "muted" }, ` · ${d.status} · `, el("a", { href: `/games/${d.game_id}` }, "the game"), ` · ${when(d.opened_at)}`),
   );
 }
 
@@ -29,6 +39,7 @@ async function main() {
   const account = me();
   if (!account || account.kind !== "auditor") {
     main.replaceChildren(
+      el("h1", {}, "Disputes"),
       el("p", {}, "The queue of disputes is for auditors: ", el("a", { href: "/" }, "sign in with an auditor's token"), " first. Players find their disputes on each game's page."),
     );
     return;
@@ -59,7 +70,7 @@ async function main() {
     el(
       "section",
       { class: "card" },
-      el("h2", {}, "Disputes"),
+      el("h1", {}, "Disputes"),
       el("p", { class: "muted" }, "Oldest first. ", el("a", { href: "/docs/disputes" }, "How disputes are settled"), "."),
       el("div", { class: "row" }, el("label", {}, "Status ", status), el("label", {}, "Reason ", reason)),
       list,

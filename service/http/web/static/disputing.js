@@ -44,11 +44,14 @@ function disputeLine(d) {
 }
 
 /**
- * The disputes panel of a game page. ``context()`` gives {seated, version}: whether the
- * signed-in account sits at the game, and the version the player is looking at.
+ * The disputes panel of a game page. ``context()`` gives {seated, version, describe}:
+ * whether the signed-in account sits at the game, the version the player is looking at,
+ * and ``describe(v)``, the move at version v in words. Picking a move in the move list
+ * calls ``setVersion``: the form then disputes that move (D1).
  */
 export function mountDisputes(host, gameId, context) {
   let open = false;
+  let form = null; // {at, words} while the form is open
 
   async function show() {
     const account = me();
@@ -57,25 +60,40 @@ export function mountDisputes(host, gameId, context) {
       return;
     }
     const { seated, version } = context();
+    if (!seated && account.kind !== "auditor") {
+      host.replaceChildren(); // a game's disputes are for its players and auditors (D1)
+      return;
+    }
     const r = await api("GET", `/games/${gameId}/disputes`);
     if (!r.ok) {
       host.replaceChildren();
       return;
     }
     const items = r.data.disputes;
-    const form = open && seated ? disputeForm(version) : null;
+    const shown = open && seated ? disputeForm(form ? Number(form.at.value) : version) : null;
     host.replaceChildren(
-      el("h3", {}, "Disputes"),
-      items.length ? el("ul", { id: "dispute-list", class: "disputes" }, items.map(disputeLine)) : el("p", { class: "muted" }, "None."),
-      seated && !open ? el("button", { type: "button", id: "open-dispute", onclick: () => ((open = true), show()) }, "Dispute a move…") : null,
-      form,
+      ...[
+        el("h3", {}, "Disputes"),
+        items.length ? el("ul", { id: "dispute-list", class: "disputes" }, items.map(disputeLine)) : el("p", { class: "muted" }, "None."),
+        seated && !open ? el("button", { type: "button", id: "open-dispute", onclick: () => ((open = true), (form = null), show()) }, "Dispute a move…") : null,
+        shown,
+      ].filter(Boolean), // replaceChildren writes a null as the text "null"
     );
+  }
+
+  function setVersion(version) {
+    if (!form) return;
+    form.at.value = String(version);
+    form.words.textContent = context().describe(version);
   }
 
   function disputeForm(version) {
     const reason = el("select", { id: "dispute-reason", "aria-label": "Reason" }, Object.entries(REASONS).map(([v, t]) => el("option", { value: v }, t)));
     const at = el("input", { id: "dispute-version", type: "number", min: "1", value: String(version), "aria-label": "Version disputed" });
-    const text = el("textarea", { id: "dispute-text", maxlength: "2000", rows: "3", placeholder: "What happened, in your words" });
+    const words = el("strong", { id: "dispute-move" }, context().describe(version));
+    at.addEventListener("input", () => (words.textContent = context().describe(Number(at.value))));
+    form = { at, words };
+    const text = el("textarea", { id: "dispute-text", maxlength: "2000", rows: "3", placeholder: "What happened, in your words", "aria-label": "What happened" });
     const send = async () => {
       const r = await api("POST", `/games/${gameId}/disputes`, { reason: reason.value, version: Number(at.value), text: text.value });
       if (!r.ok) {
@@ -83,6 +101,7 @@ export function mountDisputes(host, gameId, context) {
         return;
       }
       open = false;
+      form = null;
       toast("Dispute opened: an auditor will look at it.");
       await show();
     };
@@ -90,13 +109,14 @@ export function mountDisputes(host, gameId, context) {
       "form",
       { id: "dispute-form", class: "dispute-form", onsubmit: (e) => (e.preventDefault(), send()) },
       el("p", { class: "muted" }, "An auditor will see the move, the board before and after it and the record. Pick a move in the list to dispute it, or give its version."),
+      el("p", { role: "status" }, "You are disputing: ", words),
       el("label", {}, "Reason ", reason),
       el("label", {}, "Version ", at),
       text,
-      el("div", { class: "row" }, el("button", { type: "submit", id: "dispute-send", class: "primary" }, "Open the dispute"), el("button", { type: "button", onclick: () => ((open = false), show()) }, "Cancel")),
+      el("div", { class: "row" }, el("button", { type: "submit", id: "dispute-send", class: "primary" }, "Open the dispute"), el("button", { type: "button", onclick: () => ((open = false), (form = null), show()) }, "Cancel")),
     );
   }
 
   show();
-  return { refresh: show };
+  return { refresh: show, setVersion };
 }

@@ -4,12 +4,18 @@
 
 import { api, cap, colourChip, el, LETTER, me, nav, newId, problemText, problemWords, ruleLink } from "./api.js";
 import { Board, beachWords, DIRECTION, overlayFor, tilePreview, tileToward } from "./board.js";
+import { mountChat } from "./chat.js";
 import { mountDisputes } from "./disputing.js";
+import { scoreExplained } from "./endscreen.js";
+import { mountNotes } from "./notes.js";
 import { follow } from "./live.js";
 import { groupMoves, lastSeen, loadHistory, markSeen, moveList, sinceLastVisit } from "./moves.js";
 import { awaited, colourList, colourOf, people, pointsWords, result, who } from "./words.js";
-import { controlText, startTicking, timeLeft } from "./clocks.js";
+import { controlText, startTicking, timeLeft, timeoutNotice, timeoutWarning, vacationNotices } from "./clocks.js";
 import { mountLogCheck } from "./transparency.js";
+import { offersPanel } from "./offers.js";
+import { rematchPanel } from "./rematch.js";
+import { tableInvitations } from "./invitations.js";
 
 const gameId = document.body.dataset.game;
 const MAX_ANIMATED = 12; // more missed steps than this are shown at once, not one by one
@@ -192,22 +198,34 @@ function running(position) {
   return position.phase === "setup" || position.phase === "playing";
 }
 
+/** Resign or reclaim the signed-in player's seat (C5, C6). */
+async function seatCommand(type, question) {
+  const mine = (view.players || []).find((p) => p.player_id === me()?.account_id);
+  if (!mine || (question && !window.confirm(question))) return;
+  const r = await api("POST", `/games/${gameId}/commands`, { type, player_id: mine.player_id }, { "Idempotency-Key": newId() });
+  if (!r.ok) view.notice = { text: problemWords(r.data), rule: r.data?.rule };
+  refresh(true);
+}
+
+/** Before and after a timeout, in words (C3–C5): the notice and the way back to the seat. */
+function timeoutPanel() {
+  const mine = (view.players || []).find((p) => p.player_id === me()?.account_id);
+  if (!mine || !running(view.position) || mine.bot === "resigned") return null;
+  return timeoutNotice(mine, view.timeControl?.absent_after ?? 3, () => seatCommand("ReclaimSeat"));
+}
+
 function clockPanel() {
   const players = view.players || [];
   const control = controlText(view.timeControl);
   const running = view.position.phase === "setup" || view.position.phase === "playing";
   const mine = players.find((p) => p.player_id === me()?.account_id);
   if (!control && !players.some((p) => p.bot) && !(mine && running)) return null;
-  const act = async (type, question) => {
-    if (question && !window.confirm(question)) return;
-    const r = await api("POST", `/games/${gameId}/commands`, { type, player_id: mine.player_id }, { "Idempotency-Key": newId() });
-    if (!r.ok) view.notice = { text: problemWords(r.data), rule: r.data?.rule };
-    refresh(true);
-  };
+  const act = seatCommand;
   return el(
     "section",
     { class: "clocks", id: "clocks", "aria-label": "Clocks" },
     control ? el("p", { class: "muted" }, `Clock: ${control}`, view.clock?.paused_at ? " · stopped while the game is paused" : "") : null,
+    ...vacationNotices(view.vacation, players),
     el(
       "ul",
       { class: "seat-clocks" },
@@ -223,13 +241,18 @@ function clockPanel() {
         ),
       ),
     ),
-    mine && running && mine.bot === "absent"
-      ? el("button", { type: "button", id: "reclaim", class: "primary", onclick: () => act("ReclaimSeat") }, "Take my seat back")
-      : null,
     mine && running && mine.bot !== "resigned"
       ? el("button", { type: "button", id: "resign", onclick: () => act("Resign", "Resign this game? The bot plays on for you, and you rank last. This is final.") }, "Resign")
       : null,
   );
+}
+
+/** Send an offer's command for my seat (docs/table.md); ``question``: confirm first. */
+async function offer(type, fields = {}, question = null) {
+  if (question && !window.confirm(question)) return;
+  const r = await api("POST", `/games/${gameId}/commands`, { type, player_id: me().account_id, ...fields }, { "Idempotency-Key": newId() });
+  view.notice = r.ok ? null : { text: problemWords(r.data), rule: r.data?.rule };
+  refresh(true);
 }
 
 function scoreboardPanel() {
@@ -244,7 +267,7 @@ function scoreboardPanel() {
       el(
         "th",
         { scope: "row" },
-        el("span", { class: "player-name" }, s.name || `Seat ${s.seat}`),
+        el("a", { class: "player-name", href: `/players/${s.player_id}` }, s.name || `Seat ${s.seat}`),
         " ",
         ...s.colours.map((c) => colourChip(c.colour, "")),
         s.player_id === moving ? el("span", { class: "tag to-move-tag" }, ` to move${colourOf(view.names, s.player_id, view.legal.colour) ? ` (${colourOf(view.names, s.player_id, view.legal.colour)})` : ""}`) : null,
@@ -281,6 +304,7 @@ function resultPanel() {
     el("h3", {}, "Game over"),
     el("p", { class: "headline" }, yours ? el("strong", { id: "you-win" }, yours) : null, words.headline),
     el("ol", { class: "ranking" }, words.ranking.map((line) => el("li", {}, line.replace(/^\d+\. /, "")))),
+    scoreExplained(gameId, view.version),
   );
 }
 
@@ -324,6 +348,7 @@ function actionPanel(state) {
       awaited(legal.decision, myMove, who(view.names, legal.colour), colourOf(view.names, legal.player_id, legal.colour)),
       clock ? el("span", { class: "bar-clock", id: "bar-clock" }, " · ", clock, " left") : null,
     ),
+    (myMove && clock && timeoutWarning(view.clock, view.clock.seat, view.clockAt, view.timeControl?.absent_after ?? 3)) || "",
   );
   if (!myMove) return box;
   if (view.confirm) {
@@ -533,7 +558,8 @@ function render() {
   const shown = view.viewing ? view.viewing.position : view.position;
   const overlay = view.viewing ? view.viewing.overlay : view.overlay;
   if (!document.getElementById("board")) return;
-  board.render(shown, { ...boardOptions(state), overlay, focus: overlay?.fleetCell, owners: view.names.byColour });
+  // a past position picked in the move list is shown whole, as the replay shows it
+  board.render(shown, { ...boardOptions(state), overlay, focus: overlay?.fleetCell, owners: view.names.byColour, whole: Boolean(view.viewing) });
   document.getElementById("board").dataset.version = String(view.viewing ? view.viewing.version : view.version);
   const legend = el(
     "ul",
@@ -552,15 +578,20 @@ function render() {
   const side = document.getElementById("side");
   side.replaceChildren(
     ...[
-    el("h2", {}, gameTitle()),
+    el("h1", {}, gameTitle()),
     identity(),
     actionPanel(state),
+    timeoutPanel(),
     view.notice
       ? el("p", { id: "notice", class: "notice error", role: "alert" }, view.notice.text, view.notice.rule ? " (" : "", view.notice.rule ? ruleLink(view.notice.rule) : null, view.notice.rule ? ")" : "")
       : null,
     resultPanel(),
+    rematchPanel(gameId, view.position.phase === "ended", seatedHere()),
+    view.position.options?.private ? tableInvitations(gameId) : null,
+    offersPanel({ offers: view.offers, players: view.players || [], names: view.names, running: running(view.position), moved: movedHere(), send: offer }),
     clockPanel(),
     view.position.paused ? el("p", { id: "paused", role: "status" }, "The game is paused while an auditor looks at a dispute (", ruleLink("D7"), "): no move can be made until it resumes.") : null,
+    el("p", { class: "facts", id: "rated-line" }, view.rated ? "Rated game: the result moves the players' ratings " : "Casual game: no rating moves ", "(", el("a", { href: "/docs/ratings#G1" }, "ratings"), ")"),
     el("p", { class: "facts" }, `Turn ${view.position.turn} · pile: ${plural(view.position.pile.islands, "island")} and ${plural(view.position.pile.oceans, "ocean")} left`),
     el("div", { id: "scoreboard" }, scoreboardPanel()),
     el("p", {}, el("a", { href: `/games/${gameId}/replay?v=${view.version}` }, "Replay"), " · ", el("a", { href: `/games/${gameId}/audit` }, "Audit")),
@@ -688,7 +719,30 @@ function overlayAt(version, position) {
   return overlayFor(view.history.events.get(version), position);
 }
 
+/** Whether the signed-in account has a seat at this game. */
+function seatedHere() {
+  return Boolean(me() && view.position?.players.some((p) => p.player_id === me().account_id));
+}
+
+// the events of a player's own decisions (not an offer's, a seat's or the bot's)
+const DECIDED = new Set(["StartingBoatPlaced", "BoatsAdded", "BoatsPlaced", "EmigrationStarted", "TilePlaced", "BoatsLanded", "RoyalIslandFounded", "NewColonyFounded"]);
+
+/** Whether I took a decision still in the history (T1: something to take back). */
+function movedHere() {
+  const mine = me()?.account_id;
+  return [...view.history.steps.values()].some((s) => s.actor === mine && !s.superseded && DECIDED.has(s.type));
+}
+
+/** The move at ``version`` in words, for the dispute form (D1). */
+function moveWords(version) {
+  if (!Number.isInteger(version) || version < 1 || version > view.version) return `no move: the game's versions are 1 to ${view.version}`;
+  const step = view.history.steps.get(version);
+  if (!step) return `the move at version ${version}`;
+  return `turn ${step.turn}, step ${step.step}: ${step.description} (version ${version})`;
+}
+
 async function showVersion(version) {
+  disputes?.setVersion(Math.min(version, view.version));
   if (version >= view.version) {
     view.viewing = null;
     render();
@@ -721,9 +775,12 @@ async function refresh(jump = false) {
   }
   view.names = people(state.data.players);
   view.players = state.data.players;
+  view.offers = state.data.offers;
   view.clock = state.data.clock;
   view.clockAt = Date.now();
   view.timeControl = state.data.time_control;
+  view.rated = state.data.rated === true;
+  view.vacation = state.data.vacation || [];
   if (view.loadedAt === null) view.loadedAt = state.data.version;
   if (state.data.version < view.version) return;
   if (!jump && state.data.version > view.version) {
@@ -909,6 +966,7 @@ function skeleton() {
       el("aside", { id: "side", class: "side" }),
       el("section", { id: "moves-panel", class: "moves-panel", "aria-label": "Move list" }, el("h3", {}, "Moves"), el("div", { id: "moves" })),
       el("section", { id: "disputes-panel", class: "disputes-panel", "aria-label": "Disputes" }),
+      el("section", { id: "notes-panel", class: "notes-panel", "aria-label": "My notes", hidden: true }),
       el("section", { id: "log-panel", class: "log-panel", "aria-label": "Public log" }),
     ),
   );
@@ -941,9 +999,12 @@ async function main() {
   await catchUpHistory();
   render();
   disputes = mountDisputes(document.getElementById("disputes-panel"), gameId, () => ({
-    seated: Boolean(me() && view.position.players.some((p) => p.player_id === me().account_id)),
+    seated: seatedHere(),
     version: view.viewing ? view.viewing.version : view.version,
+    describe: moveWords,
   }));
+  mountChat(document.getElementById("disputes-panel"), gameId);
+  mountNotes(document.getElementById("notes-panel"), gameId, document.getElementById("board"), seatedHere);
   const log = mountLogCheck(document.getElementById("log-panel"), gameId, () => ({ version: view.version }));
   follow(gameId, view.version, (version) => {
     view.queue.push(version);

@@ -12,6 +12,9 @@
 // When the server has no stream to spare (503 too_many_streams) or the stream fails
 // for good, the page polls /events meanwhile and asks for a stream again later.
 // A game that is over ends its stream with an "end" event: the page stops there.
+// A "chat" event (no id) says the game's chat moved: it is passed on to the page as a
+// window event "tongiaki:chat" (chat.js reads the chat then), and every state as
+// "tongiaki:live".
 
 export const EVENT_TYPES = [
   "GameCreated", "PlayerJoined", "GameStarted", "StartingBoatPlaced", "BoatsAdded",
@@ -22,6 +25,9 @@ export const EVENT_TYPES = [
   "GamePaused", "GameResumed", "GameRewound", "ResultAmended",
   "TurnTimedOut", "SeatMarkedAbsent", "TimeoutStreakEnded", "SeatPlayedByBot",
   "SeatReclaimed", "PlayerResigned",
+  "TakebackRequested", "TakebackAccepted", "TakebackRefused", "TakebackWithdrawn",
+  "TakebackExpired", "MovesTakenBack", "EndProposed", "EndAccepted", "EndDeclined",
+  "EndProposalWithdrawn", "EndProposalExpired",
 ];
 
 const POLL_MS = 2000; // between polls while there is no stream
@@ -48,6 +54,7 @@ export function follow(gameId, after, onEvent, onStatus = () => {}) {
     if (state !== status) {
       status = state;
       onStatus(state);
+      window.dispatchEvent(new CustomEvent("tongiaki:live", { detail: state }));
     }
   };
   const deliver = (version, type) => {
@@ -88,6 +95,10 @@ export function follow(gameId, after, onEvent, onStatus = () => {}) {
         // an older server: keep the interval we had
       }
       if (status !== "live") say("live");
+    });
+    source.addEventListener("chat", (message) => {
+      heard = Date.now();
+      window.dispatchEvent(new CustomEvent("tongiaki:chat", { detail: message.data }));
     });
     source.addEventListener("end", () => {
       close(); // the game is over and every event came: nothing more to follow

@@ -5,6 +5,7 @@
 import { api, cap, colourChip, COLOURS, el, me, nav, problemText, signInWithToken, signOut, toast } from "./api.js";
 import { signInWithPasskey, supported } from "./passkeys.js";
 import { agoText, controlText, PRESETS, startTicking, timeLeft } from "./clocks.js";
+import { invitationsCard, linkCard, privateFields } from "./invitations.js";
 
 let freshToken = null; // the token of an account just made: shown on this page, then gone
 let ways = null; // how this server signs people in (GET /sign-in)
@@ -112,10 +113,18 @@ function createForm() {
   const two = el("input", { type: "checkbox", id: "two-colours", disabled: true });
   const twoHint = el("span", { class: "muted", id: "two-colours-hint" }, " (2 players only)");
   const rody = el("input", { type: "checkbox", id: "free-orientation" });
+  const rated = el("input", { type: "checkbox", id: "rated" });
   const order = el("input", { id: "tile-order", placeholder: "ocean7, tahiti, …", "aria-label": "Tiles drawn first" });
   const first = el("select", { id: "first-seat", "aria-label": "First seat" }, ...[1, 2, 3, 4, 5, 6].map((n) => el("option", { value: n }, `seat ${n} starts`)));
   const clock = el("select", { id: "time-control", "aria-label": "Clock" }, ...PRESETS.map(([value, text]) => el("option", { value }, text)));
+  const away = el("input", { type: "checkbox", id: "vacation" });
+  const awayLabel = el("label", { id: "vacation-label", hidden: true }, away, " vacation applies (", el("a", { href: "/docs/vacation" }, "V2"), ")");
+  clock.addEventListener("change", () => {
+    awayLabel.hidden = clock.value === "none";
+    if (awayLabel.hidden) away.checked = false;
+  });
   const mine = el("span", { class: "row", id: "my-colours" });
+  const privacy = privateFields();
   const pickers = () => {
     const count = two.checked ? 2 : 1;
     mine.replaceChildren("Your colour: ", ...Array.from({ length: count }, (_, i) => colourPicker(`create-colour-${i}`, i ? "Your second colour" : "Your colour", COLOURS, i)));
@@ -142,18 +151,22 @@ function createForm() {
           two_colours_each: two.checked,
           free_orientation_after_first: rody.checked,
           first_seat: Number(first.value),
+          rated: rated.checked,
           ...PRESETS.find(([value]) => value === clock.value)[2],
         };
+        if (away.checked) body.vacation = true;
         const tiles = order.value.split(",").map((t) => t.trim()).filter(Boolean);
         if (tiles.length) body.tile_order = tiles;
-        const r = await api("POST", "/games", body);
+        const target = privacy.target(body);
+        const r = await api("POST", target.path, target.body);
         if (!r.ok) return toast(problemText(r.data), "error");
         sessionStorage.setItem("tongiaki.maxPlayers", players.value);
         const colours = [...mine.querySelectorAll("select")].map((s) => s.value);
         const seat = await api("POST", `/games/${r.data.game_id}/seats`, two.checked ? { colours } : { colour: colours[0] });
         if (!seat.ok) toast(`The game is open, but your seat was refused: ${problemText(seat.data)}`, "error");
         else toast(`Game open: you sit at it as ${colours.map(cap).join(" and ")}`);
-        load();
+        if (target.private && seat.ok) location.href = `/games/${r.data.game_id}`; // its link is there
+        else load();
       },
     },
     el("h2", {}, "New game"),
@@ -162,6 +175,9 @@ function createForm() {
     el("label", {}, rody, " free orientation after the first tile"),
     el("label", {}, first),
     el("label", {}, clock),
+    el("label", {}, rated, " rated (moves the players' ratings; casual if not) ", el("a", { href: "/docs/ratings#G1" }, "?")),
+    awayLabel,
+    privacy.node,
     mine,
     el("details", {}, el("summary", {}, "Testing servers only"), el("label", {}, "Tiles drawn first: ", order)),
     el("button", { type: "submit", class: "primary" }, "Create and sit down"),
@@ -223,7 +239,7 @@ function openRow(game) {
     "li",
     { "data-game": game.game_id },
     el("a", { href: `/games/${game.game_id}`, class: "game-name" }, gameName(game)),
-    ` · ${game.seats.length} of ${game.max_players} seats${game.two_colours_each ? " · two colours each" : ""}${game.free_orientation_after_first ? " · free orientation" : ""}${controlText(game.time_control) ? ` · clock ${controlText(game.time_control)}` : ""} · `,
+    ` · ${game.seats.length} of ${game.max_players} seats${game.rated ? " · rated" : ""}${game.two_colours_each ? " · two colours each" : ""}${game.free_orientation_after_first ? " · free orientation" : ""}${controlText(game.time_control) ? ` · clock ${controlText(game.time_control)}` : ""} · `,
     seatsList(game),
     " ",
     full ? el("span", { class: "muted" }, "(full) ") : null,
@@ -251,7 +267,7 @@ function gameRow(game, mine) {
     "li",
     { "data-game": game.game_id },
     el("a", { href: `/games/${game.game_id}`, class: "game-name" }, gameName(game)),
-    ` · ${STATUS[game.status] || game.status}${game.status === "setup" ? "" : ` · turn ${game.turn}`} · `,
+    ` · ${STATUS[game.status] || game.status}${game.rated ? " · rated" : ""}${game.status === "setup" ? "" : ` · turn ${game.turn}`} · `,
     seatsList(game),
     turn,
     clock,
@@ -314,6 +330,12 @@ function list(title, id, answer, row, key) {
           }
           lists[key] += PAGE;
           load.shown = null; // the next look draws the longer list
+          if (!button.isConnected) {
+            // the lists were drawn again while this page was asked for: that drawing's
+            // cursor is not this one's, so draw the longer list whole instead of
+            // appending a page it may already show
+            return load();
+          }
           const ul = document.querySelector(`#${id} ul`);
           for (const g of r.data.games) ul?.append(row(g));
           answer.next_before = r.data.next_before;
@@ -365,18 +387,23 @@ function reload() {
 async function load() {
   nav();
   const account = me(); // before any call: one may find this browser's sign-in gone
+  const asked = JSON.stringify([lists, filters]);
   if (ways === null) {
     const r = await api("GET", "/sign-in");
     ways = r.ok ? r.data : {};
   }
-  const [open, setup, playing, ended, mine, who] = await Promise.all([
+  const [open, setup, playing, ended, mine, who, invited] = await Promise.all([
     api("GET", lobbyUrl("open", lists.open)),
     api("GET", lobbyUrl("setup", PAGE)),
     api("GET", lobbyUrl("playing", lists.running)),
     api("GET", lobbyUrl("ended", lists.finished)),
     account ? api("GET", `/me/games?limit=${lists.mine}`) : Promise.resolve({ ok: true, data: { games: [] } }),
     account ? api("GET", "/me") : Promise.resolve(null),
+    account ? api("GET", "/me/invitations") : Promise.resolve(null),
   ]);
+  // the lists or filters changed while asking (a page shown more, a new search): these
+  // answers are of what is no longer asked for, and drawing them would undo that
+  if (asked !== JSON.stringify([lists, filters])) return;
   if (account && (mine.status === 401 || who?.status === 401)) {
     // the server no longer knows this sign-in (revoked, ended, a reset database)
     await signOut(true);
@@ -386,17 +413,19 @@ async function load() {
   // the same answers as on screen: leave the page alone (a choice half made, a button
   // about to be tapped)
   // (a clock's reading changes every call: not a change worth redrawing for)
-  const signature = JSON.stringify([account?.account_id, who?.data?.recoverable, freshToken, ways, open.data, setup.data, playing.data, ended.data, mine.data], (k, v) => (k === "now" || k === "time_left_ms" ? undefined : v));
+  const signature = JSON.stringify([account?.account_id, who?.data?.recoverable, freshToken, ways, open.data, setup.data, playing.data, ended.data, mine.data, invited?.data], (k, v) => (k === "now" || k === "time_left_ms" ? undefined : v));
   if (signature === load.shown && document.getElementById("main").querySelector(".lobby")) return;
   load.shown = signature;
   const key = (s) => s.id || s.getAttribute("aria-label");
   const choices = new Map([...document.querySelectorAll("#main select:not([id^=filter-])")].map((s) => [key(s), s.value]));
   const searching = document.activeElement?.id === "filter-player";
   const ticked = new Map([...document.querySelectorAll("#main input[type=checkbox]")].map((c) => [c.id, c.checked]));
-  const parts = [];
+  const invitees = document.getElementById("invitees")?.value;
+  const parts = [linkCard()].filter(Boolean);
   if (account) {
     parts.push(
       accountCard({ ...account, recoverable: who?.data?.recoverable }),
+      ...[invitationsCard(invited?.ok ? invited.data : null, load)].filter(Boolean),
       list("My games", "my-games", mine.ok ? mine.data : null, (g) => gameRow(g, true), "mine"),
       createForm(),
     );
@@ -413,7 +442,7 @@ async function load() {
   // each list keeps where it was scrolled to, and the page too, when it is drawn again
   const scrolled = new Map([...document.querySelectorAll("#main .card[id] .game-list")].map((box) => [box.closest(".card").id, box.scrollTop]));
   const pageY = window.scrollY;
-  document.getElementById("main").replaceChildren(el("div", { class: "lobby" }, ...parts));
+  document.getElementById("main").replaceChildren(el("h1", { class: "visually-hidden" }, "Tongiaki: the lobby"), el("div", { class: "lobby" }, ...parts));
   for (const [id, top] of scrolled) {
     const box = document.querySelector(`#${id} .game-list`);
     if (box) box.scrollTop = top;
@@ -436,6 +465,13 @@ async function load() {
   const free = document.getElementById("free-orientation");
   if (free) free.checked = Boolean(ticked.get("free-orientation"));
   for (const s of document.querySelectorAll("#main select:not(#max-players):not([id^=filter-])")) restore(s);
+  const privately = document.getElementById("private-table");
+  if (privately && ticked.get("private-table")) {
+    privately.checked = true;
+    privately.dispatchEvent(new Event("change"));
+    document.getElementById("invitation-link").checked = Boolean(ticked.get("invitation-link"));
+    document.getElementById("invitees").value = invitees || "";
+  }
   if (searching) {
     const search = document.getElementById("filter-player");
     search.focus();

@@ -35,7 +35,8 @@ export function groupMoves(history, names) {
   const turns = [];
   let move = null;
   // a ruling's rewind (D6) supersedes the versions between where it went and itself
-  const rewinds = [...history.events.entries()].filter(([, e]) => e.type === "GameRewound").map(([v, e]) => [e.data.to_version, v]);
+  // a ruling's rewind (D6) or a takeback (T3) sets aside the steps between
+  const rewinds = [...history.events.entries()].filter(([, e]) => e.type === "GameRewound" || e.type === "MovesTakenBack").map(([v, e]) => [e.data.to_version, v]);
   const superseded = (v) => rewinds.some(([to, at]) => to < v && v < at);
   for (const version of [...history.events.keys()].sort((a, b) => a - b)) {
     const event = history.events.get(version);
@@ -66,7 +67,7 @@ function moveTitle(move, names) {
 }
 
 /** The list, newest last; ``onSelect(version)`` shows the board after a move. */
-export function moveList(turns, names, { current, onSelect } = {}) {
+export function moveList(turns, names, { current: cur, onSelect } = {}) {
   const items = turns.map((t) =>
     el(
       "li",
@@ -75,29 +76,29 @@ export function moveList(turns, names, { current, onSelect } = {}) {
       el(
         "ol",
         { class: "turn-moves" },
-        t.moves.map((m) =>
-          el(
+        t.moves.map((m) => {
+          const current = cur !== undefined && cur >= m.first && cur <= m.last;
+          return el(
             "li",
             {
-              class: `move${current !== undefined && current >= m.first && current <= m.last ? " current" : ""}${m.superseded ? " superseded" : ""}${m.rewind ? " rewind" : ""}`,
-              title: m.superseded ? "Superseded: a ruling rewound the game past this move" : undefined,
+              class: `move${current ? " current" : ""}${m.superseded ? " superseded" : ""}${m.rewind ? " rewind" : ""}`,
+              title: m.superseded ? "Superseded: a ruling or a takeback went back past this move" : undefined,
               "data-first": m.first,
               "data-last": m.last,
-              tabindex: "0",
-              role: "button",
-              "aria-label": `Show the board after this move (version ${m.last})`,
+              // the button's click (a pointer, Enter or Space) comes up here, and so does a
+              // click on the move's lines below it
               onclick: () => onSelect && onSelect(m.last),
-              onkeydown: (e) => {
-                if (e.key === "Enter" || e.key === " ") {
-                  e.preventDefault();
-                  onSelect && onSelect(m.last);
-                }
-              },
             },
-            el("span", { class: `who colour-text-${m.colour || "none"}` }, moveTitle(m, names)),
-            m.bot ? el("span", { class: "tag bot" }, ` · the bot (${m.bot === "timeout" ? "timed out" : m.bot})`) : null,
-            m.used !== undefined ? el("span", { class: "muted used", title: "time this move took" }, ` · took ${usedText(m.used)}`) : null,
-            m.superseded ? el("span", { class: "superseded-tag" }, " superseded") : null,
+            // a real button whose name is its visible text (WCAG 2.5.3), then what it does
+            el(
+              "button",
+              { type: "button", class: "move-button", "aria-current": current ? "step" : undefined },
+              el("span", { class: `who colour-text-${m.colour || "none"}` }, moveTitle(m, names)),
+              m.bot ? el("span", { class: "tag bot" }, ` · the bot (${m.bot === "timeout" ? "timed out" : m.bot})`) : null,
+              m.used !== undefined ? el("span", { class: "muted used", title: "time this move took" }, ` · took ${usedText(m.used)}`) : null,
+              m.superseded ? el("span", { class: "superseded-tag" }, " superseded") : null,
+              el("span", { class: "visually-hidden" }, ` — show the board after this move (version ${m.last})`),
+            ),
             el(
               "ul",
               { class: "lines" },
@@ -110,8 +111,8 @@ export function moveList(turns, names, { current, onSelect } = {}) {
                 ),
               ),
             ),
-          ),
-        ),
+          );
+        }),
       ),
     ),
   );

@@ -8,6 +8,7 @@ import { api, el, nav, problemText } from "./api.js";
 import { Board, overlayFor } from "./board.js";
 import { follow } from "./live.js";
 import { groupMoves, loadHistory, moveList } from "./moves.js";
+import { mountNotes } from "./notes.js";
 import { mountLogCheck } from "./transparency.js";
 import { people, who } from "./words.js";
 
@@ -31,11 +32,11 @@ async function show(version) {
   const step = r.history.steps.get(version);
   const actor = step?.colour ? who(r.names, step.colour) : "";
   document.getElementById("description").textContent = step
-    ? `${step.superseded ? "Superseded by a ruling's rewind — " : ""}Turn ${step.turn}, step ${step.step}${actor ? ` · ${actor}` : ""}: ${step.description}${step.rule ? ` (${step.rule})` : ""}`
+    ? `${step.superseded ? "Superseded (a ruling's rewind or a takeback) — " : ""}Turn ${step.turn}, step ${step.step}${actor ? ` · ${actor}` : ""}: ${step.description}${step.rule ? ` (${step.rule})` : ""}`
     : "";
   if (state.ok) {
     // the frame of the whole game, so scrubbing never rescales the board
-    board.render(state.data.position, { extent: r.extent, overlay: overlayFor(r.history.events.get(version), state.data.position) });
+    board.render(state.data.position, { whole: true, extent: r.extent, overlay: overlayFor(r.history.events.get(version), state.data.position) });
     document.body.dataset.version = String(version);
     renderMoves();
     logCheck?.recheck();
@@ -100,7 +101,7 @@ async function main() {
       el(
         "div",
         {},
-        el("h2", {}, `Replay: ${game.data.players.map((p) => p.name || `Seat ${p.seat}`).join(" · ") || gameId}`),
+        el("h1", {}, `Replay: ${game.data.players.map((p) => p.name || `Seat ${p.seat}`).join(" · ") || gameId}`),
         el(
           "div",
           { class: "row controls" },
@@ -116,6 +117,7 @@ async function main() {
         el("div", { id: "replay-board", class: "board-host" }),
       ),
       el("section", { id: "moves-panel", class: "moves-panel", "aria-label": "Move list" }, el("h3", {}, "Moves"), el("div", { id: "moves" })),
+      el("section", { id: "notes-panel", class: "notes-panel", "aria-label": "My notes", hidden: true }),
       el("section", { id: "log-panel", class: "log-panel", "aria-label": "Public log" }),
     ),
   );
@@ -123,8 +125,9 @@ async function main() {
   board = new Board(document.getElementById("replay-board"), r.tiles);
   turnOptions();
   await show(wanted);
+  mountNotes(document.getElementById("notes-panel"), gameId, document.body);
   document.addEventListener("keydown", (e) => {
-    if (e.target.tagName === "INPUT" || e.target.tagName === "SELECT") return;
+    if (["INPUT", "SELECT", "TEXTAREA"].includes(e.target.tagName)) return;
     if (e.key === "ArrowLeft") show(r.version - 1);
     if (e.key === "ArrowRight") show(r.version + 1);
   });

@@ -8,20 +8,21 @@ async function use() {
   history.replaceState(null, "", location.pathname);
   nav();
   const main = document.getElementById("main");
+  const heading = () => el("h1", {}, "Signing in");
   if (!token) {
-    main.replaceChildren(el("p", {}, "This link is incomplete. Ask for a new one in ", el("a", { href: "/" }, "the lobby"), "."));
+    main.replaceChildren(heading(), el("p", {}, "This link is incomplete. Ask for a new one in ", el("a", { href: "/" }, "the lobby"), "."));
     return;
   }
-  main.replaceChildren(el("p", {}, "Signing in…"));
+  main.replaceChildren(heading(), el("p", {}, "Signing in…"));
   const r = await api("POST", "/sign-in/link", { token });
   if (!r.ok) {
-    main.replaceChildren(el("p", { class: "warning", id: "link-refused" }, problemText(r.data), " ", el("a", { href: "/" }, "Back to the lobby"), "."));
+    main.replaceChildren(heading(), el("p", { class: "warning", id: "link-refused" }, problemText(r.data), " ", el("a", { href: "/" }, "Back to the lobby"), "."));
     return;
   }
   signIn(r.data);
   nav();
   const added = r.data.purpose === "add_email";
-  main.replaceChildren(el("p", { id: "link-done" }, added ? `The address ${r.data.email} signs you in from now on. ` : `Signed in as ${r.data.name}. `, el("a", { href: added ? "/account" : "/" }, added ? "Your account" : "To the lobby"), "."));
+  main.replaceChildren(heading(), el("p", { id: "link-done" }, added ? `The address ${r.data.email} signs you in from now on. ` : `Signed in as ${r.data.name}. `, el("a", { href: added ? "/account" : "/" }, added ? "Your account" : "To the lobby"), "."));
 }
 
 use();

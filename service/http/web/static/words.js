@@ -63,6 +63,7 @@ const ENDS = {
   last_island_drawn: "The last island tile was drawn",
   last_ocean_drawn: "The last ocean tile was drawn",
   abandoned: "Nobody was left to play: the bot had every seat",
+  agreement: "Every player still in the game agreed to end it (T6)",
 };
 const TIE_BREAKS = {
   islands: " (equal points: decided by the number of islands, rule R23)",

@@ -1,0 +1,213 @@
+// Leagues (docs/leagues.md): /leagues lists them and creates one; /leagues/{id} shows
+// a league's players, its schedule by round (each table's game and status) and its
+// standings, with Join (the link's holder) and Start (its creator) while it is open.
+
+import { api, el, me, nav, problemText, toast } from "./api.js";
+
+const STATUS = {
+  scheduled: "scheduled",
+  opening: "opening…",
+  open: "open",
+  setup: "setting up",
+  playing: "playing",
+  ended: "over",
+};
+
+function problem(r) {
+  return el("p", { class: "error", role: "alert" }, problemText(r.data));
+}
+
+function leagueRow(l) {
+  const progress = l.status === "open" ? "open for players" : `round ${l.current_round} of ${l.rounds}`;
+  return el(
+    "li",
+    { class: "league", "data-league": l.league_id },
+    el("a", { href: `/leagues/${l.league_id}` }, l.name),
+    el("span", { class: "muted" }, ` — tables of ${l.table_size}, by ${l.creator_name || l.creator}, ${progress}`),
+  );
+}
+
+function number(id, label, value, min, max) {
+  return el("label", {}, `${label} `, el("input", { id, type: "number", value: String(value), min: String(min), max: String(max) }));
+}
+
+function createForm() {
+  const size = el("select", { id: "league-size" }, [2, 3, 4, 5, 6].map((n) => el("option", { value: String(n) }, `${n} players`)));
+  const clock = el(
+    "select",
+    { id: "league-clock" },
+    [["none", "No clock"], ["move", "Time per decision"], ["fischer", "Fischer (base + increment)"]].map(([v, t]) => el("option", { value: v }, t)),
+  );
+  const error = el("div", { id: "league-error" });
+  const form = el(
+    "form",
+    { id: "league-form", class: "card" },
+    el("h2", {}, "Create a league"),
+    el("label", {}, "Name ", el("input", { id: "league-name", required: true, maxlength: "80" })),
+    el("label", {}, "Table size ", size),
+    el("label", {}, "Players (account ids or exact names, one a line; you play too) ", el("textarea", { id: "league-players", rows: "4" })),
+    el("label", {}, el("input", { id: "league-link", type: "checkbox" }), " a join link, for players to join until it starts"),
+    el("label", {}, "Clock ", clock),
+    number("league-move", "Seconds per decision", 86400, 5, 2592000),
+    number("league-base", "Base seconds", 604800, 10, 2592000),
+    number("league-increment", "Increment seconds", 3600, 0, 86400),
+    el("button", { type: "submit" }, "Create"),
+    error,
+  );
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const options = { time_control: clock.value };
+    if (clock.value === "move") options.move_seconds = Number(document.getElementById("league-move").value);
+    if (clock.value === "fischer") {
+      options.base_seconds = Number(document.getElementById("league-base").value);
+      options.increment_seconds = Number(document.getElementById("league-increment").value);
+    }
+    const players = document.getElementById("league-players").value.split(/[\n,]/).map((s) => s.trim()).filter(Boolean);
+    const r = await api("POST", "/leagues", {
+      name: document.getElementById("league-name").value,
+      table_size: Number(size.value),
+      options,
+      players,
+      link: document.getElementById("league-link").checked,
+    });
+    if (!r.ok) {
+      error.replaceChildren(problem(r));
+      return;
+    }
+    location.assign(`/leagues/${r.data.league_id}`);
+  });
+  return form;
+}
+
+async function listPage(main) {
+  const r = await api("GET", "/leagues?limit=100");
+  const list = el("ul", { id: "leagues", class: "leagues" });
+  if (!r.ok) list.append(el("li", { class: "error" }, problemText(r.data)));
+  else if (!r.data.leagues.length) list.append(el("li", { class: "muted" }, "No league yet."));
+  else list.append(...r.data.leagues.map(leagueRow));
+  main.replaceChildren(
+    el(
+      "section",
+      { class: "card" },
+      el("h1", {}, "Leagues"),
+      el("p", { class: "muted" }, "Round-robin leagues: every pair of players meets at a table. ", el("a", { href: "/docs/leagues" }, "How leagues work"), "."),
+      list,
+    ),
+    me() ? createForm() : el("p", {}, el("a", { href: "/" }, "Sign in"), " to create a league."),
+  );
+}
+
+function nameOf(view) {
+  const names = Object.fromEntries(view.players.map((p) => [p.account_id, p.name || p.account_id]));
+  return (id) => names[id] || id;
+}
+
+/** The players a round leaves out (a bye: a table's worth did not divide the players). */
+function sittingOut(view, round, name) {
+  const seated = new Set(round.tables.flatMap((t) => t.players));
+  const out = view.players.filter((p) => !seated.has(p.account_id));
+  return out.length ? el("p", { class: "muted bye" }, `Sitting out: ${out.map((p) => name(p.account_id)).join(", ")}`) : null;
+}
+
+function schedule(view) {
+  const name = nameOf(view);
+  if (!view.schedule.length) return el("p", { id: "schedule", class: "muted" }, "The schedule is made when the league starts.");
+  return el(
+    "div",
+    { id: "schedule" },
+    view.schedule.map((round) =>
+      el(
+        "section",
+        { class: "round", "data-round": String(round.round) },
+        el("h3", {}, `Round ${round.round}${round.round === view.current_round ? " (now)" : ""}`),
+        el(
+          "ul",
+          {},
+          round.tables.map((t) =>
+            el(
+              "li",
+              { class: `table ${t.status}`, "data-status": t.status },
+              `Table ${t.table}: ${t.players.map(name).join(", ")} — `,
+              t.game_id ? el("a", { href: `/games/${t.game_id}` }, `game: ${STATUS[t.status] || t.status}`) : STATUS[t.status] || t.status,
+            ),
+          ),
+        ),
+        sittingOut(view, round, name),
+      ),
+    ),
+  );
+}
+
+function standings(view) {
+  return el(
+    "table",
+    { id: "standings" },
+    el("caption", {}, "Standings: rank points (players − place at each table, ties shared), then game points"),
+    el("thead", {}, el("tr", {}, ["#", "Player", "Games", "Wins", "Rank points", "Game points"].map((h) => el("th", { scope: "col" }, h)))),
+    el(
+      "tbody",
+      {},
+      view.standings.map((s) =>
+        el("tr", { "data-player": s.account_id }, el("td", {}, String(s.place)), el("td", {}, s.name || s.account_id), el("td", {}, String(s.games)), el("td", {}, String(s.wins)), el("td", {}, String(s.rank_points)), el("td", {}, String(s.game_points))),
+      ),
+    ),
+  );
+}
+
+function actions(view, show) {
+  const account = me();
+  const token = new URLSearchParams(location.search).get("join");
+  const member = account && view.players.some((p) => p.account_id === account.account_id);
+  const parts = [];
+  const post = async (path, body) => {
+    const r = await api("POST", path, body);
+    if (!r.ok) toast(problemText(r.data), "error");
+    else show(r.data);
+  };
+  if (view.status === "open" && token && account && !member) {
+    parts.push(el("button", { id: "league-join", type: "button", onclick: () => post(`/leagues/${view.league_id}/join`, { token }) }, "Join this league"));
+  }
+  if (view.status === "open" && token && !account) parts.push(el("p", {}, el("a", { href: "/" }, "Sign in"), " to join this league."));
+  if (view.link) parts.push(el("p", {}, "Join link: ", el("input", { id: "league-link-value", readonly: true, value: `${location.origin}${view.link}`, size: "60" })));
+  if (view.status === "open" && account && account.account_id === view.creator) {
+    parts.push(el("button", { id: "league-start", type: "button", onclick: () => post(`/leagues/${view.league_id}/start`) }, "Start the league"));
+  }
+  return el("div", { id: "league-actions", class: "row" }, parts);
+}
+
+async function leaguePage(main, leagueId) {
+  const show = (view) => {
+    const progress = view.status === "open" ? "open: players may join" : `round ${view.current_round} of ${view.rounds}`;
+    main.replaceChildren(
+      el(
+        "section",
+        { class: "card", id: "league", "data-status": view.status },
+        el("h1", {}, view.name),
+        el("p", { class: "muted" }, `Tables of ${view.table_size} · ${progress} · `, el("a", { href: "/leagues" }, "all leagues")),
+        actions(view, show),
+        el("h2", {}, "Players"),
+        el("ul", { id: "players" }, view.players.map((p) => el("li", {}, p.name || p.account_id))),
+        el("h2", {}, "Standings"),
+        standings(view),
+        el("h2", {}, "Schedule"),
+        schedule(view),
+      ),
+    );
+  };
+  const r = await api("GET", `/leagues/${leagueId}`);
+  if (!r.ok) {
+    main.replaceChildren(el("h1", {}, "League"), problem(r));
+    return;
+  }
+  show(r.data);
+}
+
+async function main() {
+  nav();
+  const main = document.getElementById("main");
+  const found = /^\/leagues\/([^/]+)$/.exec(location.pathname);
+  if (found) await leaguePage(main, found[1]);
+  else await listPage(main);
+}
+
+main();

@@ -1,0 +1,1 @@
+"""Private tables and invitations (docs/invitations.md, I1–I8)."""

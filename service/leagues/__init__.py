@@ -1,0 +1,1 @@
+"""Round-robin leagues (docs/leagues.md, L1–L10)."""
