@@ -157,7 +157,9 @@ def suite(python: Path, test: Path, service: Path) -> None:
         "TONGIAKI_TEST_LOCK": str(test),
         "TONGIAKI_SERVICE_LOCK": str(service),
     }
-    run(python, "-m", "pytest", "-q", env=env)
+    # as the README's test command: in parallel, then the tests that measure time, alone
+    run(python, "-m", "pytest", "-q", "-n", "4", "-m", "not alone", env=env)
+    run(python, "-m", "pytest", "-q", "-m", "alone", env=env)
 
 
 def bench(python: Path, label: str) -> None:
