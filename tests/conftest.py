@@ -2,10 +2,13 @@
 
 - ``TONGIAKI_TEST_DATABASE_URL`` (default ``postgresql://postgres@127.0.0.1:5432/test``):
   every test that needs PostgreSQL works in a schema of its own there, dropped
-  afterwards. The database is created if the server lacks it.
-- ``TONGIAKI_TEST_REDIS_URL`` (default ``redis://127.0.0.1:6379/15``): the tests use
+  afterwards. The database is created if the server lacks it. Under pytest-xdist
+  (``-n N``, as the README's test command runs), worker ``gwK`` works in the database
+  of that name with ``_gwK`` appended (``test_gw0``, ...), created likewise.
+- ``TONGIAKI_TEST_REDIS_URL`` (default ``redis://127.0.0.1:6379/12``): the tests use
   that one Redis database (never another, never a server-wide command) and empty
-  it when they finish.
+  it when they finish; under ``-n N``, worker ``gwK`` uses the K-th database after it
+  (12, 13, 14, 15 for ``-n 4`` by default).
 - A few tests start a Redis of their own (to stop or hang it): they need the
   ``redis-server`` program.
 - ``TONGIAKI_REQUIRE_SERVICES=1`` (set by ``.ci/run``): a missing service fails the
@@ -50,10 +53,48 @@ def _test_log_key() -> str:
 
 os.environ.setdefault("TONGIAKI_LOG_KEY", _test_log_key())
 
-POSTGRES_URL = os.environ.get(
+# pytest-xdist's worker ("gw0", "gw1", ...; empty in a run without -n): each worker works
+# in a PostgreSQL database and a Redis database of its own, so that tests that watch a
+# whole database (NOTIFY, a flush at the session's end, Redis keys without a test's
+# prefix) never see another worker's.
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+BASE_POSTGRES_URL = os.environ.get(
     "TONGIAKI_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test"
 )
-REDIS_URL = os.environ.get("TONGIAKI_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+BASE_REDIS_URL = os.environ.get("TONGIAKI_TEST_REDIS_URL", "redis://127.0.0.1:6379/12")
+
+
+def worker_number(worker: str) -> int:
+    """0 for "gw0" (and for a run without workers), 1 for "gw1", ..."""
+    return int(worker[2:]) if worker.startswith("gw") and worker[2:].isdigit() else 0
+
+
+def worker_database_url(url: str, worker: str) -> str:
+    """The database of a worker: the URL's database name with ``_gwN`` appended (the
+    URL itself without workers)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    if not worker:
+        return url
+    parts = urlsplit(url)
+    name = parts.path.lstrip("/") or "test"
+    return urlunsplit(parts._replace(path=f"/{name}_{worker}"))
+
+
+def worker_redis_url(url: str, worker: str) -> str:
+    """The Redis database of a worker: the URL's number plus the worker's (``gw0`` the
+    URL's own, ``gw1`` the next, ...)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    if not worker:
+        return url
+    parts = urlsplit(url)
+    first = int(parts.path.lstrip("/") or 0)
+    return urlunsplit(parts._replace(path=f"/{first + worker_number(worker)}"))
+
+
+POSTGRES_URL = worker_database_url(BASE_POSTGRES_URL, WORKER)
+REDIS_URL = worker_redis_url(BASE_REDIS_URL, WORKER)
 
 
 def _one_line(text: object) -> str:
@@ -88,7 +129,7 @@ def _ensure_database(url: str) -> str | None:
     return None
 
 
-def pytest_report_header() -> list[str]:
+def pytest_report_header(config: pytest.Config) -> list[str]:
     """One line on what the service tests will find (they skip or fail without it)."""
     from redis import Redis
     from redis.exceptions import RedisError
@@ -96,6 +137,8 @@ def pytest_report_header() -> list[str]:
     found = []
     problem = _ensure_database(POSTGRES_URL)
     found.append(f"PostgreSQL {'ok' if not problem else 'MISSING'} ({POSTGRES_URL})")
+    if config.getoption("numprocesses", None):
+        found.append("each pytest-xdist worker gwK in database <name>_gwK, Redis db + K")
     try:
         Redis.from_url(REDIS_URL, socket_connect_timeout=2).ping()
         found.append(f"Redis ok ({REDIS_URL})")
@@ -104,6 +147,20 @@ def pytest_report_header() -> list[str]:
     chromium = os.environ.get("TONGIAKI_CHROMIUM", "/usr/bin/chromium")
     found.append(f"Chromium {'ok' if os.path.exists(chromium) else 'MISSING'} ({chromium})")
     return ["services: " + "; ".join(found)]
+
+
+# Folders whose tests wait on real servers, clocks and browsers (a few long tests a
+# module): under pytest-xdist their modules are handed out first (pyproject.toml's
+# ``--no-loadscope-reorder`` keeps this order), so that the run does not end on one of
+# them started last while the other workers idle.
+WAITING_FIRST = ("tests/system/", "tests/e2e/")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under pytest-xdist, the modules of ``WAITING_FIRST`` first (each worker collects
+    alike, so the order is the same on all); a run without workers keeps its order."""
+    if WORKER:
+        items.sort(key=lambda item: not item.nodeid.startswith(WAITING_FIRST))
 
 
 @pytest.fixture(scope="session")
@@ -123,7 +180,10 @@ def redis_url() -> str:
     try:
         client.ping()
     except RedisError as exc:
-        _missing(f"Redis is not reachable at {REDIS_URL}: {exc}; set TONGIAKI_TEST_REDIS_URL")
+        _missing(
+            f"Redis is not reachable at {REDIS_URL}: {exc}; set TONGIAKI_TEST_REDIS_URL"
+            " (with pytest -n N, its database and the N - 1 after it are used)"
+        )
     yield REDIS_URL
     client.flushdb()  # this database only: the tests' own, nothing else on the server
     client.close()

@@ -69,9 +69,16 @@ def base_env(**extra: str) -> dict[str, str]:
 
 
 def start(
-    args: list[str], env: dict[str, str], log: Path, port: int | None = None, wait: bool = True
+    args: list[str],
+    env: dict[str, str],
+    log: Path,
+    port: int | None = None,
+    wait: bool = True,
+    ready: str | None = None,
 ) -> Server:
-    """Start ``tongiaki ARGS`` (as ``python -m service.cli``); wait until it answers."""
+    """Start ``tongiaki ARGS`` (as ``python -m service.cli``); wait until it answers on
+    ``port``, or until its output says ``ready`` (a worker: on a loaded machine its start
+    took over 20 s, and a test's first wait counted it)."""
     handle = log.open("ab")
     process = subprocess.Popen(
         [sys.executable, "-m", "service.cli", *args],
@@ -82,12 +89,12 @@ def start(
     )
     handle.close()
     server = Server(process, port or 0, log, env)
-    if wait and port:
+    if wait and (port or ready):
         deadline = time.monotonic() + 60
         while True:
             if process.poll() is not None:
                 raise RuntimeError(f"tongiaki {' '.join(args)} exited:\n{server.output()}")
-            if answers(port):
+            if answers(port) if port else ready in server.output():
                 break
             if time.monotonic() > deadline:
                 server.stop()
@@ -143,11 +150,21 @@ def production(
             )
         for i in range(workers):
             log = tmp / ("worker.log" if i == 0 else f"worker{i}.log")
-            servers.append(start(["worker"], env, log))
+            servers.append(start(["worker"], env, log, ready="*** Listening on"))
         yield servers
+    except BaseException:
+        show_tails(servers)  # what the processes said, for a failure under load in CI
+        raise
     finally:
         for server in servers:
             server.stop()
+
+
+def show_tails(servers: list[Server], lines: int = 60) -> None:
+    """Print the last ``lines`` of each server's output (pytest shows it on failure)."""
+    for server in servers:
+        tail = server.output().splitlines()[-lines:]
+        print(f"--- the last {len(tail)} lines of {server.log.name} ---", *tail, sep="\n")
 
 
 def open_files(pid: int) -> int:

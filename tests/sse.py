@@ -21,6 +21,7 @@ class Viewer:
     ended: bool = False  # the server sent ``event: end`` (the game is over)
     closed: bool = False  # the server closed the stream
     problem: dict | None = None
+    chats: list[tuple[int, float]] = field(default_factory=list)  # (seq, arrival) per ping
     opened: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
@@ -108,6 +109,8 @@ async def watch(
                 )
                 if fields.get("event") == "end":
                     viewer.ended = True
+                elif fields.get("event") == "chat":  # the game's chat moved (docs/chat.md)
+                    viewer.chats.append((json.loads(fields["data"])["seq"], now))
                 elif "id" in fields:
                     item = (int(fields["id"]), fields.get("event", ""), now)
                     viewer.events.append(item)

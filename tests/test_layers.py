@@ -159,8 +159,11 @@ SERVICE_FLOORS = (
     {"errors", "runtime", "store"},  # the ground: vocabulary, plumbing, storage
     {"timing", "transparency"},  # time; the log and its proofs, over the store
     {"play"},
-    {"live", "audit", "notifications"},  # beside each other, none using another
+    # beside each other, none using another
+    {"live", "audit", "notifications", "chat", "notes", "vacation", "invitations", "rematch"},
+    {"leagues"},  # leagues open their tables as private tables (invitations)
     {"identity"},  # accounts people keep: sign-in mails go out as notifications' do
+    {"profiles"},  # a player's page, names, deletion: over play, identity and the read models
     {"http", "bootstrap"},  # bootstrap builds the services; http serves them
     {"app"},  # the web app over them
     {"servers"},

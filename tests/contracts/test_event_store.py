@@ -554,3 +554,26 @@ def test_players_are_found_by_any_part_of_their_name_in_any_case(store):
     assert store.accounts_named("zz", 10) == []
     assert auditor not in store.accounts_named("ann", 10)  # players only
     assert len(store.accounts_named("", 2)) == 2
+
+
+def test_a_name_changes_only_from_the_name_expected_and_a_deleted_account_keeps_no_token(store):
+    """docs/profiles.md P3 (compare and set) and P7 (an anonymous name, no token, no kind
+    to act as): the same on every store; other accounts unchanged."""
+    from datetime import UTC, datetime
+
+    from service.play.accounts import create_account, token_hash
+    from service.store.base import DELETED
+
+    now = datetime(2026, 11, 28, tzinfo=UTC)
+    ann, token = create_account(store, "Ann", now)
+    bob, _ = create_account(store, "Bob", now)
+    assert store.rename_account(ann.account_id, "Ann", "Ann Two") is True
+    assert store.rename_account(ann.account_id, "Ann", "Ann Three") is False  # stale
+    assert store.account_names([ann.account_id]) == {ann.account_id: "Ann Two"}
+    store.forget_account(ann.account_id, "deleted player abcd")
+    gone = store.account(ann.account_id)
+    assert gone is not None and gone.name == "deleted player abcd" and gone.kind == DELETED
+    assert store.account_by_token_hash(token_hash(token)) is None
+    assert store.rename_account(ann.account_id, "deleted player abcd", "Back") is False
+    assert ann.account_id not in store.accounts_named("deleted", 10)
+    assert store.account(bob.account_id) == bob

@@ -33,6 +33,12 @@ SAMPLE_COMMANDS = [
     cmd.ActForSeat("blue", "timeout", '{"type":"NewColonisation"}'),
     cmd.ReclaimSeat("p1"),
     cmd.Resign("p2"),
+    cmd.RequestTakeback("p1", 12, "{}"),
+    cmd.AnswerTakeback("p2", True),
+    cmd.WithdrawTakeback("p1"),
+    cmd.ProposeEnd("p1"),
+    cmd.AnswerEnd("p2", False),
+    cmd.WithdrawEnd("p1"),
 ]
 
 SAMPLE_EVENTS = [
@@ -86,6 +92,20 @@ SAMPLE_EVENTS = [
         ("p1",),
         "none",
         resigned=("p2",),
+    ),
+    ev.TakebackRequested(1, "p1", 12, "{}"),
+    ev.TakebackAccepted(2, "p2"),
+    ev.TakebackRefused(2, "p2"),
+    ev.TakebackWithdrawn(1, "p1"),
+    ev.TakebackExpired(1, "p1"),
+    ev.MovesTakenBack(1, "p1", 12, "{}"),
+    ev.EndProposed(1, "p1"),
+    ev.EndAccepted(2, "p2"),
+    ev.EndDeclined(2, "p2"),
+    ev.EndProposalWithdrawn(1, "p1"),
+    ev.EndProposalExpired(1, "p1"),
+    ev.GameEnded(
+        "agreement", (ev.PlayerScore("p1", ("blue",), 7, 2, 3, 1),), ("p1",), "none", "T6"
     ),
 ]
 

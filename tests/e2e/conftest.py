@@ -66,11 +66,19 @@ def server(tmp_path_factory):
     proc = subprocess.Popen(
         [sys.executable, "-m", "service.cli", "serve"], cwd=ROOT, env=env, stderr=log, stdout=log
     )
-    for _ in range(200):
+    # until it answers (a deadline, not a count of tries: on a busy machine, as under
+    # pytest -n, a start takes longer than 200 tries of a free one), or fails
+    deadline = time.monotonic() + 60
+    while True:
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
             break
         except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                log.close()
+                text = (data / "server.log").read_text(errors="replace")
+                pytest.fail(f"the e2e server did not start on port {port}:\n{text}")
             time.sleep(0.05)
     yield Served(f"http://127.0.0.1:{port}", data)
     proc.terminate()

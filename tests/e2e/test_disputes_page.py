@@ -53,9 +53,16 @@ def test_a_dispute_from_the_game_page_to_a_rewind_ruling_and_play_on(browser, se
     # Ann disputes a move from the game page
     page = as_player(browser, server, ann)
     open_game_page(page, server, gid)
+    assert "null" not in page.inner_text("#disputes-panel")
     page.click("#open-dispute")
     page.select_option("#dispute-reason", "misclick")
-    page.fill("#dispute-version", str(disputed))
+    # picking the move in the list disputes that move, named in words before filing
+    page.click(f"li.move[data-last='{disputed}'] .who")
+    page.wait_for_function(
+        f"document.querySelector('#dispute-version').value === '{disputed}'", timeout=10000
+    )
+    assert f"(version {disputed})" in page.inner_text("#dispute-move")
+    assert "null" not in page.inner_text("#disputes-panel")
     page.fill("#dispute-text", "I meant the other beach")
     page.click("#dispute-send")
     page.wait_for_selector("#dispute-list li.dispute.open")
@@ -69,6 +76,8 @@ def test_a_dispute_from_the_game_page_to_a_rewind_ruling_and_play_on(browser, se
     auditor.wait_for_url(f"{server}/disputes")
     auditor.wait_for_selector("#queue li.dispute")
     assert "(auditor)" in auditor.inner_text("#me")
+    line = auditor.inner_text("#queue li.dispute")  # told apart: game, move, opener, age
+    assert f"game {gid}, version {disputed}" in line and "opened by Ann" in line and "ago" in line
     auditor.click(f"#queue a[href='{link}']")
     auditor.wait_for_selector("#evidence")
     auditor.wait_for_selector("#board-before svg")
@@ -77,6 +86,9 @@ def test_a_dispute_from_the_game_page_to_a_rewind_ruling_and_play_on(browser, se
     assert "the same events" in auditor.inner_text("#rerun")
     assert "yes" in auditor.inner_text("#draws")
     assert "I meant the other beach" in auditor.inner_text("#dispute")
+    auditor.click("#legal-before > summary")  # the other legal moves, in words
+    options = auditor.locator("#legal-before > ul > li")
+    assert options.count() >= 1 and "{" not in options.first.inner_text()
     auditor.screenshot(path=str(shots / "dispute.png"), full_page=True)
     to_docs(shots / "dispute.png")
 
@@ -87,6 +99,13 @@ def test_a_dispute_from_the_game_page_to_a_rewind_ruling_and_play_on(browser, se
     auditor.fill("#reasoning", "A misclick on a phone: play on from before it")
     auditor.fill("#rules", "D6")
     auditor.click("#rule")
+    # before it is issued, the arbiter reads what it will do and confirms
+    effect = auditor.locator("#ruling-confirm")
+    effect.wait_for()
+    assert f"set aside every move after version {to_version}" in effect.inner_text()
+    assert "deal the tiles not yet drawn" in effect.inner_text()
+    assert auditor.locator("#ruling").count() == 0  # nothing ruled yet
+    auditor.click("#confirm-ruling")
     auditor.wait_for_selector("#ruling")
     assert "Rewound to version" in auditor.inner_text("#ruling")
 
@@ -96,7 +115,7 @@ def test_a_dispute_from_the_game_page_to_a_rewind_ruling_and_play_on(browser, se
     assert state["position"]["turn"] == then["position"]["turn"]
     assert moves(server, gid, tokens, 4)
     page.reload()
-    page.wait_for_selector("#side h2")
+    page.wait_for_selector("#side h1")
     page.wait_for_selector("li.move.superseded")
     assert "rewound" in page.inner_text("#dispute-list").lower()
 
@@ -154,3 +173,35 @@ def test_the_audit_page_filters_shows_words_boards_and_hashes_on_demand(browser,
     page.click("#deck-facts summary")
     assert "entropy" in page.inner_text("#deck-facts")
     assert not page.errors
+
+
+def test_a_ruling_that_undoes_a_result_says_so_before_it_is_confirmed(browser, server):
+    gid, tokens, (ann, bob) = game(server, deck=4)
+    receipts = moves(server, gid, tokens, 6)
+    call(server, "POST", f"/games/{gid}/commands", tokens[bob["account_id"]],
+         {"type": "ProposeEnd", "player_id": bob["account_id"]})  # fmt: skip
+    call(server, "POST", f"/games/{gid}/commands", tokens[ann["account_id"]],
+         {"type": "AnswerEnd", "player_id": ann["account_id"], "accept": True})  # fmt: skip
+    dispute = call(server, "POST", f"/games/{gid}/disputes", tokens[ann["account_id"]],
+                   {"reason": "other", "version": receipts[3], "text": "we ended too soon"})  # fmt: skip
+    auditor = new_page(browser, server)
+    auditor.goto(f"{server}/")
+    auditor.fill("#token", auditor_token(server))
+    auditor.click("#signin button[type=submit]")
+    auditor.wait_for_url(f"{server}/disputes")
+    auditor.goto(f"{server}/disputes/{dispute['dispute_id']}")
+    auditor.wait_for_selector("#ruling-form")
+    auditor.select_option("#decision", "rewind")
+    auditor.fill("#reasoning", "Play on")
+    auditor.fill("#rules", "D6")
+    auditor.click("#rule")
+    effect = auditor.locator("#ruling-confirm")
+    effect.wait_for()
+    told = effect.inner_text()
+    assert "undo the result: " in told and "the game is under way again" in told
+    assert (
+        "Ann" in told.split("undo the result: ")[1] or "Bob" in told.split("undo the result: ")[1]
+    )
+    auditor.click("#cancel-ruling")  # going back changes nothing
+    assert call(server, "GET", f"/games/{gid}")["status"] == "ended"
+    auditor.close()

@@ -56,7 +56,7 @@ def as_player(browser, server, account, viewport="desktop", init=None):
 
 def open_game_page(page, server, gid):
     page.goto(f"{server}/games/{gid}")
-    page.wait_for_selector("#side h2")
+    page.wait_for_selector("#side h1")
     page.wait_for_function("document.body.dataset.version > 0")
 
 

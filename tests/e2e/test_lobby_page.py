@@ -30,13 +30,8 @@ def listed(page) -> list[str]:  # type: ignore[no-untyped-def]
     )
 
 
-def test_every_open_game_is_reached_and_the_page_stays_short(browser, server):
-    made, seated = open_games(server, 130)
-    page = new_page(browser, server)
-    page.goto(f"{server}/")
-    page.wait_for_selector("#open-games li[data-game]")
-    assert len(listed(page)) == 20
-    assert page.evaluate("document.documentElement.scrollHeight") < 4000
+def show_all(page) -> list[str]:  # type: ignore[no-untyped-def]
+    """Click "Show more" until there is no more, no game shown twice at any step: the ids."""
     while page.is_visible("#open-games .show-more"):
         before = len(listed(page))
         page.click("#open-games .show-more")
@@ -44,7 +39,19 @@ def test_every_open_game_is_reached_and_the_page_stays_short(browser, server):
             f"document.querySelectorAll('#open-games li[data-game]').length > {before}"
             " || document.querySelector('#open-games .show-more').hidden"
         )
-    shown = listed(page)
+        shown = listed(page)
+        assert len(shown) == len(set(shown)), "a game shown twice"
+    return listed(page)
+
+
+def test_every_open_game_is_reached_and_the_page_stays_short(browser, server):
+    made, seated = open_games(server, 130)
+    page = new_page(browser, server)
+    page.goto(f"{server}/")
+    page.wait_for_selector("#open-games li[data-game]")
+    assert len(listed(page)) == 20
+    assert page.evaluate("document.documentElement.scrollHeight") < 4000
+    shown = show_all(page)
     assert set(made) | {seated} <= set(shown) and len(shown) == len(set(shown))
     assert made[0] in shown  # the oldest too
     assert page.evaluate("document.documentElement.scrollHeight") < 4000
@@ -104,4 +111,30 @@ def test_my_games_page_on_and_a_redrawn_list_keeps_its_scroll(browser, server):
     fresh = call(server, "POST", "/games", other["token"], {"max_players": 2})["game_id"]
     page.wait_for_selector(f"#open-games li[data-game='{fresh}']", timeout=20_000)
     assert page.eval_on_selector("#my-games .game-list", "box => box.scrollTop") == top
+    assert page.errors == []
+
+
+def test_a_redraw_while_more_is_asked_for_shows_no_game_twice(browser, server):
+    """CI saw 151 rows for 131 open games: the lobby was drawn again (its look each 5 s)
+    while "Show more" waited for its page, and the new drawing's button kept the cursor
+    of the shorter list, so the next click appended a page already shown."""
+    made, seated = open_games(server, 45)
+    page = new_page(browser, server)
+    held = []
+    page.route("**/lobby?*before=*", lambda route: held.append(route))
+    page.goto(f"{server}/")
+    page.wait_for_selector("#open-games .show-more")
+    page.click("#open-games .show-more")
+    page.wait_for_function("document.querySelector('#open-games .show-more').disabled")
+    assert held
+    # meanwhile a game opens, and the next look draws the lists again, first
+    other = call(server, "POST", "/accounts", body={"name": "Late Comer"})
+    fresh = call(server, "POST", "/games", other["token"], {"max_players": 2})["game_id"]
+    made.append(fresh)
+    page.wait_for_selector(f"#open-games li[data-game='{fresh}']", timeout=30_000)
+    for route in held:
+        route.continue_()
+    page.unroute("**/lobby?*before=*")
+    shown = show_all(page)
+    assert set(made) | {seated} <= set(shown) and len(shown) == len(set(shown))
     assert page.errors == []

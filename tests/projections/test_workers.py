@@ -8,6 +8,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -295,3 +296,71 @@ def test_a_games_tick_is_on_rqs_schedule_once_and_only_for_its_pending_decision(
         queue.empty()
         for g in ("g1", "g2", "g3"):
             queue.connection.delete(jobs.clock_key(queue, g))
+
+
+def test_rqs_loop_raising_a_redis_error_is_started_again_not_the_end_of_the_worker(monkeypatch):
+    """Redis going away while rq finishes a job (its result, its heartbeat) makes rq's
+    ``work`` re-raise the ConnectionError: the worker process died with it, and timed
+    games never timed out again (found under load by test_redis_outage_served)."""
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    calls: list[bool] = []
+    made: list[int] = []
+
+    class Loop:
+        def __init__(self, queues, connection) -> None:  # type: ignore[no-untyped-def]
+            made.append(1)
+            if len(made) == 2:  # rq's worker speaks to Redis as it is made
+                raise RedisConnectionError("Error 111 connecting. Connection refused.")
+            self._stop_requested = False
+            self._shutdown_requested_date = None
+
+        def work(self, burst: bool, with_scheduler: bool) -> None:
+            calls.append(burst)
+            if len(calls) == 1:
+                raise RedisConnectionError("Error 111 connecting. Connection refused.")
+            self._stop_requested = True  # the second loop is asked to stop (SIGTERM)
+
+    failures: list[object] = []
+
+    class Counted:
+        def failed(self, error: object) -> None:
+            failures.append(error)
+
+    monkeypatch.setattr("rq.SimpleWorker", Loop)
+    monkeypatch.setattr(jobs, "RESTART_PAUSE", 0.01)
+    queue = Queue("q", connection=Redis(port=1))  # never spoken to
+    jobs._work(queue, False, Counted(), threading.Event())  # type: ignore[arg-type]
+    assert calls == [False, False]  # started again (made twice), then stopped when asked
+    assert len(made) == 3
+    assert [str(f) for f in failures] == ["Error 111 connecting. Connection refused."] * 2
+
+
+def test_rqs_traceback_for_redis_going_away_is_counted_by_the_outage_not_written():
+    """rq logs "found an unhandled exception, quitting..." with the traceback of Redis
+    going away while it finished a job: the outage says it once instead (JSON lines, no
+    traceback); any other exception is still written."""
+    import logging
+
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    failures: list[object] = []
+
+    class Counted:
+        def failed(self, error: object) -> None:
+            failures.append(error)
+
+    only = jobs.OutageFilter(Counted())  # type: ignore[arg-type]
+
+    def record(error: BaseException) -> logging.LogRecord:
+        try:
+            raise error
+        except BaseException:
+            return logging.LogRecord(
+                "rq.worker", logging.ERROR, __file__, 1, "found an unhandled exception, "
+                "quitting...", (), sys.exc_info()
+            )  # fmt: skip
+
+    assert only.filter(record(RedisConnectionError("Connection refused."))) is False
+    assert only.filter(record(ValueError("a bug"))) is True
+    assert [str(f) for f in failures] == ["Connection refused."]

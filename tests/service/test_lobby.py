@@ -112,8 +112,8 @@ def test_an_older_lobby_is_filled_again_after_the_upgrade(tmp_path):
     ann = Player(app.test_client(), "Ann")
     made = [ann.post("/games", {"max_players": 3}).json["game_id"] for _ in range(3)]
     store.close()
-    with sqlite3.connect(path) as conn:  # back to schema 4: no filter columns
-        for column in ("players", "seated", "two_colours", "free_orientation", "clock"):
+    with sqlite3.connect(path) as conn:  # back to schema 4: no filter (nor private) columns
+        for column in ("players", "seated", "two_colours", "free_orientation", "clock", "private"):
             conn.execute(f"ALTER TABLE rm_lobby DROP COLUMN {column}")
         conn.execute("DELETE FROM readmodel_schema WHERE version > 4")
     store = SQLiteEventStore(path)

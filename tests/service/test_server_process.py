@@ -67,16 +67,18 @@ def server(request, tmp_path):
             stderr=stderr,
         )
     http = Http(f"http://127.0.0.1:{env['TONGIAKI_PORT']}/api/v1")
-    for _ in range(100):
+    deadline = time.monotonic() + 60  # not a count of tries: a busy machine starts slower
+    while True:
         try:
             if http.call("GET", "/games")[0] == 200:
                 break
         except OSError:
-            time.sleep(0.1)
-    else:
-        process.kill()
-        process.wait()
-        pytest.fail("the server did not start: " + log.read_text(errors="replace"))
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            process.wait()
+            pytest.fail("the server did not start: " + log.read_text(errors="replace"))
+        time.sleep(0.1)
     yield http
     process.terminate()
     process.wait(timeout=10)

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import psycopg
+import pytest
 
 from service.transparency.cosignatures import CosignatureVerifier
 from service.transparency.entries import HeadEntry
@@ -25,6 +26,9 @@ from service.transparency.promises import check_promise
 from tests.forgery import refork_log, rewrite_history
 from tests.servers import Http, free_port, production, seated_game, start
 from tests.system.test_log_served import logged, play, tongiaki
+
+# real deadlines and latencies: measured alone, after the parallel run (pyproject's markers)
+pytestmark = pytest.mark.alone
 
 PLAYERS = 4
 MOVES = 25

@@ -17,12 +17,16 @@ import json
 import time
 from datetime import datetime, timedelta
 
+import pytest
 from redis import Redis
 from rq import Queue
 from rq.registry import ScheduledJobRegistry
 
 from tests.servers import Http, free_port, production, start_redis
 from tests.system.test_clocks_served import MOVE_SECONDS, timed_game
+
+# real deadlines and latencies: measured alone, after the parallel run (pyproject's markers)
+pytestmark = pytest.mark.alone
 
 OUTAGE = 8.0  # seconds Redis is away: longer than a decision's clock
 

@@ -20,6 +20,9 @@ import pytest
 from service.servers.deadlines import BODY_DEADLINE
 from tests.servers import embedded, production, seated_game
 
+# real deadlines and latencies: measured alone, after the parallel run (pyproject's markers)
+pytestmark = pytest.mark.alone
+
 
 def stalled(port: int) -> socket.socket:
     """A connection that announces a 1,000-byte body, sends 4 bytes and stalls."""

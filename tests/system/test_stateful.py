@@ -54,6 +54,8 @@ from service.transparency.promises import check_promise
 from tests.servers import ROOT, Http, Server, embedded, logged_head, production
 
 PROBLEM = "application/problem+json"
+# what a takeback request may be refused with in a game under way (docs/table.md)
+TAKEBACK_REFUSALS = {"nothing_to_take_back", "tile_drawn_since", "table_changed_since"}
 COLOURS = ("blue", "red", "green", "yellow")
 EXAMPLES = int(os.environ.get("TONGIAKI_STATEFUL_EXAMPLES", "8"))
 RANDOM = os.environ.get("TONGIAKI_STATEFUL_RANDOM") == "1"
@@ -559,6 +561,186 @@ class Service(RuleBasedStateMachine):
             legal = reply.json["legal"]
         self.check_game(game)
         assert game.ended
+
+    # --- offers at the table (docs/table.md, T1–T8) -----------------------------------
+
+    def send_offer(self, which, game, account_id, kind, **fields) -> Reply:
+        body = {"type": kind, "player_id": account_id, **fields}
+        token = self.tokens()[account_id]
+        return self.call(which, "POST", f"/games/{game.game_id}/commands", body, token)
+
+    def offers(self, game: Game) -> dict:
+        return self.call(0, "GET", f"/games/{game.game_id}").json["offers"]
+
+    @precondition(lambda self: self.open_games(started=True))
+    @rule(data=st.data(), which=st.integers(0, 3), race_a_move=st.booleans())
+    def takeback(self, data, which, race_a_move):
+        """A seated player asks to take back their last decision; the others answer (two
+        at once, on two processes), or the last answer races the next move: exactly one
+        outcome, and the game still verifies (T1–T4)."""
+        self.steps += 1
+        game = data.draw(st.sampled_from(self.open_games(started=True)))
+        asker = data.draw(st.sampled_from(sorted(game.seats)))
+        asked = self.send_offer(which, game, asker, "RequestTakeback")
+        if asked.status == 409:
+            assert asked.json["code"] in TAKEBACK_REFUSALS, asked.json
+            self.check_game(game)
+            return
+        assert asked.status == 200, asked.json
+        waiting = self.offers(game)["takeback"]
+        if waiting is not None:  # (with nobody to ask it happened at once)
+            answers = {a: data.draw(st.booleans()) for a in waiting["waiting_for"]}
+            if race_a_move and all(answers.values()):
+                self.answer_racing_a_move(game, which, answers)
+            else:
+                self.answer_at_once(game, which, answers)
+        assert self.offers(game)["takeback"] is None
+        self.check_game(game)
+
+    def answer_at_once(self, game, which, answers) -> None:
+        replies: list[Reply] = []
+
+        def answer(i, account_id, accept):
+            replies.append(
+                self.send_offer(which + i, game, account_id, "AnswerTakeback", accept=accept)
+            )
+
+        threads = [
+            threading.Thread(target=answer, args=(i, a, ok))
+            for i, (a, ok) in enumerate(answers.items())
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for r in replies:  # an answer after a refusal finds no takeback left
+            assert r.status == 200 or r.json["code"] == "no_takeback", r.json
+        names = [e["type"] for e in self.events_of(game)]
+        assert names.count("TakebackRequested") == (
+            names.count("MovesTakenBack")
+            + names.count("TakebackRefused")
+            + names.count("TakebackExpired")
+            + names.count("TakebackWithdrawn")
+        )
+
+    def answer_racing_a_move(self, game, which, answers) -> None:
+        *first, last = answers
+        for i, a in enumerate(first):
+            assert self.send_offer(which + i, game, a, "AnswerTakeback", accept=True).status == 200
+        legal = self.legal(game.game_id)
+        if legal["decision"] is None:
+            return
+        replies: dict[str, Reply] = {}
+        token = self.tokens()[legal["player_id"]]
+        headers = {"If-Match": f'"{legal["version"]}"'}
+
+        def accept():
+            replies["answer"] = self.send_offer(which, game, last, "AnswerTakeback", accept=True)
+
+        def move():
+            replies["move"] = self.call(
+                which + 1,
+                "POST",
+                f"/games/{game.game_id}/commands",
+                legal["commands"][0],
+                token,
+                headers,
+            )
+
+        threads = [threading.Thread(target=accept), threading.Thread(target=move)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        answer, moved = replies["answer"], replies["move"]
+        if answer.status == 200:  # the takeback first: the move was judged on a stale version
+            assert moved.status == 409 and moved.json["code"] == "stale_version", moved.json
+        else:  # the move first: it ended the request (T4)
+            assert answer.json["code"] == "no_takeback" and moved.status == 200, answer.json
+            assert moved.json["events"][0]["type"] == "TakebackExpired", moved.json
+
+    def events_of(self, game: Game) -> list[dict]:
+        events, after = [], 0
+        while True:
+            page = self.call(0, "GET", f"/games/{game.game_id}/events?after={after}&limit=1000")
+            events += page.json["events"]
+            if not page.json["events"]:
+                return events
+            after = page.json["next_after"]
+
+    @precondition(lambda self: self.open_games(started=True))
+    @rule(data=st.data(), which=st.integers(0, 3))
+    def end_by_agreement(self, data, which):
+        """A player proposes to end the game; the others answer: it ends only when all
+        accept, scored and verified like any finished game (T6)."""
+        self.steps += 1
+        game = data.draw(st.sampled_from(self.open_games(started=True)))
+        proposer = data.draw(st.sampled_from(sorted(game.seats)))
+        proposed = self.send_offer(which, game, proposer, "ProposeEnd")
+        assert proposed.status == 200, proposed.json
+        others = [a for a in sorted(game.seats) if a != proposer]
+        accepts = [data.draw(st.booleans()) for _ in others]
+        for i, (a, ok) in enumerate(zip(others, accepts, strict=True)):
+            answered = self.send_offer(which + i + 1, game, a, "AnswerEnd", accept=ok)
+            assert answered.status == 200, answered.json
+            if not ok:
+                break
+        view = self.call(0, "GET", f"/games/{game.game_id}").json
+        assert (view["status"] == "ended") == all(accepts), view["status"]
+        self.check_game(game)
+
+    # --- the chat and private notes: beside the game's record, never in it -------------
+
+    @precondition(lambda self: self.games)
+    @rule(data=st.data(), which=st.integers(0, 3), who=accounts, text=st.text(max_size=520))
+    def chat(self, data, which, who, text):
+        """Anyone signed in speaks in a channel: only their own is open (M1); bad text or
+        too fast is a problem naming its rule (M3, M4); a message said is read back on
+        another process; the game's own record does not move (M9)."""
+        game = data.draw(st.sampled_from(sorted(self.games.values(), key=lambda g: g.game_id)))
+        channel = data.draw(st.sampled_from(["table", "spectators"]))
+        mine = "table" if who.account_id in game.seats else "spectators"
+        before = self.head(game.game_id)
+        body = {"channel": channel, "text": text}
+        said = self.call(which, "POST", f"/games/{game.game_id}/chat", body, who.token)
+        assert self.head(game.game_id) == before, "the chat moved the game's record"
+        if said.status != 201:
+            assert said.status in (403, 422, 429), said.json
+            assert said.json.get("rule", "M")[0] == "M" or said.json["code"] == "invalid_fields"
+            return
+        assert channel == mine, said.json
+        seq = said.json["seq"]
+        page = self.call(
+            which + 1,
+            "GET",
+            f"/games/{game.game_id}/chat?channel={channel}&after={seq - 1}",
+            None,
+            who.token,
+        )
+        assert page.status == 200 and any(m["seq"] == seq for m in page.json["messages"])
+
+    @precondition(lambda self: self.games)
+    @rule(data=st.data(), which=st.integers(0, 3), who=accounts, text=st.text(max_size=80))
+    def note(self, data, which, who, text):
+        """A private note on the game or a move: a seated player's only (N1), read back
+        as written on another process, never seen by anyone else, never in the record."""
+        game = data.draw(st.sampled_from(sorted(self.games.values(), key=lambda g: g.game_id)))
+        head = self.head(game.game_id)
+        where = data.draw(st.sampled_from(["game", str(data.draw(st.integers(1, head)))]))
+        path = f"/games/{game.game_id}/notes/{where}"
+        wrote = self.call(which, "PUT", path, {"text": text}, who.token)
+        assert self.head(game.game_id) == head, "a note moved the game's record"
+        if who.account_id not in game.seats:
+            assert wrote.status == 403 and wrote.json["rule"] == "N1", wrote.json
+            return
+        if wrote.status != 200:
+            assert wrote.status == 422, wrote.json
+            return
+        again = self.call(which + 1, "GET", path, None, who.token)
+        assert again.status == 200 and again.json["text"] == wrote.json["text"], again.json
+        stranger = next((t for a, t in self.known.items() if a not in game.seats), None)
+        if stranger is not None:
+            assert self.call(which + 2, "GET", path, None, stranger).status == 403
 
     def tokens(self) -> dict[str, str]:
         return dict(self.known)

@@ -12,9 +12,14 @@ import resource
 import signal
 import time
 
+import pytest
+
 from tests.servers import Http, Server, children, embedded, production
 from tests.sse import Viewer, watch
 from tests.system.test_disputes_served import levelled, play, started
+
+# real deadlines and latencies: measured alone, after the parallel run (pyproject's markers)
+pytestmark = pytest.mark.alone
 
 
 def lobby_seconds(http: Http) -> float:
