@@ -2,7 +2,8 @@
 
     python -m bench.soak --minutes N [--url postgresql://postgres@127.0.0.1:5432/test]
         [--redis redis://127.0.0.1:6379/13] [--web 2] [--bots 8] [--sleepers 2]
-        [--spectators 16] [--streams 16] [--fuzzers 2] [--disputers 1] [--keepers 2] [--seed 1]
+        [--spectators 16] [--streams 16] [--fuzzers 2] [--disputers 1] [--keepers 2]
+        [--negotiators 2] [--leaguers 1] [--seed 1]
 
 The stack is the production one, as ``tests/servers.py`` ``production()`` runs it:
 ``--web`` gunicorn processes (``tongiaki serve --workers 1``, a gevent worker, each on a
@@ -35,6 +36,11 @@ each request going to a web process chosen at random:
 - keepers sign a browser in with a token (a session cookie), make a bot's token with
   the page's CSRF token (a write without it must be refused), revoke the token and
   sign out on one process, and find both refused at once on every process.
+- negotiators take back moves and end games by agreement (docs/table.md).
+- leaguers make a league of three at tables of two, start it and play every round's
+  game without ever looking at the league: each next round must open by itself
+  within a minute (the keeper, docs/leagues.md L7); then they propose a rematch of
+  the last game, accept it (a second acceptance must be refused), start and play it.
 
 Every answer is counted by status; an error answer that is not
 ``application/problem+json``, or has another status than its client expected,

@@ -108,6 +108,10 @@ def print_read_back(stats: Stats, after: ReadBack) -> None:
         print(
             f"  disputes          {counts(stats.rulings)} (each game verified above, disputes too)"
         )
+    if stats.offers:
+        print(f"  offers            {counts(stats.offers)} (none left open; games verified above)")
+    if stats.tables:
+        print(f"  between games     {counts(stats.tables)} (each round opened by itself)")
     if stats.keepers:
         print(
             f"  accounts          {stats.keepers} sign-in, token and revocation cycles, each"

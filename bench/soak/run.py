@@ -23,6 +23,8 @@ from bench.soak.figures import Figures, cpu_ticks
 from bench.soak.fuzzer import Fuzzer
 from bench.soak.games import Context, Registry
 from bench.soak.keeper import Keeper
+from bench.soak.leaguer import Leaguer
+from bench.soak.negotiator import Negotiator
 from bench.soak.players import Bot, Sleeper
 from bench.soak.report import counts, report
 from bench.soak.spectator import Spectator
@@ -44,6 +46,8 @@ def run_traffic(
         *(Spectator(ctx, args.seed * 1000 + 100 + i) for i in range(args.spectators)),
         *(Fuzzer(ctx, args.seed * 1000 + 200 + i) for i in range(args.fuzzers)),
         *(Keeper(ctx, args.seed * 1000 + 500 + i) for i in range(args.keepers)),
+        *(Negotiator(ctx, args.seed * 1000 + 600 + i) for i in range(args.negotiators)),
+        *(Leaguer(ctx, args.seed * 1000 + 700 + i) for i in range(args.leaguers)),
     ]
     if args.disputers:
         auditor = stack.auditor_token()
@@ -159,6 +163,18 @@ def parse_args() -> argparse.Namespace:
     )
     parser.add_argument(
         "--keepers", type=int, default=2, help="people signing in, making and revoking tokens"
+    )
+    parser.add_argument(
+        "--negotiators",
+        type=int,
+        default=2,
+        help="players taking back moves and ending games by agreement",
+    )
+    parser.add_argument(
+        "--leaguers",
+        type=int,
+        default=1,
+        help="players of leagues whose rounds open by themselves, and of their rematches",
     )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(

@@ -36,6 +36,8 @@ class Stats:
         self.ended = 0.0  # time.monotonic() once every client stopped
         self.rulings: Counter[str] = Counter()  # disputes settled, by how (Disputer)
         self.keepers = 0  # sign-in, token, revocation cycles checked on every process (Keeper)
+        self.offers: Counter[str] = Counter()  # takebacks and ends, by outcome (Negotiator)
+        self.tables: Counter[str] = Counter()  # leagues played out, rematches (Leaguer)
 
     def answer(self, client: str, method: str, path: str, reply: Reply) -> None:
         with self.lock:
