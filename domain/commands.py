@@ -227,6 +227,18 @@ class WithdrawEnd:
 
 
 @dataclass(frozen=True, slots=True)
+class AnnounceAway:
+    """The service records at a game under way that ``player_id`` announced a spell away
+    from ``starts`` to ``until`` (ISO 8601 in UTC; docs/vacation.md V4): sent from the
+    announcement, never by a client, so that the decision already running stands still
+    during it too."""
+
+    player_id: str
+    starts: str
+    until: str
+
+
+@dataclass(frozen=True, slots=True)
 class RevealDeck:
     """Publish the seed after the game ended (service-issued; design.md Fair draws)."""
 
@@ -290,6 +302,7 @@ Command = (
     | ProposeEnd
     | AnswerEnd
     | WithdrawEnd
+    | AnnounceAway
     | RevealDeck
     | PauseGame
     | ResumeGame
@@ -319,6 +332,7 @@ COMMAND_TYPES: tuple[type, ...] = (
     ProposeEnd,
     AnswerEnd,
     WithdrawEnd,
+    AnnounceAway,
     RevealDeck,
     PauseGame,
     ResumeGame,

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from domain.away import AWAY_EVENTS, AwayAnnounced
 from domain.commands import GameOptions
 from domain.frozen import quick_init
 from domain.hexgrid import Cell
@@ -456,6 +457,7 @@ Event = (
     | EndDeclined
     | EndProposalWithdrawn
     | EndProposalExpired
+    | AwayAnnounced
 )
 
 EVENT_TYPES: tuple[type, ...] = (
@@ -492,8 +494,9 @@ EVENT_TYPES: tuple[type, ...] = (
     SeatReclaimed,
     PlayerResigned,
     *OFFER_EVENTS,
+    *AWAY_EVENTS,
 )
 
 # built by the hundred per turn: construct them through their slots (domain.frozen)
-for _type in (*EVENT_TYPES[: -len(OFFER_EVENTS)], PlayerScore):
+for _type in (*EVENT_TYPES[: -len(OFFER_EVENTS) - len(AWAY_EVENTS)], PlayerScore):
     quick_init(_type)

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Unpack, cast
 
 from domain import events as ev
+from domain.away import AwayAnnounced
 from domain.changes import Changes, position_of
 from domain.hexgrid import world_direction
 from domain.offers_fold import OFFER_HANDLERS
@@ -303,6 +304,10 @@ def _rewound(s: GameState, e: ev.GameRewound) -> Changes:
     )
 
 
+def _away(s: GameState, e: AwayAnnounced) -> Changes:
+    return Changes()  # V4: the service's clock keeps it, not the position
+
+
 def _paused(s: GameState, e: ev.GamePaused) -> Changes:
     return Changes(paused=e.dispute_id)
 
@@ -365,6 +370,7 @@ HANDLERS: dict[type, Handler] = {
     ev.TurnEnded: _turn_ended,
     ev.GameEnded: _ended,
     ev.DeckRevealed: _revealed,
+    AwayAnnounced: _away,
     ev.GamePaused: _paused,
     ev.GameResumed: _resumed,
     ev.ResultAmended: _amended,

@@ -13,8 +13,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from domain import away, consent, setup, turn
 from domain import commands as cmd
-from domain import consent, setup, turn
 from domain.context import Context
 from domain.deck import Deck, commitment
 from domain.errors import MalformedPayload, RuleViolation
@@ -63,6 +63,22 @@ def _reveal(ctx: Context, c: cmd.RevealDeck) -> None:
                 "seed_mismatch", "D6", "a re-deal's seed differs from its commitment"
             )
     ctx.emit(DeckRevealed(c.seed_hex, tuple(c.redeals)))
+
+
+def _announce_away(ctx: Context, c: cmd.AnnounceAway) -> None:
+    """V4 (docs/vacation.md): a seated player of a game with vacation, under way,
+    announced a spell away; the service's clock stands still during it."""
+    s = ctx.state
+    if s.phase not in (Phase.SETUP, Phase.PLAYING):
+        raise RuleViolation("game_not_running", "V4", "a spell is recorded in a game under way")
+    if not s.options.vacation:
+        raise RuleViolation("no_vacation", "V2", "this game's clocks do not stop for vacation")
+    seat = next((p.seat for p in s.players if p.player_id == c.player_id), None)
+    if seat is None:
+        raise RuleViolation("not_seated", "R1", "this player has no seat at the table")
+    if away.moment(c.until) <= away.moment(c.starts):
+        raise RuleViolation("vacation_ends_before_start", "V5", "a spell ends after it starts")
+    ctx.emit(away.AwayAnnounced(seat, c.player_id, c.starts, c.until))
 
 
 def _pause(ctx: Context, c: cmd.PauseGame) -> None:
@@ -268,6 +284,7 @@ _HANDLERS: dict[type, Callable[[Context, Any], None]] = {
     cmd.NewColonisation: turn.new_colonisation,
     cmd.PlaceColonist: turn.place_colonist,
     cmd.RevealDeck: _reveal,
+    cmd.AnnounceAway: _announce_away,
     cmd.PauseGame: _pause,
     cmd.ResumeGame: _resume,
     cmd.AmendResult: _amend,

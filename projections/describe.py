@@ -10,9 +10,11 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
 from typing import Any
 
 from domain import events as ev
+from domain.away import AwayAnnounced
 from domain.hexgrid import neighbour
 from domain.state import GameState
 from domain.tiles import display_name, island
@@ -261,6 +263,16 @@ def _player_resigned(e: ev.PlayerResigned, _before: GameState) -> str:
     )
 
 
+def _away_announced(e: AwayAnnounced, before: GameState) -> str:
+    def when(text: str) -> str:
+        return datetime.fromisoformat(text).astimezone(UTC).strftime("%-d %b %Y, %H:%M UTC")
+
+    return (
+        f"{_player_name(before, e.player_id)} is away from {when(e.starts)} to"
+        f" {when(e.until)}: the clocks of their decisions stand still then (V4)"
+    )
+
+
 def _deck_revealed(e: ev.DeckRevealed, _before: GameState) -> str:
     extra = ", with the seeds of its re-deals," if e.redeals else ""
     return f"The deck seed is revealed{extra}: every draw can now be verified"
@@ -317,6 +329,7 @@ WORDS: dict[type[Any], Callable[[Any, GameState], str]] = {
     ev.SeatPlayedByBot: _seat_played_by_bot,
     ev.SeatReclaimed: _seat_reclaimed,
     ev.PlayerResigned: _player_resigned,
+    AwayAnnounced: _away_announced,
     ev.DeckRevealed: _deck_revealed,
     ev.GamePaused: _game_paused,
     ev.GameResumed: _game_resumed,

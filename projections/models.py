@@ -17,6 +17,7 @@ from typing import Any
 
 from domain import events as ev
 from domain import offers
+from domain.away import AwayAnnounced
 from domain.commands import GameOptions
 from domain.fold import evolve
 from domain.scoring import current_scores
@@ -255,6 +256,7 @@ SEAT_EVENTS = (
     ev.TimeoutStreakEnded,
     ev.SeatReclaimed,
     ev.PlayerResigned,
+    AwayAnnounced,  # V4
     # an offer's steps are the seat's that made or answered it (docs/table.md); an
     # expiry belongs to the decision that ended the offer, whoever's seat asked
     offers.TakebackRequested,

@@ -37,6 +37,7 @@ from service.store.base import SqlStore
 from service.transparency.integrator import run_integrator
 from service.transparency.keys import log_signer
 from service.transparency.log import TransparencyLog
+from service.vacation.games import Telling
 from service.vacation.service import Vacations
 
 # live streams one process holds at once (service.live.feed) unless TONGIAKI_MAX_STREAMS says:
@@ -221,6 +222,7 @@ def _vacations(store: SqlStore, settings: Settings, games: GameService) -> Vacat
     vacations = Vacations(store, settings.vacation_days, games.clock)
     vacations.upgrade()
     games.leaves = vacations.plan
+    vacations.tell = Telling(games, vacations.ledger)  # V4: the games record a spell
     return vacations
 
 

@@ -18,7 +18,7 @@ from service.store.base import StoredEvent
 from service.timing.clocks import Clock, parse_time
 from service.timing.vacation import (
     MAX_DAYS,
-    MOST_AWAY,
+    MOST_RECORDED,
     MS_PER_DAY,
     Leave,
     Span,
@@ -69,7 +69,7 @@ def _leave_problems(version: int, clock: Clock, leave: Leave) -> list[str]:
         found.append(f"{where} names {leave.days} days a year (0 to {MAX_DAYS}) (V1)")
     if not 0 <= leave.reserve_ms <= leave.days * MS_PER_DAY:
         found.append(f"{where} holds {leave.reserve_ms} ms, over its {leave.days} days (V3)")
-    if len(leave.away) > MOST_AWAY or any(b <= a for a, b in leave.away):
+    if len(leave.away) > MOST_RECORDED or any(b <= a for a, b in leave.away):
         found.append(f"{where} records spells that are no spells (V4)")
     if clock.since is not None and clock.paused_at is None:
         starts = run_until(clock.since, clock.allowed_ms() or 0, leave.away)

@@ -287,6 +287,16 @@ class GameService:
                     raise
         raise AssertionError("unreachable")
 
+    def record_for(
+        self, game_id: str, account: Account, command: cmd.AnnounceAway
+    ) -> CommandResult:
+        """A command the service sends in ``account``'s name from elsewhere than the game:
+        the spell its vacation announcement recorded (docs/vacation.md V4). Journalled
+        and judged like any other; no turn is checked."""
+        record = self._record(game_id, account, None, encode(command), None)
+        attempt = Attempt(record, command, account, None, authorised=True)
+        return self._run(attempt, self.load(game_id))
+
     def join(
         self,
         game_id: str,

@@ -30,7 +30,7 @@ from typing import Any
 from domain import commands as cmd
 from domain.commands import GameOptions
 from domain.state import GameState, Phase
-from service.timing.vacation import Leave, clock_ms, run_until
+from service.timing.vacation import MOST_RECORDED, Leave, clock_ms, merged, run_until
 
 UNDER_WAY = (Phase.SETUP, Phase.PLAYING)
 # commands that take the pending decision (a player's move or the bot's)
@@ -204,6 +204,8 @@ def advance(
         if clock.since is not None:
             clock = replace(clock, since=clock.since + (now - clock.paused_at))
         clock = replace(clock, paused_at=None)
+    if isinstance(command, cmd.AnnounceAway):
+        return _away_added(clock, after, command, now)
     seat = pending_seat(after)
     if seat is None:
         return replace(clock, seat=None, since=None, vacation=None)
@@ -214,6 +216,32 @@ def advance(
             allowed = replace(clock, vacation=None).allowed_ms() or 0
             clock = replace(clock, vacation=plan(after.game_id, player, now, allowed))
     return clock
+
+
+def _away_added(clock: Clock, state: GameState, command: cmd.AnnounceAway, now: datetime) -> Clock:
+    """V4: a spell announced while its player's decision runs stops that decision's clock
+    too, from the announcement on (never before it: the time already run stays run). A
+    decision whose deadline has passed is the bot's already (C3): the spell comes too
+    late for it. The leave's ``starts`` moves on with the spell; its reserve stays as it
+    was reckoned (V9). Another seat's decision, or none: the clock is as it was (the
+    player's next decisions record the spell when they start)."""
+    leave, seat = clock.vacation, pending_seat(state)
+    if leave is None or clock.since is None or seat is None or seat != clock.seat:
+        return clock
+    if all(p.player_id != command.player_id for p in state.players if p.seat == seat):
+        return clock
+    deadline = clock.deadline
+    if deadline is not None and deadline <= now:
+        return clock
+    spell = (max(parse_time(command.starts), now), parse_time(command.until))
+    if spell[1] <= spell[0]:
+        return clock
+    away = tuple(merged([*leave.away, spell]))
+    if len(away) > MOST_RECORDED:
+        return clock
+    allowed = clock.allowed_ms() or 0
+    starts = run_until(clock.since, allowed, away)
+    return replace(clock, vacation=replace(leave, away=away, starts=starts))
 
 
 def _charged(clock: Clock, command: cmd.Command, now: datetime) -> Clock:

@@ -17,7 +17,9 @@ from typing import Any
 
 MS_PER_DAY = 86_400_000
 MAX_DAYS = 366  # the most days a year an account can have (TONGIAKI_VACATION_DAYS)
-MOST_AWAY = 10  # announced spells one decision's clock records at most (V4)
+MOST_AWAY = 10  # announced spells a decision's clock records when it starts (V4)
+# ... and at most once spells announced while it runs are added to it (V4, V9)
+MOST_RECORDED = 2 * MOST_AWAY
 
 Span = tuple[datetime, datetime]
 

@@ -81,17 +81,24 @@ class Ledger:
     def sits_at_vacation_game(self, account_id: str) -> bool:
         """Whether the account sits at a game not ended whose clock vacation stops (V2),
         as the lobby lists its games."""
+        return bool(self.vacation_games(account_id))
+
+    def vacation_games(self, account_id: str) -> list[str]:
+        """The games not ended with vacation (V2) where the account sits, as the lobby
+        lists them (the oldest first)."""
         with self.store.reading() as tx:
             found = tx.execute(
-                "SELECT l.data FROM rm_lobby l JOIN rm_lobby_seats s ON s.game_id = l.game_id"
-                " WHERE s.account_id = %s AND l.status <> 'ended' LIMIT %s",
+                "SELECT l.game_id, l.data FROM rm_lobby l"
+                " JOIN rm_lobby_seats s ON s.game_id = l.game_id"
+                " WHERE s.account_id = %s AND l.status <> 'ended' ORDER BY l.game_id LIMIT %s",
                 (account_id, MOST_ROWS),
             ).fetchall()
-        for (data,) in found:
+        games = []
+        for game_id, data in found:
             control = json.loads(str(data)).get("time_control") or {}
             if control.get("vacation"):
-                return True
-        return False
+                games.append(str(game_id))
+        return games
 
     @contextmanager
     def locked(self, account_id: str) -> Iterator[Tx]:

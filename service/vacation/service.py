@@ -69,6 +69,8 @@ class Vacations:
         self.days = days
         self.clock = clock
         self.ledger = Ledger(store)
+        # records an announced spell at the account's games under way (V4; bootstrap)
+        self.tell: Callable[[Account, Span], object] | None = None
 
     def upgrade(self) -> None:
         """Create the announced spells' table (idempotent)."""
@@ -119,6 +121,8 @@ class Vacations:
         with self.ledger.locked(who.account_id) as tx:
             self._check(tx, who.account_id, (start, until), now)
             self.ledger.add(tx, who.account_id, (start, until), now)
+        if self.tell is not None:
+            self.tell(who, (start, until))
         return self.standing(who.account_id)
 
     def _check(self, tx: Any, account_id: str, spell: Span, now: datetime) -> None:

@@ -6,6 +6,7 @@ import pytest
 
 from domain import commands as cmd
 from domain import events as ev
+from domain.away import AwayAnnounced
 from domain.errors import MalformedPayload
 from domain.serialization import COMMANDS, EVENTS, decode_command, decode_event, encode
 
@@ -26,6 +27,7 @@ SAMPLE_COMMANDS = [
     cmd.RevealDeck("00ff"),
     cmd.PauseGame("d1"),
     cmd.ResumeGame("d1"),
+    cmd.AnnounceAway("p1", "2026-12-10T14:00:00+00:00", "2026-12-17T14:00:00+00:00"),
     cmd.AmendResult("d1", False, ("p2", "p1")),
     cmd.AmendResult("d1", True),
     cmd.RewindGame("d1", 4, "{}", "ab" * 32),
@@ -104,6 +106,7 @@ SAMPLE_EVENTS = [
     ev.EndDeclined(2, "p2"),
     ev.EndProposalWithdrawn(1, "p1"),
     ev.EndProposalExpired(1, "p1"),
+    AwayAnnounced(1, "p1", "2026-12-10T14:00:00+00:00", "2026-12-17T14:00:00+00:00"),
     ev.GameEnded(
         "agreement", (ev.PlayerScore("p1", ("blue",), 7, 2, 3, 1),), ("p1",), "none", "T6"
     ),

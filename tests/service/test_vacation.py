@@ -155,6 +155,77 @@ def test_v4_an_announced_spell_stops_the_clock_of_decisions_that_start_after_it(
         assert view(client, game_id)["clock"]["time_left_ms"]["2"] == 1_800_000
 
 
+def test_v4_a_spell_announced_while_the_decision_runs_stops_that_decision_too(make_app):
+    with freeze_time(T0) as frozen:
+        app = make_app(days=3)
+        client = app.test_client()
+        game_id, (ann, bob) = open_game(client, ["blue", "red"], vacation=True, **MOVE)
+        frozen.tick(HOUR / 2)  # half of ann's own hour used, she leaves now for a day
+        away_until = T0 + HOUR / 2 + timedelta(days=1)
+        r = announce(ann, away_until)
+        assert r.status_code == 201, r.json
+        events = all_events(client, game_id)
+        assert events[-1]["type"] == "AwayAnnounced", events[-1]
+        assert events[-1]["data"]["rule"] == "V4"
+        clock = events[-1]["metadata"]["clock"]
+        assert clock["since"] == T0.isoformat()  # the same decision, not a new one
+        assert clock["vacation"]["away"] == [[(T0 + HOUR / 2).isoformat(), away_until.isoformat()]]
+        deadline = away_until + HOUR / 2 + timedelta(days=3)  # the rest, then her reserve
+        assert clock["deadline"] == deadline.isoformat()
+        assert clock["vacation"]["starts"] == (away_until + HOUR / 2).isoformat()
+        frozen.move_to(away_until - timedelta(microseconds=1))
+        assert tick(app, game_id) is None and "TurnTimedOut" not in kinds(client, game_id)
+        assert view(client, game_id)["clock"]["time_left_ms"]["1"] == 1_800_000
+        notice = view(client, game_id)["vacation"]
+        assert [(n["seat"], n["kind"]) for n in notice] == [(1, "announced")]
+        frozen.move_to(away_until + HOUR / 4)  # back, a quarter of an hour used of the half
+        legal = client.get(f"/api/v1/games/{game_id}/legal").json
+        r = ann.post(f"/games/{game_id}/commands", legal["commands"][0])
+        assert r.status_code == 200, r.json
+        assert r.json["events"][-1]["metadata"]["clock"]["vacation_used_ms"] == 0
+        timeline = client.get(f"/api/v1/games/{game_id}/timeline").json
+        words = [s["description"] for s in timeline["steps"] if s["type"] == "AwayAnnounced"]
+        assert words and "stand still" in words[0] and "V4" in words[0]
+        verified = client.get(f"/api/v1/games/{game_id}/verify").json
+        assert verified["ok"] is True, verified
+
+
+def test_v4_a_spell_of_the_player_not_to_move_is_recorded_and_their_next_decision_keeps_it(
+    make_app,
+):
+    with freeze_time(T0) as frozen:
+        app = make_app(days=3)
+        client = app.test_client()
+        game_id, (ann, bob) = open_game(client, ["blue", "red"], vacation=True, **MOVE)
+        before = view(client, game_id)["clock"]
+        away = (T0 + HOUR, T0 + HOUR + timedelta(days=1))
+        assert announce(bob, away[1], away[0]).status_code == 201
+        after = all_events(client, game_id)[-1]
+        assert after["type"] == "AwayAnnounced" and after["data"]["seat"] == 2
+        assert after["metadata"]["clock"]["deadline"] == before["deadline"]  # ann's, unmoved
+        frozen.tick(HOUR / 2)
+        legal = client.get(f"/api/v1/games/{game_id}/legal").json
+        assert ann.post(f"/games/{game_id}/commands", legal["commands"][0]).status_code == 200
+        clock = view(client, game_id)["clock"]
+        assert clock["seat"] == 2 and clock["vacation"]["away"] == [[a.isoformat() for a in away]]
+        assert client.get(f"/api/v1/games/{game_id}/verify").json["ok"] is True
+
+
+def test_v4_a_spell_announced_after_the_deadline_passed_comes_too_late_for_it(make_app):
+    with freeze_time(T0) as frozen:
+        app = make_app(days=0)  # no reserve: the deadline is the hour
+        client = app.test_client()
+        game_id, (ann, _) = open_game(client, ["blue", "red"], vacation=True, **MOVE)
+        frozen.tick(HOUR)  # the deadline passed; the timekeeper has not come yet
+        app.extensions["tongiaki.vacations"].days = 2  # (so that a spell can be announced)
+        assert announce(ann, T0 + HOUR + timedelta(days=1)).status_code == 201
+        clock = all_events(client, game_id)[-1]["metadata"]["clock"]
+        assert clock["deadline"] == (T0 + HOUR).isoformat() and clock["vacation"]["away"] == []
+        assert tick(app, game_id) is not None
+        assert "TurnTimedOut" in kinds(client, game_id)
+        assert client.get(f"/api/v1/games/{game_id}/verify").json["ok"] is True
+
+
 def test_v5_announcements_that_cannot_be_are_refused_with_their_reason(make_app):
     with freeze_time(T0):
         client = make_app(days=2).test_client()

@@ -27,7 +27,7 @@ export const EVENT_TYPES = [
   "SeatReclaimed", "PlayerResigned",
   "TakebackRequested", "TakebackAccepted", "TakebackRefused", "TakebackWithdrawn",
   "TakebackExpired", "MovesTakenBack", "EndProposed", "EndAccepted", "EndDeclined",
-  "EndProposalWithdrawn", "EndProposalExpired",
+  "EndProposalWithdrawn", "EndProposalExpired", "AwayAnnounced",
 ];
 
 const POLL_MS = 2000; // between polls while there is no stream
