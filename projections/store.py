@@ -103,10 +103,11 @@ class ReadModels(Engine):
         return lobby.my_games(self.db, account_id, limit, offset)
 
     def profile_games(
-        self, account_id: str, group: str, limit: int, offset: int
+        self, account_id: str, group: str, limit: int, offset: int, private: bool = True
     ) -> list[dict[str, Any]]:
-        """An account's games under one heading of its profile (docs/profiles.md, P1)."""
-        return profiles.games(self.db, account_id, group, limit, offset)
+        """An account's games under one heading of its profile (docs/profiles.md, P1);
+        ``private=False``: its private tables left out (docs/invitations.md, I1)."""
+        return profiles.games(self.db, account_id, group, limit, offset, private)
 
     def profile_totals(self, account_id: str) -> tuple[dict[str, int], list[dict[str, Any]]]:
         """An account's games counted under each heading of its profile (P1), and the

@@ -135,16 +135,22 @@ def apply(tx: Tx, writes: Writes, batch: Batch) -> None:
 MODEL = ReadModel(tables=TABLES, owned=["rm_profile_games"], apply=apply, migrations={9: TABLES})
 
 
+# a private table (docs/invitations.md, I1) as the lobby's row marks it
+PRIVATE = "EXISTS (SELECT 1 FROM rm_lobby l WHERE l.game_id = {}.game_id AND l.private = 1)"
+
+
 def games(
-    db: Database, account_id: str, group: str, limit: int, offset: int
+    db: Database, account_id: str, group: str, limit: int, offset: int, private: bool = True
 ) -> list[dict[str, Any]]:
-    """An account's games under one heading (``GROUPS``), the latest activity first."""
+    """An account's games under one heading (``GROUPS``), the latest activity first;
+    ``private=False``: without its private tables (I1: a profile others see lists none)."""
     statuses = GROUPS[group]
     marks = ", ".join(["%s"] * len(statuses))
+    unlisted = "" if private else f" AND NOT {PRIVATE.format('rm_profile_games')}"
     found = rows(
         db,
         f"SELECT {', '.join(COLUMNS[1:])} FROM rm_profile_games"
-        f" WHERE account_id = %s AND status IN ({marks})"
+        f" WHERE account_id = %s AND status IN ({marks}){unlisted}"
         " ORDER BY last_activity DESC, game_id LIMIT %s OFFSET %s",
         (account_id, *statuses, limit, offset),
     )

@@ -296,7 +296,8 @@ class Rating(TypedDict):
 class RatedGame(TypedDict):
     """One rated game of an account, its rating before and after (G2, G9)."""
 
-    game_id: str
+    game_id: str | None  # None: a private table, to others than its player (I1)
+    private: bool
     ended_at: str
     players: int
     rank: int
@@ -355,14 +356,16 @@ def history(db: Database, account_id: str, limit: int, offset: int = 0) -> list[
     (G9)."""
     found = rows(
         db,
-        "SELECT game_id, ended_at, players, rank, mu_before, sigma_before, mu, sigma, games"
-        " FROM rm_rating_history WHERE account_id = %s"
-        " ORDER BY ended_at DESC, game_id DESC LIMIT %s OFFSET %s",
+        "SELECT h.game_id, h.ended_at, h.players, h.rank, h.mu_before, h.sigma_before, h.mu,"
+        " h.sigma, h.games, l.private FROM rm_rating_history h"
+        " LEFT JOIN rm_lobby l ON l.game_id = h.game_id WHERE h.account_id = %s"
+        " ORDER BY h.ended_at DESC, h.game_id DESC LIMIT %s OFFSET %s",
         (account_id, limit, offset),
     )
     return [
         {
             "game_id": r[0],
+            "private": bool(r[9]),
             "ended_at": r[1],
             "players": int(r[2]),
             "rank": int(r[3]),

@@ -26,8 +26,10 @@ def profile(
     if found is None or found.kind not in ("player", DELETED):
         raise NotFound("unknown_player", "no player has this id", rule="P1")
     group, limit, offset = page
-    games = readmodels.profile_games(account_id, group, limit + 1, offset)
     own = viewer is not None and viewer.account_id == account_id
+    entitled = own or (viewer is not None and viewer.kind == "auditor")
+    # others see no private table of the player's (docs/invitations.md, I1)
+    games = readmodels.profile_games(account_id, group, limit + 1, offset, private=entitled)
     counts, clocks = readmodels.profile_totals(account_id)
     shown: dict[str, Any] = {
         "account_id": found.account_id,
@@ -44,7 +46,7 @@ def profile(
         "clocks": clocks,
         "own": own,
     }
-    if own or (viewer is not None and viewer.kind == "auditor"):
+    if entitled:
         shown["disputes"] = [
             {
                 "dispute_id": d.dispute_id,

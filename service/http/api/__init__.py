@@ -75,6 +75,17 @@ def caller() -> Caller:
     return found
 
 
+def viewer() -> Account | None:
+    """The caller when it sent a credential, None for anyone else (a page anyone may see,
+    with more for its owner); an ended sign-in sees what anyone sees."""
+    if not (request.headers.get("Authorization") or session_cookie()):
+        return None
+    try:
+        return caller().account
+    except ServiceError:
+        return None
+
+
 def account() -> Account:
     """The caller's account (``caller``)."""
     return caller().account

@@ -9,8 +9,8 @@ import re
 from flask import Blueprint, current_app, request
 from flask.typing import ResponseReturnValue
 
-from service.errors import BadRequest, NotFound, ServiceError
-from service.http.api import account, body, caller, game_service, int_arg, limit
+from service.errors import BadRequest, NotFound
+from service.http.api import account, body, game_service, int_arg, limit, viewer
 from service.http.api.openapi import Operation, documented, query
 from service.http.api.replies import reply
 from service.http.api.schemas.profiles import (
@@ -21,10 +21,9 @@ from service.http.api.schemas.profiles import (
     Profile,
 )
 from service.http.api.views import limit_query, readmodels
-from service.http.cookies import clear, session_cookie
+from service.http.cookies import clear
 from service.profiles.service import Profiles
 from service.profiles.view import profile
-from service.store.base import Account
 
 bp = Blueprint("profiles", __name__)
 ACCOUNT_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")  # the OpenAPI document's account_id
@@ -36,16 +35,6 @@ def profiles() -> Profiles:
     """The app's profiles (composition root: ``service.app.web_app``)."""
     found: Profiles = current_app.extensions["tongiaki.profiles"]
     return found
-
-
-def _viewer() -> Account | None:
-    """The caller when it sent a credential (a profile is anyone's to see)."""
-    if not (request.headers.get("Authorization") or session_cookie()):
-        return None
-    try:
-        return caller().account
-    except ServiceError:
-        return None  # an ended sign-in still sees what anyone sees
 
 
 @bp.get("/accounts/<account_id>/profile")
@@ -73,7 +62,7 @@ def get_profile(account_id: str) -> ResponseReturnValue:
     size = int_arg("limit", 20, 1, 100) or 20
     offset = int_arg("offset", 0, 0, MOST_OFFSET) or 0
     store = game_service().store
-    return reply(profile(store, readmodels(), account_id, _viewer(), (group, size, offset)))
+    return reply(profile(store, readmodels(), account_id, viewer(), (group, size, offset)))
 
 
 @bp.put("/me/name")

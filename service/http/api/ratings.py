@@ -10,11 +10,12 @@ from flask.typing import ResponseReturnValue
 
 from projections.skill import PROVISIONAL_GAMES
 from service.errors import NotFound
-from service.http.api import game_service, int_arg, paged
+from service.http.api import game_service, int_arg, paged, viewer
 from service.http.api.openapi import MAX_OFFSET, OFFSET, Operation, documented, query
 from service.http.api.replies import reply
 from service.http.api.schemas.ratings import RatingBoard, RatingHistory
 from service.http.api.views import limit_query, readmodels
+from service.store.base import DELETED
 
 bp = Blueprint("ratings", __name__)
 
@@ -83,11 +84,15 @@ def history(account_id: str) -> ResponseReturnValue:
     offset = int_arg("offset", 0, 0, MAX_OFFSET) or 0
     if not ACCOUNT.fullmatch(account_id):
         raise NotFound("unknown_account", "no account has that id")
+    found = game_service().store.account(account_id)
+    if found is None or found.kind not in ("player", DELETED):  # as its profile (P1)
+        raise NotFound("unknown_account", "no player has that id")
     now = readmodels().rating(account_id)
-    names = game_service().store.account_names([account_id])
-    if now is None and account_id not in names:
-        raise NotFound("unknown_account", "no account has that id")
+    names = {account_id: found.name}
     games, more = paged(readmodels().rating_history(account_id, limit + 1, offset), limit)
+    who = viewer()
+    if who is None or (who.account_id != account_id and who.kind != "auditor"):
+        games = [{**g, "game_id": None} if g["private"] else g for g in games]  # I1
     rating = None
     if now is not None:
         rating = {k: v for k, v in now.items() if k != "account_id"}

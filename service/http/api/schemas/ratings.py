@@ -37,7 +37,14 @@ class RatingBoard(Strict):
 
 
 class RatedGame(Strict):
-    game_id = fields.String(required=True)
+    game_id = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "null: a private table, to others than the player (I1)"},
+    )
+    private = fields.Boolean(
+        required=True, metadata={"description": "a private table (docs/invitations.md, I1)"}
+    )
     ended_at = fields.String(
         required=True, metadata={"description": "when the game's end was recorded (G5)"}
     )
