@@ -42,6 +42,8 @@ class Standing:
     left_ms: int
     announced: tuple[Span, ...]
     away_until: datetime | None  # the end of the announced spell it is in now, if any
+    # (year, spent, left) for this year and each later one an announced spell reaches
+    years: tuple[tuple[int, int, int], ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         """As the API shows it."""
@@ -53,6 +55,10 @@ class Standing:
             "days_left": days_text(self.left_ms),
             "announced": [{"from": stamp(a), "until": stamp(b)} for a, b in self.announced],
             "away_until": stamp(self.away_until) if self.away_until else None,
+            "years": [
+                {"year": y, "spent_ms": spent, "left_ms": left, "days_left": days_text(left)}
+                for y, spent, left in self.years
+            ],
         }
 
 
@@ -188,4 +194,10 @@ def _standing(spans: Spans, days: int, now: datetime) -> Standing:
     left = left_ms(charged, year, days)
     upcoming = tuple(s for s in spans.announced if s[1] > now)
     spent = min(days * MS_PER_DAY, spent_ms(charged, year))
-    return Standing(days, year, spent, left, upcoming, _away_until(spans.announced, now))
+    last = max([year, *(b.astimezone(UTC).year for _, b in upcoming)])
+    years = tuple(
+        (y, min(days * MS_PER_DAY, spent_ms(charged, y)), left_ms(charged, y, days))
+        for y in range(year, last + 1)
+    )
+    away = _away_until(spans.announced, now)
+    return Standing(days, year, spent, left, upcoming, away, years)

@@ -126,6 +126,9 @@ def test_p5_a_sixth_change_in_a_day_is_refused_with_when_to_retry(client):
     assert r.status_code == 429 and r.json["code"] == "too_many_renames"
     assert r.json["rule"] == "P5" and int(r.headers["Retry-After"]) > 0
     assert ann.get("/me").json["name"] == f"name {MOST_PER_DAY - 1}"
+    # sending the current name changes nothing, so it is no sixth change (P3)
+    same = rename(ann, f"name {MOST_PER_DAY - 1}")
+    assert same.status_code == 200 and same.json["name"] == f"name {MOST_PER_DAY - 1}"
 
 
 def test_p5_changes_in_one_millisecond_each_count(client):

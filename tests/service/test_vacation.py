@@ -345,6 +345,9 @@ def test_v1_a_vacation_over_new_year_is_charged_to_each_year_for_its_part(make_a
         r = announce(ann, new_year + 49 * HOUR, new_year + 48 * HOUR)  # 2027 is all spent
         assert r.status_code == 409 and r.json["code"] == "vacation_days_exhausted"
         assert r.json["rule"] == "V1" and "of 2027" in r.json["detail"]
+        # the account's standing says both years: 2026's half day left, none in 2027
+        years = {y["year"]: y["days_left"] for y in ann.get("/me/vacation").json["years"]}
+        assert years == {2026: 0.5, 2027: 0.0}
 
 
 def test_v5_times_at_the_ends_of_the_calendar_are_refused_not_failed(make_app):

@@ -28,6 +28,13 @@ class Spell(Strict):
     until = fields.String(required=True)
 
 
+class VacationYear(Strict):
+    year = fields.Integer(required=True)
+    spent_ms = fields.Integer(required=True, metadata={"description": "spent or announced (V6)"})
+    left_ms = fields.Integer(required=True, metadata={"description": "never below zero (V1)"})
+    days_left = fields.Float(required=True, metadata={"description": "left_ms in days, to 0.1"})
+
+
 class VacationView(Strict):
     days_a_year = fields.Integer(
         required=True, metadata={"description": "V1: TONGIAKI_VACATION_DAYS"}
@@ -45,6 +52,14 @@ class VacationView(Strict):
         allow_none=True,
         required=True,
         metadata={"description": "the end of the announced spell under way, if any"},
+    )
+    years = fields.List(
+        fields.Nested(VacationYear),
+        required=True,
+        metadata={
+            "description": "this year and each later one a spell announced reaches (V1: a"
+            " spell over New Year is charged to each year for its part)"
+        },
     )
 
 

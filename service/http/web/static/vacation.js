@@ -18,6 +18,7 @@ export function vacationCard(data, reload) {
       "p",
       { id: "vacation-left" },
       `${data.days_left} of ${data.days_a_year} days left in ${data.year}. `,
+      ...(data.years || []).filter((y) => y.year > data.year).map((y) => `${y.days_left} left in ${y.year}. `),
       "In games with vacation, your clocks stop while you are away, and when your own time runs out your vacation days extend it (",
       el("a", { href: "/docs/vacation" }, "how"),
       ").",
