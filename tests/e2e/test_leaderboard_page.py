@@ -56,7 +56,13 @@ def test_g7_the_leaderboard_shows_ratings_with_the_provisional_mark_and_wins(
     page.wait_for_selector("#board-status")
     # the default minimum is 5 rated games: nobody yet
     page.wait_for_function("document.querySelector('#board-status').textContent !== ''")
-    assert page.inner_text("#board-status") == "Nobody here yet."
+    assert page.inner_text("#board-status") == "Nobody has 5 rated games yet."
+    page.fill("#min-games", "99999")  # more than the page asks for: shown as asked
+    page.dispatch_event("#min-games", "change")
+    page.wait_for_function("document.querySelector('#min-games').value === '1000'")
+    page.wait_for_function(
+        "document.querySelector('#board-status').textContent === 'Nobody has 1000 rated games yet.'"
+    )
     page.fill("#min-games", "1")
     page.dispatch_event("#min-games", "change")
     page.wait_for_selector("#board tr[data-account]")

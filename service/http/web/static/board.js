@@ -604,6 +604,8 @@ export class Board {
   setView(target, animate) {
     cancelAnimationFrame(this.tween);
     const apply = (v) => {
+      // a board not laid out yet (hidden, no size: a game nobody sits at) has no view
+      if (![v.x, v.y, v.w, v.h].every(Number.isFinite) || v.w <= 0 || v.h <= 0) return;
       this.view = v;
       this.root.setAttribute("viewBox", `${v.x.toFixed(1)} ${v.y.toFixed(1)} ${v.w.toFixed(1)} ${v.h.toFixed(1)}`);
       this.root.dataset.scale = (this.size().w / v.w).toFixed(3);

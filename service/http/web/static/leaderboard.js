@@ -67,7 +67,8 @@ async function main() {
     const v = VIEWS[view];
     tabs.forEach((t) => t.setAttribute("aria-selected", String(t.id === `tab-${view}`)));
     filter.hidden = view !== "rating";
-    const wanted = Math.min(1000, Math.max(1, Number(minGames.value) || 5));
+    const wanted = Math.min(1000, Math.max(1, Math.floor(Number(minGames.value)) || 5));
+    if (String(wanted) !== minGames.value) minGames.value = String(wanted); // shown as asked for
     const r = await api("GET", v.url(offset, wanted));
     if (mine !== asked) return;
     if (!r.ok) {
@@ -78,7 +79,8 @@ async function main() {
     const body = v.rows(r.data, offset);
     if (append) table.append(...body);
     else table.replaceChildren(el("caption", {}, view === "rating" ? "? marks a provisional rating (docs/ratings.md G8)." : "Shared wins count as wins."), head, ...body);
-    status.textContent = !append && !body.length ? "Nobody here yet." : "";
+    const nobody = view === "rating" ? `Nobody has ${wanted} rated game${wanted === 1 ? "" : "s"} yet.` : "Nobody here yet.";
+    status.textContent = !append && !body.length ? nobody : "";
     more.hidden = !r.data.has_more;
   }
   more.addEventListener("click", () => { offset += PAGE; show(true); });
