@@ -1,10 +1,11 @@
 """The leagues' own tables, beside the event store (docs/leagues.md): one row per league
 (its options, status, join link's token and the round opened so far), one per member,
-and one per scheduled table with the id its game has (or will have) once opened."""
+one per scheduled table with the id its game has (or will have) once opened, and one
+per player a table opened (or was not played) without, their account deleted (L11)."""
 
 from __future__ import annotations
 
-LEAGUES_SCHEMA = 1
+LEAGUES_SCHEMA = 2  # 2: league_absent (L11)
 TABLES = [
     """CREATE TABLE IF NOT EXISTS leagues (
         league_id TEXT PRIMARY KEY,
@@ -32,4 +33,10 @@ TABLES = [
         players TEXT NOT NULL,
         game_id TEXT NOT NULL,
         PRIMARY KEY (league_id, round, table_no))""",
+    """CREATE TABLE IF NOT EXISTS league_absent (
+        league_id TEXT NOT NULL,
+        round INTEGER NOT NULL,
+        table_no INTEGER NOT NULL,
+        account_id TEXT NOT NULL,
+        PRIMARY KEY (league_id, round, table_no, account_id))""",
 ]

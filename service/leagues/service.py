@@ -1,12 +1,15 @@
 """Round-robin leagues as the service keeps them (docs/leagues.md): an account creates
 a league with its players (L1, L2) or a join link (L3), starts it (L4), and the service
-schedules it (L5, L6), opens its tables round by round (L7, L8) and ranks its players
-from the results read model (L9)."""
+schedules it (L5, L6), opens its tables round by round (L7, L8), finishes it (L12) and
+ranks its players from the results read model (L9). A deleted account plays nothing more
+(L11): it is left out of a league that starts, its later tables open without it, and a
+league its creator deleted before starting it is cancelled."""
 
 from __future__ import annotations
 
 import hmac
 import json
+import logging
 import secrets
 import uuid
 from collections.abc import Sequence
@@ -19,15 +22,17 @@ from domain.league_schedule import schedule
 from domain.setup import validate_options
 from service.errors import Conflict, Forbidden, NotFound
 from service.invitations.service import Invitations
-from service.leagues.opening import Opening
+from service.leagues.opening import NOT_PLAYED, Opening, plays
 from service.leagues.rounds import Rounds
 from service.leagues.schema import LEAGUES_SCHEMA, TABLES
 from service.leagues.standings import standings
-from service.leagues.table import OPEN, League, LeagueTable
+from service.leagues.table import CANCELLED, OPEN, League, LeagueTable, Scheduled
 from service.play.accounts import players_named
 from service.play.games import GameService
 from service.store.base import Account, SqlStore
 from service.timing.clocks import stamp
+
+log = logging.getLogger("tongiaki.leagues")
 
 MOST_PLAYERS = 30  # members of one league (L2)
 MAX_ENTRY = 64  # characters of one player entry (an account id or a name)
@@ -122,7 +127,17 @@ class Leagues:
         found = self.table.get(league_id)
         if found is None:
             raise NotFound("unknown_league", f"no league {league_id!r}", rule="L1")
-        return found
+        return self._settled(found)
+
+    def _settled(self, league: League) -> League:
+        """The league as it stands once an open league whose creator's account was
+        deleted is cancelled (L11): decided from the account itself, final like the
+        deletion, whoever looks first."""
+        if league.status != OPEN or plays(self.store.account(league.creator)):
+            return league
+        if self.table.cancel(league.league_id):
+            log.info("league %s cancelled: its creator's account was deleted", league.league_id)
+        return self.table.get(league.league_id) or league
 
     def join(self, who: Account, league_id: str, token: str) -> None:
         """Join an open league with its link's token (L3)."""
@@ -135,6 +150,8 @@ class Leagues:
         outcome = self.table.join(
             league_id, who.account_id, stamp(self.games.clock()), MOST_PLAYERS
         )
+        if outcome == "cancelled":
+            raise _cancelled()
         if outcome == "started":
             raise Conflict("league_started", "this league has started: it takes nobody", rule="L3")
         if outcome == "member":
@@ -143,32 +160,25 @@ class Leagues:
             raise Conflict("league_full", f"this league has its {MOST_PLAYERS} players", rule="L2")
 
     def start(self, who: Account, league_id: str) -> None:
-        """Start the league: schedule it and open its first round (L4–L7)."""
+        """Start the league: schedule it and open its first round (L4–L7), without the
+        members whose accounts were deleted (L11)."""
         league = self.league(league_id)
+        if league.status == CANCELLED:
+            raise _cancelled()
         if who.account_id != league.creator:
             raise Forbidden("not_league_creator", "only its creator starts a league", rule="L4")
         if league.status != OPEN:
             raise Conflict("already_started", "this league has started already", rule="L4")
-        count = len(self.table.members(league_id))
-        if count < 2:
-            raise Conflict("too_few_players", "a league needs at least 2 players", rule="L4")
-        if count < league.table_size:
-            raise Conflict(
-                "table_too_large",
-                f"{count} players cannot fill a table of {league.table_size}",
-                rule="L4",
-            )
+        members = [m.account_id for m in self.table.members(league_id)]
+        self._playing(league, members)  # refused before the league's row is locked
 
-        def plan(members: list[str]) -> list[tuple[int, int, list[str], str]]:
-            rounds = schedule(league_id, members, league.table_size)
-            accounts = {m: self.store.account(m) for m in members}
-            return [
-                (
-                    r,
-                    t,
-                    list(seats),
-                    self.opening.game_id(league_id, r, t, _known(accounts[seats[0]])),
-                )
+        def plan(members: list[str]) -> tuple[list[str], list[tuple[int, int, list[str], str]]]:
+            playing = self._playing(league, members)  # again, under the lock
+            accounts = {a.account_id: a for a in playing}
+            ids = list(accounts)
+            rounds = schedule(league_id, ids, league.table_size)
+            return ids, [
+                (r, t, list(seats), self.opening.game_id(league_id, r, t, accounts[seats[0]]))
                 for r, tables in enumerate(rounds, start=1)
                 for t, seats in enumerate(tables, start=1)
             ]
@@ -177,9 +187,32 @@ class Leagues:
             raise Conflict("already_started", "this league has started already", rule="L4")
         self.opening.catch_up(league_id)
 
+    def _playing(self, league: League, members: list[str]) -> list[Account]:
+        """The members who play when the league starts, in order: those whose accounts
+        are still there (L11); refused if they are too few (L4)."""
+        accounts = {m: self.store.account(m) for m in members}
+        playing = [a for a in accounts.values() if plays(a)]
+        deleted = [m for m, a in accounts.items() if not plays(a)]
+        said = f" ({len(deleted)} of its players' accounts were deleted)" if deleted else ""
+        if len(playing) < 2:
+            raise Conflict(
+                "too_few_players",
+                f"a league needs at least 2 players{said}",
+                rule="L4",
+                deleted=deleted,
+            )
+        if len(playing) < league.table_size:
+            raise Conflict(
+                "table_too_large",
+                f"{len(playing)} players cannot fill a table of {league.table_size}{said}",
+                rule="L4",
+                deleted=deleted,
+            )
+        return playing
+
     def listed(self, limit: int, offset: int) -> list[dict[str, Any]]:
         """Leagues, newest first, with their member counts (L10)."""
-        found = self.table.newest(limit, offset)
+        found = [self._settled(league) for league in self.table.newest(limit, offset)]
         names = self.store.account_names(league.creator for league in found)
         return [
             {**self._summary(league), "creator_name": names.get(league.creator)} for league in found
@@ -205,17 +238,37 @@ class Leagues:
         league = self.league(league_id)
         members = [m.account_id for m in self.table.members(league_id)]
         scheduled = self.table.tables(league_id)
-        opened = [t.game_id for t in scheduled if t.round <= league.opened_round]
+        absent = self.table.absent(league_id)
+
+        def left(t: Scheduled) -> list[str]:  # the players a table is without (L11)
+            return [a for a in t.seats if a in absent.get((t.round, t.table_no), set())]
+
+        unplayed = {
+            (t.round, t.table_no)
+            for t in scheduled
+            if t.round <= league.opened_round and len(t.seats) - len(left(t)) < 2
+        }
+        opened = [
+            t.game_id
+            for t in scheduled
+            if t.round <= league.opened_round and (t.round, t.table_no) not in unplayed
+        ]
         statuses = self.store.versions(opened)
+        shown_games = set(opened)
         rounds: dict[int, list[dict[str, Any]]] = {}
         for t in scheduled:
-            shown = t.round <= league.opened_round
+            shown = t.game_id in shown_games
+            if (t.round, t.table_no) in unplayed:
+                status = NOT_PLAYED
+            else:
+                status = _status(statuses.get(t.game_id)) if shown else "scheduled"
             rounds.setdefault(t.round, []).append(
                 {
                     "table": t.table_no,
                     "players": t.seats,
+                    "absent": left(t),
                     "game_id": t.game_id if shown else None,
-                    "status": _status(statuses.get(t.game_id)) if shown else "scheduled",
+                    "status": status,
                 }
             )
         names = self.store.account_names(members)
@@ -234,10 +287,12 @@ class Leagues:
         }
 
 
-def _known(found: Account | None) -> Account:
-    """A member's account (members are players' accounts, L2)."""
-    assert found is not None
-    return found
+def _cancelled() -> Conflict:
+    return Conflict(
+        "league_cancelled",
+        "this league was cancelled: its creator's account was deleted before it started",
+        rule="L11",
+    )
 
 
 def _link(league: League) -> str | None:

@@ -1,7 +1,8 @@
 """Leagues on SQL. Joining and starting a league both begin with a conditional UPDATE
 of the league's row, so they are put in a line (a row lock on PostgreSQL, the writer's
 lock on SQLite): a join either lands before the start, and is scheduled, or finds the
-league started (L3, L4). Opening the next round is one conditional UPDATE too (L7)."""
+league started (L3, L4) or cancelled (L11). Opening the next round (L7), finishing the
+league (L12) and cancelling it (L11) are one conditional UPDATE each too."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 from service.store.base import SqlStore
 from service.store.rows import Row, value
 
-OPEN, STARTED = "open", "started"
+OPEN, STARTED, FINISHED, CANCELLED = "open", "started", "finished", "cancelled"
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,8 @@ LEAGUE = Row(
 )  # fmt: skip
 MEMBER = Row(Member, "league_id", "account_id", "position", "joined_at")
 SCHEDULED = Row(Scheduled, "league_id", "round", "table_no", "players", "game_id")
-Plan = Callable[[list[str]], list[tuple[int, int, list[str], str]]]
+Rows = list[tuple[int, int, list[str], str]]  # round, table, seats, game id
+Plan = Callable[[list[str]], tuple[list[str], Rows]]  # members: those who play, tables
 
 
 class LeagueTable:
@@ -99,7 +101,10 @@ class LeagueTable:
                 )
             )
             if locked is None:
-                return "started"
+                status = value(
+                    tx.execute("SELECT status FROM leagues WHERE league_id = %s", (league_id,))
+                )
+                return "cancelled" if status == CANCELLED else "started"
             found = tx.execute(
                 "SELECT account_id FROM league_players WHERE league_id = %s", (league_id,)
             ).fetchall()
@@ -117,7 +122,9 @@ class LeagueTable:
 
     def start(self, league_id: str, now: str, plan: Plan) -> bool:
         """Start an open league and write its schedule (``plan`` of its members, in
-        order); False when it was started already (L4)."""
+        order: the members who play, and the tables); the members it leaves out (their
+        accounts deleted, L11) are no longer the league's. False when it was started
+        already (L4); whatever ``plan`` raises undoes it all."""
         with self.store.transaction() as tx:
             locked = value(
                 tx.execute(
@@ -132,7 +139,13 @@ class LeagueTable:
                 "SELECT account_id FROM league_players WHERE league_id = %s ORDER BY position",
                 (league_id,),
             ).fetchall()
-            rows = plan([str(r[0]) for r in found])
+            members = [str(r[0]) for r in found]
+            playing, rows = plan(members)
+            for account_id in set(members) - set(playing):
+                tx.execute(
+                    "DELETE FROM league_players WHERE league_id = %s AND account_id = %s",
+                    (league_id, account_id),
+                )
             for round_no, table_no, seats, game_id in rows:
                 tx.execute(
                     "INSERT INTO league_tables (league_id, round, table_no, players, game_id)"
@@ -152,6 +165,72 @@ class LeagueTable:
                     " WHERE league_id = %s AND opened_round = %s AND opened_round < rounds"
                     " RETURNING opened_round",
                     (league_id, from_round),
+                )
+            )
+            return moved is not None
+
+    def finish(self, league_id: str) -> bool:
+        """The league finished: its last round opened and over (once, L12)."""
+        with self.store.transaction() as tx:
+            done = value(
+                tx.execute(
+                    "UPDATE leagues SET status = %s WHERE league_id = %s AND status = %s"
+                    " AND opened_round = rounds RETURNING league_id",
+                    (FINISHED, league_id, STARTED),
+                )
+            )
+            return done is not None
+
+    def cancel(self, league_id: str) -> bool:
+        """Cancel an open league (its creator's account deleted, L11): once, and never
+        a started one (the start and a join are put in a line with it)."""
+        with self.store.transaction() as tx:
+            done = value(
+                tx.execute(
+                    "UPDATE leagues SET status = %s WHERE league_id = %s AND status = %s"
+                    " RETURNING league_id",
+                    (CANCELLED, league_id, OPEN),
+                )
+            )
+            return done is not None
+
+    def mark_absent(self, league_id: str, round_no: int, table_no: int, gone: list[str]) -> None:
+        """Record that a table opens (or is not played) without these players (L11)."""
+        with self.store.transaction() as tx:
+            for account_id in gone:
+                tx.execute(
+                    "INSERT INTO league_absent (league_id, round, table_no, account_id)"
+                    " VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                    (league_id, round_no, table_no, account_id),
+                )
+
+    def absent(self, league_id: str) -> dict[tuple[int, int], set[str]]:
+        """The players each table of the league opened (or was not played) without."""
+        with self.store.reading() as tx:
+            found = tx.execute(
+                "SELECT round, table_no, account_id FROM league_absent WHERE league_id = %s",
+                (league_id,),
+            ).fetchall()
+        absent: dict[tuple[int, int], set[str]] = {}
+        for round_no, table_no, account_id in found:
+            absent.setdefault((int(round_no), int(table_no)), set()).add(str(account_id))
+        return absent
+
+    def move_game(self, scheduled: Scheduled, game_id: str) -> bool:
+        """The table's game id becomes ``game_id`` (its first player's account deleted
+        before it opened, L11), if nobody moved it meanwhile."""
+        with self.store.transaction() as tx:
+            moved = value(
+                tx.execute(
+                    "UPDATE league_tables SET game_id = %s WHERE league_id = %s AND round = %s"
+                    " AND table_no = %s AND game_id = %s RETURNING game_id",
+                    (
+                        game_id,
+                        scheduled.league_id,
+                        scheduled.round,
+                        scheduled.table_no,
+                        scheduled.game_id,
+                    ),
                 )
             )
             return moved is not None

@@ -1,4 +1,4 @@
-"""Leagues (docs/leagues.md, L1–L10) through the API, on SQLite, PostgreSQL and the
+"""Leagues (docs/leagues.md, L1–L12) through the API, on SQLite, PostgreSQL and the
 in-memory store: given accounts, when one creates a league, players join and it starts,
 then the schedule's tables open round by round as private tables, and the standings
 follow the results."""
@@ -261,7 +261,7 @@ def test_l8_a_refused_opening_step_shows_the_table_opening_and_the_next_look_ret
 def test_l7_the_next_round_opens_by_itself_without_a_look_at_the_league(client, app):
     """The keeper (service/leagues/rounds.py) opens a round once the current one is over,
     with nobody looking at the league; it names no league while a game of its round is
-    running, and none once the last round is over."""
+    running, and finishes the league once its last round is over (L12)."""
     # given a league of three players at tables of two: three rounds, one table each
     a, b, c = players(client, 3, prefix="k")
     league_id = create(a, [b, c]).json["league_id"]
@@ -286,9 +286,16 @@ def test_l7_the_next_round_opens_by_itself_without_a_look_at_the_league(client, 
             for t in opened:
                 game = client.get(f"/api/v1/games/{t.game_id}").json
                 assert game["status"] == "setup", game
-    # the last round over: nothing left to open, and the league is not looked at again
+    # the last round over: the keeper's next look finishes the league, once (L12), with
+    # nobody looking at it, and then looks at it no more
+    assert league_id in rounds.due()
+    assert rounds.look() == [league_id]
+    finished = table.get(league_id)
+    assert finished.status == "finished" and finished.opened_round == 3
     assert league_id not in rounds.due() and rounds.look() == []
-    assert table.get(league_id).opened_round == 3
+    view = client.get(f"/api/v1/leagues/{league_id}").json
+    assert view["status"] == "finished" and view["current_round"] == 3
+    assert sum(s["games"] for s in view["standings"]) == 6
 
 
 def test_l8_the_keeper_finishes_a_table_whose_opening_was_refused(client, app):

@@ -159,7 +159,7 @@ def test_v4_a_spell_announced_while_the_decision_runs_stops_that_decision_too(ma
     with freeze_time(T0) as frozen:
         app = make_app(days=3)
         client = app.test_client()
-        game_id, (ann, bob) = open_game(client, ["blue", "red"], vacation=True, **MOVE)
+        game_id, (ann, _) = open_game(client, ["blue", "red"], vacation=True, **MOVE)
         frozen.tick(HOUR / 2)  # half of ann's own hour used, she leaves now for a day
         away_until = T0 + HOUR / 2 + timedelta(days=1)
         r = announce(ann, away_until)

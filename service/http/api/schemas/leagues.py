@@ -65,7 +65,13 @@ class LeagueSummary(Strict):
     creator = fields.String(required=True)
     creator_name = fields.String(allow_none=True)
     table_size = fields.Integer(required=True)
-    status = fields.String(required=True, metadata={"description": "open or started"})
+    status = fields.String(
+        required=True,
+        metadata={
+            "description": "open, started, finished (L12: its last round over) or"
+            " cancelled (L11: its creator's account deleted before it started)"
+        },
+    )
     rounds = fields.Integer(required=True, metadata={"description": "0 until it starts"})
     current_round = fields.Integer(
         required=True, metadata={"description": "L7: the last round opened (0: none)"}
@@ -86,10 +92,18 @@ class LeaguePlayer(Strict):
 class LeagueTableView(Strict):
     table = fields.Integer(required=True)
     players = fields.List(fields.String(), required=True, metadata={"description": "seat order"})
+    absent = fields.List(
+        fields.String(),
+        required=True,
+        metadata={"description": "L11: players it opened without, their accounts deleted"},
+    )
     game_id = fields.String(allow_none=True, required=True, metadata={"description": "once open"})
     status = fields.String(
         required=True,
-        metadata={"description": "scheduled, opening, open, setup, playing or ended"},
+        metadata={
+            "description": "scheduled, opening, open, setup, playing, ended or not_played"
+            " (L11: fewer than 2 of its players left)"
+        },
     )
 
 

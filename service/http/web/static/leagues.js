@@ -1,6 +1,7 @@
 // Leagues (docs/leagues.md): /leagues lists them and creates one; /leagues/{id} shows
 // a league's players, its schedule by round (each table's game and status) and its
-// standings, with Join (the link's holder) and Start (its creator) while it is open.
+// standings, with Join (the link's holder) and Start (its creator) while it is open;
+// a finished league says so (L12), a cancelled one why (L11).
 
 import { api, el, me, nav, problemText, toast } from "./api.js";
 
@@ -11,14 +12,23 @@ const STATUS = {
   setup: "setting up",
   playing: "playing",
   ended: "over",
+  not_played: "not played",
 };
+
+/** Where a league is: open, round n of m, finished (L12) or cancelled (L11). */
+function progressOf(l, open) {
+  if (l.status === "open") return open;
+  if (l.status === "finished") return `finished after ${l.rounds} round${l.rounds === 1 ? "" : "s"}`;
+  if (l.status === "cancelled") return "cancelled: its creator's account was deleted before it started";
+  return `round ${l.current_round} of ${l.rounds}`;
+}
 
 function problem(r) {
   return el("p", { class: "error", role: "alert" }, problemText(r.data));
 }
 
 function leagueRow(l) {
-  const progress = l.status === "open" ? "open for players" : `round ${l.current_round} of ${l.rounds}`;
+  const progress = progressOf(l, "open for players");
   return el(
     "li",
     { class: "league", "data-league": l.league_id },
@@ -119,7 +129,7 @@ function schedule(view) {
       el(
         "section",
         { class: "round", "data-round": String(round.round) },
-        el("h3", {}, `Round ${round.round}${round.round === view.current_round ? " (now)" : ""}`),
+        el("h3", {}, `Round ${round.round}${view.status === "started" && round.round === view.current_round ? " (now)" : ""}`),
         el(
           "ul",
           {},
@@ -127,7 +137,9 @@ function schedule(view) {
             el(
               "li",
               { class: `table ${t.status}`, "data-status": t.status },
-              `Table ${t.table}: ${t.players.map(name).join(", ")} — `,
+              `Table ${t.table}: ${t.players.filter((p) => !t.absent.includes(p)).map(name).join(", ")}`,
+              t.absent.length ? el("span", { class: "muted absent" }, ` (without ${t.absent.map(name).join(", ")}: account deleted)`) : null,
+              " — ",
               t.game_id ? el("a", { href: `/games/${t.game_id}` }, `game: ${STATUS[t.status] || t.status}`) : STATUS[t.status] || t.status,
             ),
           ),
@@ -177,7 +189,7 @@ function actions(view, show) {
 
 async function leaguePage(main, leagueId) {
   const show = (view) => {
-    const progress = view.status === "open" ? "open: players may join" : `round ${view.current_round} of ${view.rounds}`;
+    const progress = progressOf(view, "open: players may join");
     main.replaceChildren(
       el(
         "section",
@@ -187,7 +199,7 @@ async function leaguePage(main, leagueId) {
         actions(view, show),
         el("h2", {}, "Players"),
         el("ul", { id: "players" }, view.players.map((p) => el("li", {}, p.name || p.account_id))),
-        el("h2", {}, "Standings"),
+        el("h2", {}, view.status === "finished" ? "Final standings" : "Standings"),
         standings(view),
         el("h2", {}, "Schedule"),
         schedule(view),
