@@ -88,6 +88,9 @@ def test_l1_l2_l4_bad_leagues_are_problems_citing_their_rule_and_keep_nothing(cl
     problem(create(a, [b, "nobody-at-all"]), 409, "unknown_account", "L2")
     problem(create(a, [b, b]), 409, "duplicate_player", "L2")
     problem(create(a, [b, a]), 409, "duplicate_player", "L2")
+    # 31 players (the creator and 30 named): the rule says it, not the schema
+    problem(create(a, [f"someone-{i}" for i in range(30)]), 409, "too_many_players", "L2")
+    assert create(a, [f"x{i}" for i in range(201)]).status_code == 422  # bounded input
     # options a game refuses, a league refuses the same way (R5: the two-player variant)
     problem(create(a, [b, c], table_size=3, options={"two_colours_each": True}), 409,
             "variant_needs_two_players", "R5")  # fmt: skip

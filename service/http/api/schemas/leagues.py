@@ -42,8 +42,11 @@ class LeagueCreate(Strict):
     players = fields.List(
         fields.String(validate=validate.Length(1, 64)),
         load_default=list,
-        validate=validate.Length(0, 29),
-        metadata={"description": "L2: account ids or exact player names (not you: you play)"},
+        validate=validate.Length(0, 200),  # bounded; past 29 the rules say why (L2)
+        metadata={
+            "description": "L2: account ids or exact player names (not you: you play); at"
+            " most 29 (a league has 30 players: more is 409 too_many_players)"
+        },
     )
     link = strict_boolean(
         load_default=False,
