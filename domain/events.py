@@ -31,6 +31,11 @@ from domain.offers import (
     TakebackRequested,
     TakebackWithdrawn,
 )
+from domain.rulings import RULING_EVENTS
+from domain.rulings import GamePaused as GamePaused
+from domain.rulings import GameResumed as GameResumed
+from domain.rulings import GameRewound as GameRewound
+from domain.rulings import ResultAmended as ResultAmended
 
 # A field marked ``field(default=..., metadata=OMITTED_AT_DEFAULT)`` is written only
 # when it differs from its default: a field added to an event by a later engine
@@ -371,48 +376,6 @@ class PlayerResigned:
     rule: str = "C6"
 
 
-@dataclass(frozen=True, slots=True)
-class GameRewound:
-    """A ruling on dispute ``dispute_id`` rewound the game (D6): play continues from the
-    position at ``to_version`` (given whole in ``position``, canonical JSON, so the fold
-    needs nothing else); the tiles not drawn by then are re-dealt from a fresh seed
-    committed to in ``deck_commitment``. The events in between stay in the chain,
-    superseded."""
-
-    dispute_id: str
-    to_version: int
-    deck_commitment: str
-    position: str
-    rule: str = "D6"
-
-
-@dataclass(frozen=True, slots=True)
-class GamePaused:
-    """An auditor paused the game while dispute ``dispute_id`` is looked at (D7)."""
-
-    dispute_id: str
-    rule: str = "D7"
-
-
-@dataclass(frozen=True, slots=True)
-class GameResumed:
-    """An auditor resumed the game (D7)."""
-
-    dispute_id: str
-    rule: str = "D7"
-
-
-@dataclass(frozen=True, slots=True)
-class ResultAmended:
-    """A ruling on dispute ``dispute_id`` amended the final result (D4): the game counts
-    for nobody (``annulled``), or its ranking is ``ranking`` (player ids, first first)."""
-
-    dispute_id: str
-    annulled: bool
-    ranking: tuple[str, ...] | None = None
-    rule: str = "D4"
-
-
 Event = (
     GameCreated
     | PlayerJoined
@@ -483,10 +446,7 @@ EVENT_TYPES: tuple[type, ...] = (
     TurnEnded,
     GameEnded,
     DeckRevealed,
-    GamePaused,
-    GameResumed,
-    ResultAmended,
-    GameRewound,
+    *RULING_EVENTS,
     TurnTimedOut,
     SeatMarkedAbsent,
     TimeoutStreakEnded,

@@ -28,7 +28,8 @@ from service.live.feed import FD_RESERVE, Feed, FeedDoorbell, fd_budget, listene
 from service.notes.service import Notes
 from service.notifications.deliverer import NOTIFY_EVERY, run_deliveries
 from service.notifications.notify import Notifier
-from service.play.games import Doorbell, GameService
+from service.play.attempts import Doorbell
+from service.play.games import GameService
 from service.play.timekeeper import ClockBell, LocalScheduler, Timekeeper
 from service.profiles.service import Profiles
 from service.rematch.service import Rematches

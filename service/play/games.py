@@ -15,9 +15,9 @@ import json
 import secrets
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any
 
 from domain import ENGINE_VERSION, RULES_VERSION
 from domain import commands as cmd
@@ -32,6 +32,7 @@ from domain.state import GameState
 from service.errors import BadRequest, Conflict, Forbidden, ServiceError
 from service.play import takebacks
 from service.play.admission import admit, authorise, sent_by_players
+from service.play.attempts import Attempt, Decided, Doorbell, SilentDoorbell
 from service.play.receipts import (
     CommandResult,
     Receipts,
@@ -56,51 +57,6 @@ from service.store.base import (
 from service.timing.clocks import Clock, Plan, advance, parse_time, stamp
 
 RACES = 5  # appends a command may lose to other commands before it is answered 409
-
-
-class Doorbell(Protocol):
-    """Told after every commit that a game has new events (projections issue)."""
-
-    def ring(self, game_id: str) -> None:
-        """Signal new events for ``game_id``."""
-        ...
-
-
-class SilentDoorbell:
-    """No projections yet: nothing to wake."""
-
-    def ring(self, game_id: str) -> None:
-        """Do nothing."""
-
-
-@dataclass(frozen=True)
-class Attempt:
-    """A command on its way to the store: what it is, who sent it, what it expects.
-
-    ``authorised``: the service (a timed-out seat's bot) or an auditor (a dispute)
-    acts, as the record's actor says: no seat, turn or time is checked."""
-
-    record: CommandRecord
-    command: cmd.Command
-    account: Account | None
-    expected_version: int | None = None
-    dispute: DisputeAppend | None = None
-    authorised: bool = False
-
-    @property
-    def game_id(self) -> str:
-        """The game the command is for."""
-        return self.record.game_id
-
-
-@dataclass(frozen=True)
-class Decided:
-    """A command judged on a version: the events it appends and the game after them."""
-
-    version: int
-    events: list[NewEvent]
-    after: GameState
-    clock: Clock | None
 
 
 class GameService:

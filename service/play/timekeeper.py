@@ -27,7 +27,8 @@ from datetime import UTC, datetime, timedelta
 
 from projections.store import ReadModels
 from service.errors import Conflict, NotFound, ServiceError
-from service.play.games import Doorbell, GameService
+from service.play.attempts import Doorbell
+from service.play.games import GameService
 from service.store.base import StoreUnavailable
 from service.timing.clocks import due, pending_seat
 

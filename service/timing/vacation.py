@@ -85,14 +85,23 @@ def merged(spans: Iterable[Span]) -> list[Span]:
     return out
 
 
+def overlap(spans: Iterable[Span], start: datetime, end: datetime) -> timedelta:
+    """How much of ``start``–``end`` the union of ``spans`` covers (exact)."""
+    covered = [(max(a, start), min(b, end)) for a, b in merged(spans)]
+    return sum((b - a for a, b in covered if b > a), timedelta())
+
+
 def overlap_ms(spans: Iterable[Span], start: datetime, end: datetime) -> int:
-    """How much of ``start``–``end`` the union of ``spans`` covers (ms)."""
-    return sum(span_ms(max(a, start), min(b, end)) for a, b in merged(spans))
+    """How much of ``start``–``end`` the union of ``spans`` covers (whole ms, rounded down)."""
+    return int(overlap(spans, start, end) / timedelta(milliseconds=1))
 
 
 def clock_ms(since: datetime, until: datetime, away: Sequence[Span]) -> int:
-    """Clock time from ``since`` to ``until``: wall time less the announced spells (V4)."""
-    return span_ms(since, until) - overlap_ms(away, since, until)
+    """Clock time from ``since`` to ``until``: wall time less the announced spells (V4),
+    rounded down once (rounding the two apart could make a stopped clock tick by 1 ms)."""
+    if until <= since:
+        return 0
+    return max(0, int((until - since - overlap(away, since, until)) / timedelta(milliseconds=1)))
 
 
 def run_until(since: datetime, allowed_ms: int, away: Sequence[Span]) -> datetime:

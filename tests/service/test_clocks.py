@@ -25,7 +25,8 @@ from domain.state import Phase
 from projections.models import notices
 from service.errors import Conflict
 from service.play.accounts import create_account
-from service.play.games import Attempt, GameService
+from service.play.attempts import Attempt
+from service.play.games import GameService
 from service.store.base import canonical
 from service.store.sqlite import SQLiteEventStore
 from service.timing.clocks import Clock, parse_time

@@ -73,6 +73,23 @@ def test_v4_a_clock_standing_still_runs_exactly_its_allowance(since, allowed, aw
     assert not any(a < deadline < b and a > since for a, b in merged(away))
 
 
+@settings(max_examples=300, deadline=None)
+@given(moments, st.integers(0, 999_999), spans, st.integers(0, 10**6), st.integers(0, 10**6))
+def test_v4_the_clock_stands_still_to_the_millisecond_during_a_spell(hour, micros, away, a, b):
+    """Given a spell under way, the clock time read at any two moments inside it is the
+    same: not a millisecond apart (rounding the wall time and the spell apart made it
+    tick by 1 ms on a served game)."""
+    from service.timing.vacation import clock_ms
+
+    since = hour + timedelta(microseconds=micros)  # recorded times carry microseconds
+    for start, end in merged(away):
+        if start <= since:
+            continue
+        first = start + (end - start) * (min(a, b) / 10**6)
+        second = start + (end - start) * (max(a, b) / 10**6)
+        assert clock_ms(since, first, away) == clock_ms(since, second, away)
+
+
 def play(service, store, game_id, accounts, rng, steps):
     """Moves and timeouts at random times (the clock moves by ``now``)."""
     for _ in range(steps):
