@@ -120,6 +120,13 @@ class Invitations:
         except RuleViolation as v:
             raise Conflict(v.code, v.message, rule=v.rule) from v
         invitees = self.invitees(who, entries, options.max_players)
+        if not invitees and not link:
+            raise BadRequest(
+                "nobody_invited",
+                "a private table seats only its invitees and its link's holders:"
+                " invite someone or ask for a link",
+                rule="I2",
+            )
         key = idempotency_key or f"private-table:{uuid.uuid4().hex}"
         game_id = game_id_for(who, key)
         token = secrets.token_urlsafe(24) if link else None
@@ -193,13 +200,16 @@ class Invitations:
         return table, self.table.invitations(game_id)
 
     def mine(self, who: Account) -> list[dict[str, Any]]:
-        """The caller's standing invitations to tables still open, without a seat (I6)."""
+        """The caller's standing invitations to tables still open with a seat left, where
+        the caller has none (I6)."""
         listed = []
         for invitation in self.table.of_account(who.account_id, MOST_LISTED):
             _, state = self.games.load(invitation.game_id)
             if state.phase is not Phase.OPEN:
                 continue
             if any(p.player_id == who.account_id for p in state.players):
+                continue
+            if len(state.players) >= state.options.max_players:  # full: nothing to join
                 continue
             table = self.table.table(invitation.game_id)
             listed.append(

@@ -35,16 +35,21 @@ def valid_name(name: str, **rule: str) -> str:
     return name
 
 
+MOST_NAMESAKES = 50  # accounts of one name looked at (more are as ambiguous as two)
+
+
 def players_named(store: EventStore, entry: str) -> list[str]:
-    """The player accounts an entry names: the one whose id it is, else every player whose
-    name is exactly it (ignoring case; at most 50 looked at). The caller decides what none
-    or several mean (invitations I2, leagues L2)."""
+    """The player accounts an entry names: the one whose id it is; else every player
+    named exactly ``entry``; else, when nobody is, every player so named in another case
+    ("ann" names Ann when no account is called "ann"). The caller decides what none or
+    several mean (invitations I2, leagues L2)."""
     by_id = store.account(entry)
     if by_id is not None and by_id.kind == "player":
         return [by_id.account_id]
-    candidates = store.accounts_named(entry, 50)
-    names = store.account_names(candidates)
-    return [a for a in candidates if names.get(a, "").lower() == entry.lower()]
+    found = store.players_with_name(entry, MOST_NAMESAKES)
+    names = store.account_names(found)
+    exact = [a for a in found if names.get(a) == entry]
+    return exact or found
 
 
 def create_account(

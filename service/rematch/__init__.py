@@ -1,2 +1,2 @@
 """Rematches: a finished game's players open the same table again (docs/invitations.md,
-RM1–RM8)."""
+RM1–RM9)."""

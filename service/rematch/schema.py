@@ -1,4 +1,4 @@
-"""The rematches' tables, beside the event store (docs/invitations.md, RM1–RM8): one row
+"""The rematches' tables, beside the event store (docs/invitations.md, RM1–RM9): one row
 per finished game that was offered a rematch (its proposal's round, status, and the new
 game once opened) and one per player's acceptance of a round, with the entropy the
 player's seat will join with."""

@@ -2,7 +2,8 @@
 game (RM1, RM2) proposes the same table (RM4), one proposal at a time (RM3); every other
 player accepts or declines, once (RM5); the last acceptance opens the new game with
 everyone seated as rotated (RM6), and the two games link to each other (RM7). Answers to
-one proposal are put in a line by its row (RM8, ``service.rematch.table``)."""
+one proposal are put in a line by its row (RM8, ``service.rematch.table``). A rematch needs
+every player: once one's account is deleted, none is proposed and none opens (RM9)."""
 
 from __future__ import annotations
 
@@ -77,10 +78,35 @@ class Rematches:
             )
         return state
 
+    def _gone(self, state: GameState) -> str | None:
+        """The first player of the game whose account was deleted (RM9), or None."""
+        for player in sorted(state.players, key=lambda p: p.seat):
+            account = self.store.account(player.player_id)
+            if account is None or account.kind != "player":
+                return player.player_id
+        return None
+
+    def _cancelled(self, found: Proposal, state: GameState) -> bool:
+        """Decline a proposal not yet opened whose game lost a player (RM9): whether it
+        was (or had been)."""
+        if found.new_game_id is not None or found.status not in (OPEN, ACCEPTED):
+            return False
+        gone = self._gone(state)
+        if gone is None:
+            return False
+        self.table.cancel(found.game_id, gone, stamp(self.games.clock()))
+        return True
+
     def propose(self, game_id: str, account_id: str, entropy: str) -> dict[str, Any]:
-        """Propose the same table again, accepting it oneself (RM3, RM4)."""
+        """Propose the same table again, accepting it oneself (RM3, RM4, RM9)."""
         entropy = checked_entropy(entropy)
         state = self._finished(game_id, account_id)
+        if self._gone(state) is not None:
+            raise Conflict(
+                "player_gone",
+                "a player of this game deleted their account: its table cannot sit again",
+                rule="RM9",
+            )
         now = stamp(self.games.clock())
         if self.table.propose(game_id, account_id, len(state.players), entropy, now) is None:
             found = self.table.get(game_id)
@@ -94,7 +120,14 @@ class Rematches:
     def accept(self, game_id: str, account_id: str, entropy: str) -> dict[str, Any]:
         """Accept the open proposal; the last acceptance opens the new game (RM5, RM6)."""
         entropy = checked_entropy(entropy)
-        self._finished(game_id, account_id)
+        state = self._finished(game_id, account_id)
+        pending = self.table.get(game_id)
+        if pending is not None and self._cancelled(pending, state):
+            raise Conflict(
+                "rematch_declined",
+                "this rematch was declined: a player of the game deleted their account",
+                rule="RM9",
+            )
         found = self.table.accept(game_id, account_id, entropy, stamp(self.games.clock()))
         if found is None:
             self._resume(self._not_open(game_id, account_id))
@@ -130,11 +163,14 @@ class Rematches:
         self._open(found)
         return True
 
-    def _open(self, found: Proposal) -> str:
+    def _open(self, found: Proposal) -> str | None:
         """Open the new game in the proposer's name and seat every player in the rotated
         order, each in their own name with their entropy (RM6). Every step carries an
-        Idempotency-Key of the proposal's round: run twice, it finds what it did."""
+        Idempotency-Key of the proposal's round: run twice, it finds what it did. None:
+        a player's account is gone, and the proposal was declined in its name (RM9)."""
         _, old = self.games.load(found.game_id)
+        if self._cancelled(found, old):  # a player's account deleted meanwhile (RM9)
+            return None
         key = f"rematch:{found.game_id}:{found.round}"
         entropy = self.table.answers(found.game_id, found.round)
         proposer = self.store.account(found.proposer)
@@ -155,7 +191,7 @@ class Rematches:
         """A game's rematch links and its proposal, if any (RM7)."""
         _, state = self.games.load(game_id)
         found = self.table.get(game_id)
-        if found is not None and self._resume(found):
+        if found is not None and (self._cancelled(found, state) or self._resume(found)):
             found = self.table.get(game_id)
         return {
             "game_id": game_id,
@@ -169,9 +205,9 @@ class Rematches:
         names = self.store.account_names(p.player_id for p in state.players)
 
         def answer(player_id: str) -> str:
-            if player_id in accepted:
-                return "accepted"
-            return "declined" if player_id == found.declined_by else "waiting"
+            if player_id == found.declined_by:  # (a deleted account's acceptance too, RM9)
+                return "declined"
+            return "accepted" if player_id in accepted else "waiting"
 
         return {
             "round": found.round,

@@ -104,6 +104,18 @@ class RematchTable:
                 raise _answered_already()
             return found
 
+    def cancel(self, game_id: str, gone: str, now: str) -> bool:
+        """Decline a proposal not yet opened in the name of a player whose account is
+        gone (RM9), open or agreed; whether it did."""
+        with self.store.transaction() as tx:
+            found = tx.execute(
+                "UPDATE rematches SET status = %s, declined_by = %s, updated_at = %s"
+                " WHERE game_id = %s AND status IN (%s, %s) AND new_game_id IS NULL"
+                " RETURNING game_id",
+                (DECLINED, gone, now, game_id, OPEN, ACCEPTED),
+            )
+            return value(found) is not None
+
     def opened(self, game_id: str, new_game_id: str, now: str) -> None:
         """Record the rematch's new game (RM6, RM7)."""
         with self.store.transaction() as tx:

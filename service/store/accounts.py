@@ -91,6 +91,20 @@ class SqlAccounts:
             )
         return [r["account_id"] for r in rows]
 
+    def players_with_name(self, name: str, limit: int) -> list[str]:
+        """Players' accounts named ``name`` in any case, the exact ones first: at most
+        ``limit`` ids."""
+        with self.db.reading() as tx:
+            rows = ACCOUNT_ID.all(
+                tx.execute(
+                    f"SELECT {ACCOUNT_ID.select} FROM accounts WHERE kind = 'player'"
+                    " AND LOWER(name) = LOWER(%s)"
+                    " ORDER BY CASE WHEN name = %s THEN 0 ELSE 1 END, account_id LIMIT %s",
+                    (name, name, limit),
+                )
+            )
+        return [r["account_id"] for r in rows]
+
     def rename_account(self, account_id: str, expected: str, name: str) -> bool:
         """Set the name if it is still ``expected`` (of two renames at once, one wins)."""
         with self.db.transaction() as tx:

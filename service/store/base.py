@@ -411,6 +411,11 @@ class Accounts(Protocol):
         case (the lobby's search by player)."""
         ...
 
+    def players_with_name(self, name: str, limit: int) -> list[str]:
+        """Ids of at most ``limit`` players' accounts whose name is ``name`` in any case,
+        those named exactly so first (invitees and league players, I2 and L2)."""
+        ...
+
     def rename_account(self, account_id: str, expected: str, name: str) -> bool:
         """Set the account's name to ``name`` if it is still ``expected`` (compare and
         set: of two renames at once, one wins); whether it did (docs/profiles.md, P3)."""

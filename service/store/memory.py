@@ -379,6 +379,16 @@ class MemoryEventStore:
             ]
         return sorted(found)[:limit]
 
+    def players_with_name(self, name: str, limit: int) -> list[str]:
+        """Players' accounts named ``name`` in any case, the exact ones first."""
+        with self._lock:
+            found = [
+                (a.name != name, a.account_id)
+                for a in self._accounts.values()
+                if a.kind == "player" and a.name.lower() == name.lower()
+            ]
+        return [account_id for _, account_id in sorted(found)[:limit]]
+
     def rename_account(self, account_id: str, expected: str, name: str) -> bool:
         """Set the name if it is still ``expected`` (of two renames at once, one wins)."""
         with self._lock:

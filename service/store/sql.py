@@ -225,6 +225,10 @@ class SqlEventStore:
         """Players' accounts whose name holds ``text`` (any case): at most ``limit`` ids."""
         return self._accounts.accounts_named(text, limit)
 
+    def players_with_name(self, name: str, limit: int) -> list[str]:
+        """Players' accounts named ``name`` in any case, the exact ones first."""
+        return self._accounts.players_with_name(name, limit)
+
     def rename_account(self, account_id: str, expected: str, name: str) -> bool:
         """Set the name if it is still ``expected`` (of two renames at once, one wins)."""
         return self._accounts.rename_account(account_id, expected, name)

@@ -556,6 +556,29 @@ def test_players_are_found_by_any_part_of_their_name_in_any_case(store):
     assert len(store.accounts_named("", 2)) == 2
 
 
+def test_players_are_found_by_their_whole_name_in_any_case_the_exact_ones_first(store):
+    """Invitees and league players by name (docs/invitations.md I2, docs/leagues.md L2):
+    the same on every store, any script, however many share the start of the name."""
+    from datetime import UTC, datetime
+
+    from service.play.accounts import create_account, players_named
+
+    now = datetime(2026, 12, 6, tzinfo=UTC)
+    for i in range(60):  # more than are looked at, all holding the name, none named it
+        create_account(store, f"Ann {i:02d}", now)
+    upper = create_account(store, "ANN", now)[0].account_id
+    exact = create_account(store, "Ann", now)[0].account_id
+    emile = create_account(store, "Émile", now)[0].account_id
+    create_account(store, "Ann", now, kind="auditor")
+    found = store.players_with_name("Ann", 10)
+    assert found == [exact, upper]  # the exact name first, players only
+    assert players_named(store, "Ann") == [exact]  # an exact name is what it names
+    assert sorted(players_named(store, "ann")) == sorted([exact, upper])  # else any case
+    assert players_named(store, "ÉMILE") == [emile]
+    assert players_named(store, "An") == [] and players_named(store, "%") == []
+    assert players_named(store, emile) == [emile]  # an account id
+
+
 def test_a_name_changes_only_from_the_name_expected_and_a_deleted_account_keeps_no_token(store):
     """docs/profiles.md P3 (compare and set) and P7 (an anonymous name, no token, no kind
     to act as): the same on every store; other accounts unchanged."""

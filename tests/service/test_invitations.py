@@ -84,9 +84,37 @@ def test_i2_bad_invitees_are_refused_and_open_nothing(client, people, invite, co
 def test_i2_a_name_two_players_share_is_refused_as_ambiguous(client, people):
     hina = people[0]
     Player(client, "Twin")
-    Player(client, "twin")
+    Player(client, "Twin")
     r = open_table(hina, invite=["Twin"])
     assert r.status_code == 422 and r.json["code"] == "ambiguous_invitee"
+    # in another case than anyone's, the name is as ambiguous
+    r = open_table(hina, invite=["TWIN"])
+    assert r.status_code == 422 and r.json["code"] == "ambiguous_invitee"
+
+
+def test_i2_an_exact_name_wins_over_the_same_name_in_another_case(client, people):
+    hina = people[0]
+    upper = Player(client, "KAI")
+    exact = Player(client, "Kai")
+    r = open_table(hina, invite=["Kai"])
+    assert r.status_code == 201, r.json
+    assert [i["account_id"] for i in r.json["invitations"]] == [exact.id]
+    r = open_table(hina, invite=["KAI"])
+    assert [i["account_id"] for i in r.json["invitations"]] == [upper.id]
+    r = open_table(hina, invite=["kai"])  # nobody is "kai": two are, in another case
+    assert r.status_code == 422 and r.json["code"] == "ambiguous_invitee"
+
+
+def test_i2_a_private_table_without_invitees_or_link_is_refused(client, people):
+    hina = people[0]
+    before = client.get("/api/v1/games").json["games"]
+    for body in ({}, {"invite": []}, {"invite": [], "link": False}):
+        r = open_table(hina, **body)
+        assert r.status_code == 422 and r.json["code"] == "nobody_invited", r.json
+        assert r.json["rule"] == "I2"
+    assert hina.get("/me/games").json["games"] == [] == client.get("/api/v1/games").json["games"]
+    assert before == []
+    assert open_table(hina, link=True).status_code == 201
 
 
 def test_i3_i4_the_link_seats_its_holder_and_nobody_else(client, people):
@@ -162,6 +190,20 @@ def test_i6_an_invitee_lists_the_tables_that_wait_for_them(client, people):
     tane.post(f"/games/{third}/seats", {"colour": "red"})
     assert [i["game_id"] for i in tane.get("/me/invitations").json["invitations"]] == [first]
     assert hina.get("/me/invitations").json["invitations"] == []
+
+
+def test_i6_an_invitation_to_a_table_that_filled_up_is_no_longer_listed(client, people):
+    hina, tane, _, stranger = people
+    # given a two-seat table with an invitee and a link
+    r = hina.post("/tables", {"max_players": 2, "invite": [tane.id], "link": True})
+    game_id = r.json["game_id"]
+    assert [i["game_id"] for i in tane.get("/me/invitations").json["invitations"]] == [game_id]
+    # when its seats are taken by others (the opener and the link's holder)
+    assert hina.post(f"/games/{game_id}/seats", {"colour": "blue"}).status_code == 201
+    join = {"colour": "red", "invitation": token_of(r.json["link"])}
+    assert stranger.post(f"/games/{game_id}/seats", join).status_code == 201
+    # then the invitation waits for nothing: it is not listed
+    assert tane.get("/me/invitations").json["invitations"] == []
 
 
 def test_i7_a_tables_invitations_are_for_its_opener_and_players(client, people):

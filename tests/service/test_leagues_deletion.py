@@ -65,7 +65,7 @@ def test_l11_l4_given_a_deleted_member_when_the_league_starts_then_it_is_left_ou
     first = view["schedule"][0]["tables"][0]
     assert first["status"] == "setup" and first["absent"] == []
     # and nobody can name the deleted account in a new league (L2)
-    problem(create(a, [b, d.id]), 409, "unknown_account", "L2")
+    problem(create(a, [b, d.id]), 422, "unknown_account", "L2")
 
 
 def test_l11_l4_a_league_left_too_small_by_deletions_is_refused_and_stays_open(client):

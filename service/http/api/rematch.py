@@ -1,4 +1,4 @@
-"""Rematches (docs/invitations.md, RM1–RM8): ``/games/{game_id}/rematch`` (the links and
+"""Rematches (docs/invitations.md, RM1–RM9): ``/games/{game_id}/rematch`` (the links and
 the proposal), and proposing, accepting or declining the same table again."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Schemas of private tables, invitations and rematches (service/http/api/invitations.py
-and rematch.py; docs/invitations.md I1–I8, RM1–RM8)."""
+and rematch.py; docs/invitations.md I1–I8, RM1–RM9)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-// The game page's rematch panel (docs/invitations.md, RM1–RM8): the game this one is a
+// The game page's rematch panel (docs/invitations.md, RM1–RM9): the game this one is a
 // rematch of; at the end, the proposal with every player's answer, the buttons to
 // propose, accept or decline, and the new game once every player accepted. The answer
 // is read again every few seconds while a proposal waits (on a player's page, and less
