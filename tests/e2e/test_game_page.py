@@ -60,6 +60,21 @@ def open_game_page(page, server, gid):
     page.wait_for_function("document.body.dataset.version > 0")
 
 
+# the board's view slides for 250 ms when a decision brings its targets into sight
+# (board.js setView): a click in that time lands where a target was, not where it is
+SETTLED = (
+    "(() => { const b = document.querySelector('svg.board'); return b && !b.dataset.moving; })()"
+)
+
+
+def choose_first_target(page, selector="svg.board .target"):
+    """Click the first target once the board has stopped sliding, and wait until the
+    page has the move chosen (Play enabled)."""
+    page.wait_for_function(SETTLED, polling="raf")
+    page.locator(selector).first.click()
+    page.wait_for_function("document.getElementById('play')?.disabled === false")
+
+
 def account_of(accounts, player_id):
     return next(a for a in accounts if a["account_id"] == player_id)
 
@@ -382,7 +397,7 @@ def test_your_move_shows_in_the_tab_title_and_the_favicon_and_says_who_you_are(b
     assert not watcher.title().startswith("(1)")
     assert f"{mover['name']} ({colour.capitalize()})" in watcher.inner_text("#decision")
     # the mover plays: the title of the waiting page changes when the turn comes round
-    page.locator("svg.board .target").first.click()
+    choose_first_target(page)
     page.click("#play")
     watcher.wait_for_function("document.title.startsWith('(1) Your move')", timeout=15_000)
     assert page.errors == [] and watcher.errors == []
@@ -645,7 +660,7 @@ def test_a_move_played_while_the_server_is_unreachable_is_kept_to_send_again(bro
     legal = call(server, "GET", f"/games/{gid}/legal")
     page = as_player(browser, server, account_of(accounts, legal["player_id"]))
     open_game_page(page, server, gid)
-    page.locator("svg.board .target").first.click()
+    choose_first_target(page)
     before = call(server, "GET", f"/games/{gid}")["version"]
     keys = []
 
