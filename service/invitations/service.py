@@ -16,7 +16,7 @@ from domain import commands as cmd
 from domain.errors import RuleViolation
 from domain.setup import validate_options
 from domain.state import Phase
-from service.errors import BadRequest, Conflict, Forbidden, NotFound
+from service.errors import Conflict, Forbidden, NotFound
 from service.invitations.schema import INVITATIONS_SCHEMA, TABLES
 from service.invitations.table import DECLINED, Invitation, InvitationTable, PrivateTable
 from service.play.accounts import players_named
@@ -61,7 +61,7 @@ class Invitations:
         """The accounts named by ``entries`` (an account id, or a player's exact name
         that names one account), refused as a whole if one is wrong (I2)."""
         if len(entries) > seats - 1:
-            raise BadRequest(
+            raise Conflict(
                 "too_many_invitees",
                 f"a table of {seats} seats takes at most {seats - 1} invitees besides you",
                 rule="I2",
@@ -70,29 +70,25 @@ class Invitations:
         for entry in entries:
             account_id = self._account_of(entry.strip())
             if account_id == who.account_id:
-                raise BadRequest("self_invitation", "you cannot invite yourself", rule="I2")
+                raise Conflict("self_invitation", "you cannot invite yourself", rule="I2")
             if account_id in found:
-                raise BadRequest("duplicate_invitee", f"{entry!r} is invited twice", rule="I2")
+                raise Conflict("duplicate_invitee", f"{entry!r} is invited twice", rule="I2")
             found.append(account_id)
         return found
 
     def _account_of(self, entry: str) -> str:
         """The player's account an entry names (I2)."""
         if not entry or len(entry) > MAX_NAME:
-            raise BadRequest(
-                "unknown_account", f"no player's account is named {entry!r}", rule="I2"
-            )
+            raise Conflict("unknown_account", f"no player's account is named {entry!r}", rule="I2")
         exact = players_named(self.store, entry)
         if len(exact) > 1:
-            raise BadRequest(
+            raise Conflict(
                 "ambiguous_invitee",
                 f"{len(exact)} players are named {entry!r}: invite by account id",
                 rule="I2",
             )
         if not exact:
-            raise BadRequest(
-                "unknown_account", f"no player's account is named {entry!r}", rule="I2"
-            )
+            raise Conflict("unknown_account", f"no player's account is named {entry!r}", rule="I2")
         return exact[0]
 
     def open(
@@ -121,7 +117,7 @@ class Invitations:
             raise Conflict(v.code, v.message, rule=v.rule) from v
         invitees = self.invitees(who, entries, options.max_players)
         if not invitees and not link:
-            raise BadRequest(
+            raise Conflict(
                 "nobody_invited",
                 "a private table seats only its invitees and its link's holders:"
                 " invite someone or ask for a link",
@@ -172,6 +168,13 @@ class Invitations:
             rule="I4",
         )
 
+    def seated(self, game_id: str, who: Account) -> None:
+        """After a seat was taken at a private table: a decline written meanwhile is
+        taken back, the account being seated (I5; ``decline`` looks the other way)."""
+        found = self.table.invitation(game_id, who.account_id)
+        if found is not None and found.status == DECLINED:
+            self.table.undecline(game_id, who.account_id)
+
     def decline(self, who: Account, game_id: str) -> Invitation:
         """Decline the caller's invitation to a table (I5)."""
         _, state = self.games.load(game_id)
@@ -182,6 +185,12 @@ class Invitations:
             raise Conflict("already_seated", "you sit at this table: leave no seat", rule="I5")
         if not self.table.decline(game_id, who.account_id, stamp(self.games.clock())):
             raise Conflict("already_declined", "you declined this invitation already", rule="I5")
+        # a seat taken meanwhile (the link, another tab) wins: written, then looked for,
+        # as ``seated`` looks for the decline once the seat is written (one outcome)
+        _, state = self.games.load(game_id)
+        if any(p.player_id == who.account_id for p in state.players):
+            self.table.undecline(game_id, who.account_id)
+            raise Conflict("already_seated", "you sit at this table: leave no seat", rule="I5")
         declined = self.table.invitation(game_id, who.account_id)
         assert declined is not None
         return declined
@@ -191,7 +200,7 @@ class Invitations:
         _, state = self.games.load(game_id)
         table = self.table.table(game_id)
         if table is None:
-            raise NotFound("not_private", "this game is no private table", rule="I1")
+            raise NotFound("not_private", "this game is no private table", rule="I7")
         seated = {p.player_id for p in state.players}
         if who.account_id != table.opener and who.account_id not in seated:
             raise Forbidden(
@@ -226,5 +235,5 @@ class Invitations:
         return listed
 
 
-def _unknown(entry: str) -> BadRequest:
-    return BadRequest("unknown_account", f"no player's account is named {entry!r}", rule="I2")
+def _unknown(entry: str) -> Conflict:
+    return Conflict("unknown_account", f"no player's account is named {entry!r}", rule="I2")

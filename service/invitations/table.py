@@ -102,6 +102,15 @@ class InvitationTable:
                 )
             )
 
+    def undecline(self, game_id: str, account_id: str) -> None:
+        """Take a decline back: the account took its seat as it declined (I5)."""
+        with self.store.transaction() as tx:
+            tx.execute(
+                "UPDATE table_invitations SET status = %s, answered_at = NULL"
+                " WHERE game_id = %s AND account_id = %s AND status = %s",
+                (INVITED, game_id, account_id, DECLINED),
+            )
+
     def decline(self, game_id: str, account_id: str, now: str) -> bool:
         """Decline a standing invitation; whether this call declined it (one statement:
         of two declines at once, one does)."""

@@ -25,7 +25,7 @@ from service.invitations.service import Invitations
 from service.leagues.table import STARTED, LeagueTable, Scheduled
 from service.play.games import GameService
 from service.play.receipts import game_id_for
-from service.store.base import Account, SqlStore
+from service.store.base import DELETING, Account, SqlStore
 
 log = logging.getLogger("tongiaki.leagues")
 
@@ -44,8 +44,10 @@ def options_of(encoded: str) -> cmd.GameOptions:
 
 
 def plays(account: Account | None) -> TypeGuard[Account]:
-    """Whether the account plays on: a player's, not deleted (docs/profiles.md, P7)."""
-    return account is not None and account.kind == "player"
+    """Whether the account plays on: a player's, not deleted (docs/profiles.md, P7). One
+    whose deletion is under way still counts: its seat is refused meanwhile (the table
+    is tried again) and, if the deletion is refused, it plays (P6)."""
+    return account is not None and account.kind in ("player", DELETING)
 
 
 def colours_of(seat: int, two_each: bool) -> list[str]:

@@ -20,7 +20,7 @@ from domain import commands as cmd
 from domain.errors import RuleViolation
 from domain.league_schedule import schedule
 from domain.setup import validate_options
-from service.errors import BadRequest, Conflict, Forbidden, NotFound
+from service.errors import Conflict, Forbidden, NotFound
 from service.invitations.service import Invitations
 from service.leagues.opening import NOT_PLAYED, Opening, plays
 from service.leagues.rounds import Rounds
@@ -71,11 +71,11 @@ class Leagues:
             raise Conflict(v.code, v.message, rule=v.rule) from v
         members = [who.account_id, *self._players(who, entries)]
         if len(members) < 2 and not link:
-            raise BadRequest(
+            raise Conflict(
                 "too_few_players", "a league needs at least 2 players (or a link)", rule="L2"
             )
         if len(members) < table_size and not link:
-            raise BadRequest(
+            raise Conflict(
                 "table_too_large",
                 f"{len(members)} players cannot fill a table of {table_size}",
                 rule="L2",
@@ -92,14 +92,14 @@ class Leagues:
     def _players(self, who: Account, entries: Sequence[str]) -> list[str]:
         """The accounts named by ``entries``, refused as a whole if one is wrong (L2)."""
         if len(entries) + 1 > MOST_PLAYERS:
-            raise BadRequest(
+            raise Conflict(
                 "too_many_players", f"a league has at most {MOST_PLAYERS} players", rule="L2"
             )
         found: list[str] = []
         for entry in entries:
             account_id = self._account_of(entry.strip())
             if account_id == who.account_id or account_id in found:
-                raise BadRequest(
+                raise Conflict(
                     "duplicate_player",
                     f"{entry!r} is in the league twice (its creator plays in it)",
                     rule="L2",
@@ -109,14 +109,12 @@ class Leagues:
 
     def _account_of(self, entry: str) -> str:
         """The player's account an entry names: its id, or a name only it has (L2)."""
-        unknown = BadRequest(
-            "unknown_account", f"no player's account is named {entry!r}", rule="L2"
-        )
+        unknown = Conflict("unknown_account", f"no player's account is named {entry!r}", rule="L2")
         if not entry or len(entry) > MAX_ENTRY:
             raise unknown
         exact = players_named(self.store, entry)
         if len(exact) > 1:
-            raise BadRequest(
+            raise Conflict(
                 "ambiguous_player",
                 f"{len(exact)} players are named {entry!r}: name them by account id",
                 rule="L2",
@@ -239,6 +237,8 @@ class Leagues:
         self.opening.catch_up(self.league(league_id).league_id)
         league = self.league(league_id)
         members = [m.account_id for m in self.table.members(league_id)]
+        if league.status == OPEN:  # a deleted account is no longer a player (L11)
+            members = [m for m in members if plays(self.store.account(m))]
         scheduled = self.table.tables(league_id)
         absent = self.table.absent(league_id)
 

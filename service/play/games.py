@@ -47,6 +47,7 @@ from service.runtime import counters as metrics
 from service.store.base import (
     GENESIS,
     Account,
+    AccountGone,
     Appended,
     CommandRecord,
     ConcurrencyConflict,
@@ -305,6 +306,9 @@ class GameService:
                 return self._refused(attempt.record, version, error)
             try:
                 appended = self._append(attempt, decided)
+            except AccountGone:  # deleted while the seat was being taken (P6)
+                gone = Forbidden("account_deleted", "this account is deleted", rule="P6")
+                return self._refused(attempt.record, version, gone)
             except ConcurrencyConflict as exc:
                 races += 1
                 self._lost_race(attempt, exc, races)
@@ -373,6 +377,8 @@ class GameService:
         prev_hash = GENESIS if decided.version == 0 else None
         if cached is not None and cached[0] == decided.version:
             prev_hash = cached[1]
+        command = attempt.command
+        seating = command.player_id if isinstance(command, cmd.JoinGame) else None
         return self.store.append(
             attempt.record,
             decided.version,
@@ -380,6 +386,7 @@ class GameService:
             decided.after.phase.value,
             prev_hash,
             attempt.dispute,
+            seating,
         )
 
     @staticmethod

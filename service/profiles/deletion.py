@@ -21,7 +21,7 @@ from service.errors import BadRequest, Conflict, Forbidden, ServiceError
 from service.identity.service import Identity
 from service.play.games import GameService
 from service.profiles.names import DELETED_PREFIX, Names
-from service.store.base import Account, SqlStore
+from service.store.base import DELETING, Account, SqlStore
 
 MOST_GAMES = 1000  # games of an account looked at by one deletion (P6)
 MOST_LAGGING = 100  # games whose read models a deletion brings level first
@@ -61,17 +61,28 @@ class Deletion:
 
     def delete(self, who: Account, confirm: str) -> Deleted:
         """Delete ``who`` for good once ``confirm`` is its current name (P6–P8)."""
-        if who.kind != "player":
+        if who.kind not in ("player", DELETING):  # (DELETING: a deletion cut short)
             raise Forbidden("not_a_player", "only players' accounts delete themselves")
+        mismatch = BadRequest(
+            "confirmation_mismatch",
+            "type the account's current name exactly to confirm its deletion",
+            rule="P6",
+        )
         if confirm != who.name:
-            raise BadRequest(
-                "confirmation_mismatch",
-                "type the account's current name exactly to confirm its deletion",
-                rule="P6",
-            )
-        states = self._seated(who.account_id)
-        self._deletable(states)
-        gone = replace(who, name=anonymous_name(who.account_id))
+            raise mismatch
+        # first the account takes no more seats (a seat being taken now is waited for):
+        # then every seat it has is in the store, to refuse for or to resign
+        if who.kind == "player" and not self.store.change_kind(
+            who.account_id, confirm, "player", DELETING
+        ):
+            raise mismatch  # renamed meanwhile (or deleted by another request)
+        try:
+            states = self._seated(who.account_id)
+            self._deletable(states)
+        except ServiceError:
+            self.store.change_kind(who.account_id, confirm, DELETING, "player")
+            raise
+        gone = replace(who, kind="player", name=anonymous_name(who.account_id))
         resigned = [g for g, state in states if self._resign(g, state, gone)]
         self.store.forget_account(who.account_id, gone.name)
         self._forget_credentials(who)

@@ -12,7 +12,7 @@ from datetime import timedelta
 from typing import Any
 
 from domain.state import GameState, Phase, Player
-from service.errors import BadRequest, Conflict, Forbidden, NotFound
+from service.errors import BadRequest, Conflict, Forbidden, NotFound, ServiceError
 from service.play.games import GameService
 from service.play.receipts import game_id_for
 from service.play.text import text_problem
@@ -183,7 +183,13 @@ class Rematches:
             assert account is not None
             colours = list(player.colours)
             seat_entropy = entropy.get(account.account_id, "")
-            self.games.join(new_game_id, account, colours, seat_entropy, f"{key}:seat")
+            try:
+                self.games.join(new_game_id, account, colours, seat_entropy, f"{key}:seat")
+            except ServiceError as exc:  # its account deleted since the check (RM9)
+                if exc.code not in ("account_deleted", "not_a_player"):
+                    raise
+                self.table.cancel(found.game_id, player.player_id, stamp(self.games.clock()))
+                return None
         self.table.opened(found.game_id, new_game_id, stamp(self.games.clock()))
         return new_game_id
 

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 RATE_LIMITS: dict[str, str] = {
     "accounts": "10/minute; 100/day",  # sign-ups per client address
     "games": "30/hour",  # games opened per account
+    "leagues": "5/hour; 20/day",  # leagues created per account (each opens many games)
     "commands": "20/second; 600/minute",  # commands, seats and starts per account
     "unauthorised": "30/second",  # requests with a bad token, per client address
     "sign_in": "20/minute; 200/day",  # links asked, links used, passkey prompts, per client address

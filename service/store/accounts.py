@@ -115,6 +115,17 @@ class SqlAccounts:
             ).fetchall()
         return bool(done)
 
+    def change_kind(self, account_id: str, name: str, expected: str, kind: str) -> bool:
+        """Set the kind if the account is still named ``name`` with kind ``expected``.
+        The row's update waits for every append seating the account (their lock on it)."""
+        with self.db.transaction() as tx:
+            done = tx.execute(
+                "UPDATE accounts SET kind = %s WHERE account_id = %s AND name = %s"
+                " AND kind = %s RETURNING account_id",
+                (kind, account_id, name, expected),
+            ).fetchall()
+        return bool(done)
+
     def forget_account(self, account_id: str, name: str) -> None:
         """The account deleted itself: an anonymous name, no kind to act as, no token."""
         with self.db.transaction() as tx:

@@ -20,6 +20,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from projections.ports import Database, History
+from service.store.account_port import DELETED as DELETED
+from service.store.account_port import DELETING as DELETING
+from service.store.account_port import NAMED_ONLY as NAMED_ONLY
+from service.store.account_port import Account as Account
+from service.store.account_port import Accounts
 
 if TYPE_CHECKING:
     from service.store.log_port import LogStore
@@ -47,6 +52,15 @@ class ConcurrencyConflict(StoreError):
         self.game_id = game_id
         self.expected = expected
         self.actual = actual
+
+
+class AccountGone(StoreError):
+    """The account an append seats is no longer a player's (deleted, or being deleted):
+    nothing was written (docs/profiles.md, P6)."""
+
+    def __init__(self, account_id: str) -> None:
+        super().__init__(f"account {account_id} is deleted")
+        self.account_id = account_id
 
 
 def no_nul(*values: str) -> None:
@@ -244,25 +258,6 @@ class DisputeRow:
 
 
 @dataclass(frozen=True)
-class Account:
-    """A player or auditor; the bearer token is kept only as its SHA-256."""
-
-    account_id: str
-    name: str
-    kind: str  # "player" | "auditor" | NAMED_ONLY | DELETED
-    token_hash: str
-    created_at: str
-
-
-# an account known here only by the name its imported games recorded (an export without
-# the accounts): it cannot sign in (its token hash is of no token); importing the same
-# account with its token later makes it a player's
-NAMED_ONLY = "named"
-# an account that deleted itself (docs/profiles.md, P7): an anonymous name, no token
-DELETED = "deleted"
-
-
-@dataclass(frozen=True)
 class ChainReport:
     """Result of checking a game's hash chain."""
 
@@ -297,6 +292,7 @@ class Streams(Protocol):
         status: str,
         prev_hash: str | None = None,
         dispute: DisputeAppend | None = None,
+        seating: str | None = None,
     ) -> Appended:
         """Append one command's events in one transaction, journal it, update the index.
 
@@ -384,46 +380,6 @@ class Snapshots(Protocol):
         self, game_id: str, fold_version: str, at_most: int | None = None
     ) -> Snapshot | None:
         """The newest snapshot at or below ``at_most`` for this fold version."""
-        ...
-
-
-class Accounts(Protocol):
-    """Players and auditors; tokens only as hashes."""
-
-    def add_account(self, account: Account) -> None:
-        """Record an account."""
-        ...
-
-    def account_by_token_hash(self, token_hash: str) -> Account | None:
-        """The account holding this token."""
-        ...
-
-    def account(self, account_id: str) -> Account | None:
-        """The account with this id."""
-        ...
-
-    def account_names(self, account_ids: Iterable[str]) -> dict[str, str]:
-        """The names of these accounts (ids it does not know are left out)."""
-        ...
-
-    def accounts_named(self, text: str, limit: int) -> list[str]:
-        """Ids of at most ``limit`` players' accounts whose name holds ``text``, in any
-        case (the lobby's search by player)."""
-        ...
-
-    def players_with_name(self, name: str, limit: int) -> list[str]:
-        """Ids of at most ``limit`` players' accounts whose name is ``name`` in any case,
-        those named exactly so first (invitees and league players, I2 and L2)."""
-        ...
-
-    def rename_account(self, account_id: str, expected: str, name: str) -> bool:
-        """Set the account's name to ``name`` if it is still ``expected`` (compare and
-        set: of two renames at once, one wins); whether it did (docs/profiles.md, P3)."""
-        ...
-
-    def forget_account(self, account_id: str, name: str) -> None:
-        """An account that deleted itself: its name becomes ``name``, its kind
-        ``DELETED``, its first token hash an unusable value (docs/profiles.md, P7)."""
         ...
 
 

@@ -19,6 +19,7 @@ from service.store.base import (
     GENESIS,
     NAMED_ONLY,
     Account,
+    AccountGone,
     Appended,
     CommandRecord,
     ConcurrencyConflict,
@@ -73,6 +74,7 @@ class MemoryEventStore:
         status: str,
         prev_hash: str | None = None,
         dispute: DisputeAppend | None = None,
+        seating: str | None = None,
     ) -> Appended:
         """Append one command's events atomically (see ``EventStore.append``)."""
         if not events:
@@ -89,6 +91,10 @@ class MemoryEventStore:
                 raise ConcurrencyConflict(record.game_id, expected_version, version)
             if found is not None:  # the id was journalled before (e.g. rejected)
                 return self._duplicate(found)
+            if seating is not None:
+                account = self._accounts.get(seating)
+                if account is None or account.kind != "player":
+                    raise AccountGone(seating)
             if dispute is not None:  # checked before anything is written: both or neither
                 row = self._disputes.get(dispute.dispute_id)
                 if row is None or row.version != dispute.expected_version:
@@ -396,6 +402,15 @@ class MemoryEventStore:
             if found is None or found.name != expected or found.kind != "player":
                 return False
             self._accounts[account_id] = replace(found, name=name)
+            return True
+
+    def change_kind(self, account_id: str, name: str, expected: str, kind: str) -> bool:
+        """Set the kind if the account is still named ``name`` with kind ``expected``."""
+        with self._lock:
+            found = self._accounts.get(account_id)
+            if found is None or found.name != name or found.kind != expected:
+                return False
+            self._accounts[account_id] = replace(found, kind=kind)
             return True
 
     def forget_account(self, account_id: str, name: str) -> None:

@@ -391,15 +391,19 @@ class PostgresStreams(SqlStreams):
         status: str,
         prev_hash: str | None = None,
         dispute: DisputeAppend | None = None,
+        seating: str | None = None,
     ) -> Appended:
         """Append in one round trip (``tongiaki_append``); see ``EventStore.append``.
 
         A ruling's append (``dispute``, rare) takes the SQL path the SQLite adapter
-        uses, in one transaction with the dispute's (its row locked ``FOR UPDATE``)."""
+        uses, in one transaction with the dispute's (its row locked ``FOR UPDATE``), and
+        so does a seat's (``seating``: a few per game), with the account's row."""
         if not events:
             raise ValueError("an append holds at least one event")
-        if dispute is not None:
-            return super().append(record, expected_version, events, status, prev_hash, dispute)
+        if dispute is not None or seating is not None:
+            return super().append(
+                record, expected_version, events, status, prev_hash, dispute, seating
+            )
         if prev_hash is None:
             head = self.head(record.game_id)
             prev_hash = (

@@ -115,9 +115,12 @@ class SqlEventStore:
         status: str,
         prev_hash: str | None = None,
         dispute: DisputeAppend | None = None,
+        seating: str | None = None,
     ) -> Appended:
         """Append one command's events atomically (see ``Streams.append``)."""
-        return self._streams.append(record, expected_version, events, status, prev_hash, dispute)
+        return self._streams.append(
+            record, expected_version, events, status, prev_hash, dispute, seating
+        )
 
     def reject(
         self, record: CommandRecord, judged_version: int, rejection: dict[str, Any]
@@ -232,6 +235,10 @@ class SqlEventStore:
     def rename_account(self, account_id: str, expected: str, name: str) -> bool:
         """Set the name if it is still ``expected`` (of two renames at once, one wins)."""
         return self._accounts.rename_account(account_id, expected, name)
+
+    def change_kind(self, account_id: str, name: str, expected: str, kind: str) -> bool:
+        """Set the kind if the account is still named ``name`` with kind ``expected``."""
+        return self._accounts.change_kind(account_id, name, expected, kind)
 
     def forget_account(self, account_id: str, name: str) -> None:
         """The account deleted itself: an anonymous name, no kind to act as, no token."""

@@ -19,6 +19,7 @@ from service.store.accounts import import_account
 from service.store.base import (
     GENESIS,
     Account,
+    AccountGone,
     Appended,
     CommandRecord,
     ConcurrencyConflict,
@@ -60,6 +61,7 @@ class SqlStreams:
         status: str,
         prev_hash: str | None = None,
         dispute: DisputeAppend | None = None,
+        seating: str | None = None,
     ) -> Appended:
         """Append one command's events atomically (see ``EventStore.append``)."""
         if not events:
@@ -74,6 +76,8 @@ class SqlStreams:
                 if found is not None:  # a retry of a command that was already applied
                     return self._duplicate(tx, found)
                 raise ConcurrencyConflict(record.game_id, expected_version, head.version)
+            if seating is not None:
+                self._still_a_player(tx, seating)
             stored = chain_events(record.game_id, head.version, head.hash, events)
             entry = insert_entry(tx, JournalEntry.accepted(record, head.version, stored))
             if entry is None:  # the id was journalled before (e.g. rejected)
@@ -99,6 +103,19 @@ class SqlStreams:
                     dispute.at,
                 )
         return Appended(tuple(stored), last.version, last.hash, entry=entry)
+
+    def _still_a_player(self, tx: SqlTx, account_id: str) -> None:
+        """Raise ``AccountGone`` unless the account is a player's, its row locked until
+        the commit: a deletion's first step (``change_kind``) waits for this append, and
+        an append after it finds the account gone (docs/profiles.md, P6)."""
+        kind = value(
+            tx.execute(
+                f"SELECT kind FROM accounts WHERE account_id = %s {self.db.lock_suffix}",
+                (account_id,),
+            )
+        )
+        if kind != "player":
+            raise AccountGone(account_id)
 
     def _claim(self, tx: SqlTx, record: CommandRecord, status: str) -> Head:
         """Claim and lock the game's index row in one statement (a placeholder at version

@@ -121,7 +121,8 @@ class Vacations:
         if not self.ledger.sits_at_vacation_game(who.account_id):
             raise Conflict(
                 "no_vacation_games",
-                "you sit at no game under way whose clock vacation stops: nothing to announce",
+                "you sit at no game open or under way whose clock vacation stops:"
+                " nothing to announce",
                 rule="V5",
             )
         with self.ledger.locked(who.account_id) as tx:

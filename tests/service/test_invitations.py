@@ -75,7 +75,7 @@ def test_i2_bad_invitees_are_refused_and_open_nothing(client, people, invite, co
     invite = [hina.id if i == "self" else i for i in invite]
     before = client.get("/api/v1/games").json["games"]
     r = open_table(hina, invite=invite)
-    assert r.status_code == 422, r.json
+    assert r.status_code == 409, r.json
     assert r.json["code"] == code and r.json["rule"] == "I2"
     assert client.get("/api/v1/games").json["games"] == before
     assert hina.get("/me/games").json["games"] == []
@@ -86,10 +86,10 @@ def test_i2_a_name_two_players_share_is_refused_as_ambiguous(client, people):
     Player(client, "Twin")
     Player(client, "Twin")
     r = open_table(hina, invite=["Twin"])
-    assert r.status_code == 422 and r.json["code"] == "ambiguous_invitee"
+    assert r.status_code == 409 and r.json["code"] == "ambiguous_invitee"
     # in another case than anyone's, the name is as ambiguous
     r = open_table(hina, invite=["TWIN"])
-    assert r.status_code == 422 and r.json["code"] == "ambiguous_invitee"
+    assert r.status_code == 409 and r.json["code"] == "ambiguous_invitee"
 
 
 def test_i2_an_exact_name_wins_over_the_same_name_in_another_case(client, people):
@@ -102,7 +102,7 @@ def test_i2_an_exact_name_wins_over_the_same_name_in_another_case(client, people
     r = open_table(hina, invite=["KAI"])
     assert [i["account_id"] for i in r.json["invitations"]] == [upper.id]
     r = open_table(hina, invite=["kai"])  # nobody is "kai": two are, in another case
-    assert r.status_code == 422 and r.json["code"] == "ambiguous_invitee"
+    assert r.status_code == 409 and r.json["code"] == "ambiguous_invitee"
 
 
 def test_i2_a_private_table_without_invitees_or_link_is_refused(client, people):
@@ -110,7 +110,7 @@ def test_i2_a_private_table_without_invitees_or_link_is_refused(client, people):
     before = client.get("/api/v1/games").json["games"]
     for body in ({}, {"invite": []}, {"invite": [], "link": False}):
         r = open_table(hina, **body)
-        assert r.status_code == 422 and r.json["code"] == "nobody_invited", r.json
+        assert r.status_code == 409 and r.json["code"] == "nobody_invited", r.json
         assert r.json["rule"] == "I2"
     assert hina.get("/me/games").json["games"] == [] == client.get("/api/v1/games").json["games"]
     assert before == []

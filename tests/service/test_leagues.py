@@ -81,18 +81,18 @@ def test_l1_l2_l4_bad_leagues_are_problems_citing_their_rule_and_keep_nothing(cl
     a, b, c = players(client, 3)
     auditorless = client.get("/api/v1/leagues").json["leagues"]
     # one player: nobody to play
-    problem(create(a, []), 422, "too_few_players", "L2")
+    problem(create(a, []), 409, "too_few_players", "L2")
     # a table larger than the players
-    problem(create(a, [b], table_size=3), 422, "table_too_large", "L2")
+    problem(create(a, [b], table_size=3), 409, "table_too_large", "L2")
     # an unknown account, a player twice, the creator named again
-    problem(create(a, [b, "nobody-at-all"]), 422, "unknown_account", "L2")
+    problem(create(a, [b, "nobody-at-all"]), 409, "unknown_account", "L2")
     Player(client, "Twin"), Player(client, "Twin")
-    problem(create(a, [b, "Twin"]), 422, "ambiguous_player", "L2")
-    problem(create(a, [b, "twin"]), 422, "ambiguous_player", "L2")  # in another case too
-    problem(create(a, [b, b]), 422, "duplicate_player", "L2")
-    problem(create(a, [b, a]), 422, "duplicate_player", "L2")
+    problem(create(a, [b, "Twin"]), 409, "ambiguous_player", "L2")
+    problem(create(a, [b, "twin"]), 409, "ambiguous_player", "L2")  # in another case too
+    problem(create(a, [b, b]), 409, "duplicate_player", "L2")
+    problem(create(a, [b, a]), 409, "duplicate_player", "L2")
     # 31 players (the creator and 30 named): the rule says it, not the schema
-    problem(create(a, [f"someone-{i}" for i in range(30)]), 422, "too_many_players", "L2")
+    problem(create(a, [f"someone-{i}" for i in range(30)]), 409, "too_many_players", "L2")
     assert create(a, [f"x{i}" for i in range(201)]).status_code == 422  # bounded input
     # options a game refuses, a league refuses the same way (R5: the two-player variant)
     problem(create(a, [b, c], table_size=3, options={"two_colours_each": True}), 409,

@@ -51,8 +51,9 @@ def test_l11_l4_given_a_deleted_member_when_the_league_starts_then_it_is_left_ou
     # when one of them deletes their account before the start
     delete(d, "dee")
     view = client.get(f"/api/v1/leagues/{league_id}").json
-    assert view["status"] == "open"
-    assert [p["name"] for p in view["players"]][3] == f"deleted player {d.id[:4]}"
+    assert view["status"] == "open"  # a look already leaves them out (L11)
+    assert [p["account_id"] for p in view["players"]] == [a.id, b.id, c.id]
+    assert [s["account_id"] for s in view["standings"]] == [a.id, b.id, c.id]
     # then the league starts without them: three players, three rounds of one table
     r = a.post(f"/leagues/{league_id}/start")
     assert r.status_code == 200, r.json
@@ -65,7 +66,7 @@ def test_l11_l4_given_a_deleted_member_when_the_league_starts_then_it_is_left_ou
     first = view["schedule"][0]["tables"][0]
     assert first["status"] == "setup" and first["absent"] == []
     # and nobody can name the deleted account in a new league (L2)
-    problem(create(a, [b, d.id]), 422, "unknown_account", "L2")
+    problem(create(a, [b, d.id]), 409, "unknown_account", "L2")
 
 
 def test_l11_l4_a_league_left_too_small_by_deletions_is_refused_and_stays_open(client):
@@ -85,8 +86,8 @@ def test_l11_l4_a_league_left_too_small_by_deletions_is_refused_and_stays_open(c
     r = a.post(f"/leagues/{pair}/start")
     problem(r, 409, "too_few_players", "L4")
     assert r.json["deleted"] == [b.id]
-    # and nothing changed: both are still open, unscheduled, their players kept
-    for league_id, count in ((pair, 2), (trio, 3)):
+    # and nothing changed: both are still open, unscheduled, the deleted one not listed
+    for league_id, count in ((pair, 1), (trio, 1)):
         view = client.get(f"/api/v1/leagues/{league_id}").json
         assert view["status"] == "open" and view["schedule"] == [] and view["rounds"] == 0
         assert len(view["players"]) == count
@@ -240,4 +241,4 @@ def test_l11_l4_a_deletion_just_before_the_start_is_seen_under_the_leagues_lock(
     assert len(calls) == 1  # the second look, under the lock, refused
     view = client.get(f"/api/v1/leagues/{league_id}").json
     assert view["status"] == "open" and view["rounds"] == 0 and view["schedule"] == []
-    assert [p["account_id"] for p in view["players"]] == [a.id, b.id]
+    assert [p["account_id"] for p in view["players"]] == [a.id]  # bob is gone (L11)

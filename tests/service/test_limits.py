@@ -49,6 +49,22 @@ def test_games_opened_per_account_are_limited(limited):
     assert Player(limited, "bob").post("/games", {"max_players": 2}).status_code == 201
 
 
+def test_leagues_created_per_account_are_limited(tmp_path):
+    """A league opens a game per table and round: creating them is limited apart from
+    commands (a new user's probe made 80 in 5 s), and a refused one counts nothing."""
+    app = create_app(Settings(data_dir=tmp_path, rate_limits=parse_rate_limits("leagues=2/hour")))
+    client = app.test_client()
+    ann, bob = Player(client, "ann"), Player(client, "bob")
+    league = {"name": "Autumn", "table_size": 2, "players": [bob.id]}
+    for _ in range(2):
+        assert ann.post("/leagues", {**league, "players": []}).status_code == 409  # L2
+        assert ann.post("/leagues", league).status_code == 201
+    refused(ann.post("/leagues", league), "leagues")
+    assert len(client.get("/api/v1/leagues").json["leagues"]) == 2
+    assert bob.post("/leagues", {**league, "players": [ann.id]}).status_code == 201
+    app.extensions["tongiaki.games"].store.close()
+
+
 def test_a_command_flood_from_one_account_is_refused_and_changes_nothing(limited):
     game_id, players = open_game(limited, ["blue", "red"])
     ann = players[0]  # took a seat: one command of her four this minute

@@ -211,6 +211,22 @@ def test_v4_a_spell_of_the_player_not_to_move_is_recorded_and_their_next_decisio
         assert client.get(f"/api/v1/games/{game_id}/verify").json["ok"] is True
 
 
+def test_v4_q2_an_announcement_is_no_decision_the_queue_keeps_waiting_since(make_app):
+    """Given ann's move waiting since T0, when bob announces a spell (recorded in the
+    game), then ann's queue still says her move has waited since T0 (Q2)."""
+    with freeze_time(T0) as frozen:
+        app = make_app(days=3)
+        client = app.test_client()
+        game_id, (ann, bob) = open_game(client, ["blue", "red"], vacation=True, **MOVE)
+        frozen.tick(HOUR / 4)
+        since = [g["waiting_since"] for g in ann.get("/me/queue").json["games"]]
+        frozen.tick(HOUR / 4)
+        assert announce(bob, T0 + timedelta(days=1), T0 + HOUR).status_code == 201
+        assert all_events(client, game_id)[-1]["type"] == "AwayAnnounced"
+        assert [g["waiting_since"] for g in ann.get("/me/queue").json["games"]] == since
+        assert since == [T0.isoformat()]
+
+
 def test_v4_a_spell_announced_after_the_deadline_passed_comes_too_late_for_it(make_app):
     with freeze_time(T0) as frozen:
         app = make_app(days=0)  # no reserve: the deadline is the hour

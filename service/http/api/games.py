@@ -218,6 +218,8 @@ def join(game_id: str) -> ResponseReturnValue:
     colours = data.get("colours") or [data["colour"]]
     tables().admit_seat(game_id, who, data.get("invitation"))  # a private table's (I4)
     result = game_service().join(game_id, who, colours, data["entropy"], key)
+    if result.state is not None and result.state.options.private:
+        tables().seated(game_id, who)  # a decline sent meanwhile is taken back (I5)
     return accepted(result, 201, with_legal=with_legal)
 
 
@@ -320,11 +322,13 @@ def command(game_id: str) -> ResponseReturnValue:
     envelope.pop("expected_version", None)
     key = idempotency_key()
     with_legal = include_legal()
-    if envelope.get("type") == "JoinGame":  # a private table's seats (I4)
+    joining = envelope.get("type") == "JoinGame"
+    if joining:  # a private table's seats (I4)
         tables().admit_seat(game_id, who, None)
-    return accepted(
-        game_service().execute(game_id, who, envelope, expected, key), with_legal=with_legal
-    )
+    result = game_service().execute(game_id, who, envelope, expected, key)
+    if joining and result.state is not None and result.state.options.private:
+        tables().seated(game_id, who)  # a decline sent meanwhile is taken back (I5)
+    return accepted(result, with_legal=with_legal)
 
 
 @bp.get("/games/<game:game_id>/events")

@@ -16,6 +16,7 @@ from service.http.api.replies import reply
 from service.http.api.schemas.base import NoFields
 from service.http.api.schemas.leagues import LeagueCreate, LeagueJoin, LeagueList, LeagueView
 from service.http.cookies import session_cookie
+from service.http.limits import RateLimits
 from service.leagues.service import Leagues
 from service.store.base import Account
 
@@ -83,9 +84,12 @@ def create() -> ResponseReturnValue:
     limit("commands", who.account_id)
     data = body(LeagueCreate)
     options = cmd.GameOptions(**data["options"])
+    limits: RateLimits = current_app.extensions["tongiaki.limits"]
+    limits.check("leagues", who.account_id)  # counted once created: a refusal costs none
     made = leagues().create(
         who, data["name"], data["table_size"], options, data["players"], data["link"]
     )
+    limits.count("leagues", who.account_id)
     return reply(leagues().view(made.league_id, who), 201)
 
 
