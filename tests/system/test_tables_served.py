@@ -45,20 +45,21 @@ def finished_game(http: Http, players: list[tuple[str, str]], seed: int) -> str:
     raise AssertionError("the game did not end")
 
 
-def at_once(*calls: tuple[Server, str, str, str]) -> list[Any]:
-    """Send POSTs (server, path, token, body-less) from threads released together."""
+def at_once(*calls: tuple[Server, str, str, Any]) -> list[Any]:
+    """Send POSTs (server, path, token, body: "" for none) from threads released
+    together."""
     gate = threading.Barrier(len(calls))
     answers: list[Any] = [None] * len(calls)
 
-    def send(i: int, server: Server, path: str, token: str) -> None:
+    def send(i: int, server: Server, path: str, token: str, body: Any) -> None:
         http = server.http()
         http.call("GET", "/games?limit=1")  # the connection is open before the gate
         gate.wait()
-        answers[i] = http.call("POST", path, {}, token)
+        answers[i] = http.call("POST", path, body or {}, token)
         http.close()
 
     threads = [
-        threading.Thread(target=send, args=(i, s, p, t)) for i, (s, p, t, _) in enumerate(calls)
+        threading.Thread(target=send, args=(i, s, p, t, b)) for i, (s, p, t, b) in enumerate(calls)
     ]
     for t in threads:
         t.start()
@@ -143,11 +144,42 @@ def private_table_everywhere(a: Server, b: Server) -> None:
     assert opener_id
 
 
+def a_deletion_racing_a_seat_leaves_one_outcome(a: Server, b: Server) -> None:
+    """P6: a player takes a seat on one process as their deletion is sent to the other:
+    either the seat is taken and the deletion refused (seated at an open table), or the
+    deletion is done and the seat refused; never a deleted account seated."""
+    http = a.http()
+    seen = set()
+    for trial in range(8):
+        ((_, host),) = accounts(http, (f"host{trial}",))
+        name = f"leaver{trial}"
+        ((leaver_id, leaver),) = accounts(http, (name,))
+        gid = http.call("POST", "/games", {"max_players": 3}, host).json["game_id"]
+        first, second = (a, b) if trial % 2 else (b, a)
+        seat, deletion = at_once(
+            (first, f"/games/{gid}/seats", leaver, {"colour": "red"}),
+            (second, "/me/deletion", leaver, {"confirm": name}),
+        )
+        seated = [p["player_id"] for p in http.call("GET", f"/games/{gid}").json["players"]]
+        if seat.status == 201:
+            assert deletion.status == 409, deletion.json
+            assert deletion.json["code"] == "seated_at_open_table"
+            assert seated == [leaver_id]
+            seen.add("seated")
+        else:
+            assert deletion.status == 200, deletion.json
+            assert seat.status in (401, 403), seat.json  # refused, or the token gone
+            assert seated == []
+            seen.add("deleted")
+    assert seen  # (which outcomes came is the processes' timing)
+
+
 def test_rematch_races_and_private_tables_on_the_embedded_default(tmp_path):
     with embedded(tmp_path) as server:
         two_acceptances_open_one_game(server, server)
         acceptance_racing_a_decline_has_one_outcome(server, server)
         private_table_everywhere(server, server)
+        a_deletion_racing_a_seat_leaves_one_outcome(server, server)
 
 
 def test_rematch_races_and_private_tables_across_two_web_processes(tmp_path, pg_schema, redis_url):
@@ -158,3 +190,4 @@ def test_rematch_races_and_private_tables_across_two_web_processes(tmp_path, pg_
         two_acceptances_open_one_game(a, b)
         acceptance_racing_a_decline_has_one_outcome(a, b)
         private_table_everywhere(a, b)
+        a_deletion_racing_a_seat_leaves_one_outcome(a, b)
