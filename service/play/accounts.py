@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import unicodedata
 import uuid
 from datetime import datetime
 
@@ -41,14 +42,20 @@ MOST_NAMESAKES = 50  # accounts of one name looked at (more are as ambiguous as 
 def players_named(store: EventStore, entry: str) -> list[str]:
     """The player accounts an entry names: the one whose id it is; else every player
     named exactly ``entry``; else, when nobody is, every player so named in another case
-    ("ann" names Ann when no account is called "ann"). The caller decides what none or
-    several mean (invitations I2, leagues L2)."""
+    ("ann" names Ann when no account is called "ann"). A name is the same however its
+    accents were typed ("é" as one character or as "e" and a combining accent: Unicode
+    NFC and NFD). The caller decides what none or several mean (invitations I2,
+    leagues L2)."""
     by_id = store.account(entry)
     if by_id is not None and by_id.kind == "player":
         return [by_id.account_id]
-    found = store.players_with_name(entry, MOST_NAMESAKES)
+    forms = dict.fromkeys([entry, *(unicodedata.normalize(f, entry) for f in ("NFC", "NFD"))])
+    found = list(
+        dict.fromkeys(a for form in forms for a in store.players_with_name(form, MOST_NAMESAKES))
+    )
     names = store.account_names(found)
-    exact = [a for a in found if names.get(a) == entry]
+    typed = unicodedata.normalize("NFC", entry)
+    exact = [a for a in found if unicodedata.normalize("NFC", names.get(a, "")) == typed]
     return exact or found
 
 

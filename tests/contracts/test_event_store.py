@@ -577,6 +577,9 @@ def test_players_are_found_by_their_whole_name_in_any_case_the_exact_ones_first(
     assert players_named(store, "ÉMILE") == [emile]
     assert players_named(store, "An") == [] and players_named(store, "%") == []
     assert players_named(store, emile) == [emile]  # an account id
+    jose = create_account(store, "Jos\u00e9", now)[0].account_id  # é as one character
+    assert players_named(store, "Jose\u0301") == [jose]  # typed as e + a combining accent
+    assert players_named(store, "JOSE\u0301") == [jose]
 
 
 def test_a_name_changes_only_from_the_name_expected_and_a_deleted_account_keeps_no_token(store):
