@@ -15,7 +15,7 @@ from typing import Any
 from domain import commands as cmd
 from domain.errors import RuleViolation
 from domain.setup import validate_options
-from domain.state import Phase
+from domain.state import GameState, Phase
 from service.errors import Conflict, Forbidden, NotFound
 from service.invitations.schema import INVITATIONS_SCHEMA, TABLES
 from service.invitations.table import DECLINED, Invitation, InvitationTable, PrivateTable
@@ -79,7 +79,7 @@ class Invitations:
     def _account_of(self, entry: str) -> str:
         """The player's account an entry names (I2)."""
         if not entry or len(entry) > MAX_NAME:
-            raise Conflict("unknown_account", f"no player's account is named {entry!r}", rule="I2")
+            raise _unknown(entry)
         exact = players_named(self.store, entry)
         if len(exact) > 1:
             raise Conflict(
@@ -88,7 +88,7 @@ class Invitations:
                 rule="I2",
             )
         if not exact:
-            raise Conflict("unknown_account", f"no player's account is named {entry!r}", rule="I2")
+            raise _unknown(entry)
         return exact[0]
 
     def open(
@@ -181,16 +181,15 @@ class Invitations:
         found = self.table.invitation(game_id, who.account_id)
         if found is None:
             raise NotFound("no_invitation", "you are not invited to this table", rule="I5")
-        if any(p.player_id == who.account_id for p in state.players):
-            raise Conflict("already_seated", "you sit at this table: leave no seat", rule="I5")
+        if _sits(state, who):
+            raise _already_seated()
         if not self.table.decline(game_id, who.account_id, stamp(self.games.clock())):
             raise Conflict("already_declined", "you declined this invitation already", rule="I5")
         # a seat taken meanwhile (the link, another tab) wins: written, then looked for,
         # as ``seated`` looks for the decline once the seat is written (one outcome)
-        _, state = self.games.load(game_id)
-        if any(p.player_id == who.account_id for p in state.players):
+        if _sits(self.games.load(game_id)[1], who):
             self.table.undecline(game_id, who.account_id)
-            raise Conflict("already_seated", "you sit at this table: leave no seat", rule="I5")
+            raise _already_seated()
         declined = self.table.invitation(game_id, who.account_id)
         assert declined is not None
         return declined
@@ -237,3 +236,11 @@ class Invitations:
 
 def _unknown(entry: str) -> Conflict:
     return Conflict("unknown_account", f"no player's account is named {entry!r}", rule="I2")
+
+
+def _sits(state: GameState, who: Account) -> bool:
+    return any(p.player_id == who.account_id for p in state.players)
+
+
+def _already_seated() -> Conflict:
+    return Conflict("already_seated", "you sit at this table: leave no seat", rule="I5")

@@ -8,6 +8,7 @@ import pytest
 
 from tests.service.api import Player, open_game, play_to_the_end
 from tests.service.conftest import app_fixture
+from tests.service.rematch_helpers import opening_cut_short, stalled
 
 app = app_fixture("sqlite", "postgres")
 
@@ -163,17 +164,13 @@ def test_rm6_an_opening_cut_short_is_finished_by_the_next_look_and_not_repeated(
     rematches = app.extensions["tongiaki.services"].rematches
     a.post(f"/games/{game_id}/rematch")
     # given the last acceptance counted, but the process dies before the game is opened
-    opening = rematches._open
-    monkeypatch.setattr(rematches, "_open", lambda found: (_ for _ in ()).throw(OSError("down")))
-    assert b.post(f"/games/{game_id}/rematch/accept").status_code == 500
-    monkeypatch.setattr(rematches, "_open", opening)
+    opening_cut_short(rematches, monkeypatch, b, game_id)
     # a look soon after leaves it to the opening that may still run
     assert client.get(f"/api/v1/games/{game_id}/rematch").json["proposal"]["status"] == "accepted"
     r = b.post(f"/games/{game_id}/rematch/accept")
     assert r.status_code == 409 and r.json["code"] == "already_answered"
     # when it has stalled, the next look opens the game, once
-    with rematches.store.transaction() as tx:
-        tx.execute("UPDATE rematches SET updated_at = %s", ("2000-01-01T00:00:00+00:00",))
+    stalled(rematches)
     proposal = client.get(f"/api/v1/games/{game_id}/rematch").json["proposal"]
     assert proposal["status"] == "opened" and proposal["next_game_id"]
     again = client.get(f"/api/v1/games/{game_id}/rematch").json["proposal"]

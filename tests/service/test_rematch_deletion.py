@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from tests.service.api import open_game, play_to_the_end
 from tests.service.conftest import app_fixture
+from tests.service.rematch_helpers import opening_cut_short, stalled
 
 app = app_fixture("sqlite", "postgres")
 
@@ -77,14 +78,10 @@ def test_rm9_an_agreed_opening_cut_short_is_declined_once_a_player_is_gone(
     game_id, (a, b) = finished(client, ["blue", "red"], seed=6)
     rematches = app.extensions["tongiaki.services"].rematches
     a.post(f"/games/{game_id}/rematch")
-    opening = rematches._open
-    monkeypatch.setattr(rematches, "_open", lambda found: (_ for _ in ()).throw(OSError("down")))
-    assert b.post(f"/games/{game_id}/rematch/accept").status_code == 500
-    monkeypatch.setattr(rematches, "_open", opening)
+    opening_cut_short(rematches, monkeypatch, b, game_id)
     # when a player deletes their account before the next look finishes the opening
     delete(b, "red")
-    with rematches.store.transaction() as tx:
-        tx.execute("UPDATE rematches SET updated_at = %s", ("2000-01-01T00:00:00+00:00",))
+    stalled(rematches)
     listed = len(games_of(client))
     # then the look declines it in their name and opens no game
     proposal = client.get(f"/api/v1/games/{game_id}/rematch").json["proposal"]

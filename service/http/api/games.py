@@ -61,7 +61,8 @@ from service.http.api.schemas.games import (
 )
 from service.http.limits import RateLimits
 from service.play.event_json import event_json
-from service.play.receipts import game_id_for
+from service.play.receipts import CommandResult, game_id_for
+from service.store.base import Account
 from service.timing.clocks import UNDER_WAY, Clock, clock_view
 from service.vacation.service import Vacations
 
@@ -218,9 +219,15 @@ def join(game_id: str) -> ResponseReturnValue:
     colours = data.get("colours") or [data["colour"]]
     tables().admit_seat(game_id, who, data.get("invitation"))  # a private table's (I4)
     result = game_service().join(game_id, who, colours, data["entropy"], key)
-    if result.state is not None and result.state.options.private:
-        tables().seated(game_id, who)  # a decline sent meanwhile is taken back (I5)
+    _seated(result, who)
     return accepted(result, 201, with_legal=with_legal)
+
+
+def _seated(result: CommandResult, who: Account) -> None:
+    """After a seat was taken at a private table: a decline sent meanwhile is taken
+    back (I5)."""
+    if result.state is not None and result.state.options.private:
+        tables().seated(result.game_id, who)
 
 
 @bp.post("/games/<game:game_id>/start")
@@ -326,8 +333,8 @@ def command(game_id: str) -> ResponseReturnValue:
     if joining:  # a private table's seats (I4)
         tables().admit_seat(game_id, who, None)
     result = game_service().execute(game_id, who, envelope, expected, key)
-    if joining and result.state is not None and result.state.options.private:
-        tables().seated(game_id, who)  # a decline sent meanwhile is taken back (I5)
+    if joining:
+        _seated(result, who)
     return accepted(result, with_legal=with_legal)
 
 
