@@ -36,6 +36,7 @@ from service.http.cookies import set_new_binding
 from service.http.headers import install as install_headers
 from service.http.health import bp as health_bp
 from service.http.jsonprovider import OrjsonProvider
+from service.http.language import install as install_language
 from service.http.limits import RateLimits
 from service.http.metrics import bp as metrics_bp
 from service.http.metrics import track
@@ -137,6 +138,7 @@ def web_app(services: Services) -> Flask:
     app.after_request(set_new_binding)  # a browser bound to a sign-in it asked for
 
     app.register_blueprint(web_bp)
+    install_language(app)
     app.register_blueprint(health_bp)
     app.register_blueprint(metrics_bp)
     app.register_blueprint(transparency_bp)

@@ -20,7 +20,7 @@ from pathlib import Path
 from werkzeug.exceptions import default_exceptions
 
 from service import errors
-from service.http.statuses import status_of
+from service.http.statuses import STATUSES, status_of
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVICE_ERRORS = {
@@ -67,9 +67,64 @@ class ProblemType:
     messages: list[str] = field(default_factory=list)
     source: str = ""  # "engine", "service" or "http"
 
+    templates: list[str] = field(default_factory=list)  # the messages with named fields
+
     def add_message(self, text: str) -> None:
         if text and text not in self.messages:
             self.messages.append(text)
+
+    def add_template(self, text: str) -> None:
+        if text and text not in self.templates:
+            self.templates.append(text)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """One refusal written in the source: its line, code, HTTP status, the rule it cites
+    and its message as a template (``template``: an f-string's fields as ``{expr}``)."""
+
+    line: int
+    code: str
+    status: int
+    rules: tuple[str, ...]
+    message: str
+    template: str
+    source: str  # "engine" or "service"
+
+
+def refusals(path: Path) -> list[Refusal]:
+    """The refusals written in one module: ``RuleViolation(code, rule, message)`` in
+    ``domain/``, a ``ServiceError`` subclass raised with a literal code elsewhere."""
+    found = []
+    engine = path.resolve().is_relative_to(ROOT / "domain")
+    for call in _calls(path):
+        name = _name(call) or ""
+        if engine and name == "RuleViolation" and len(call.args) >= 2:
+            code, rule = _literal(call.args[0]), _literal(call.args[1])
+            node = call.args[2] if len(call.args) >= 3 else None
+            rules: tuple[str, ...] = (rule,) if rule is not None else ()
+            status, source = 409, "engine"
+        elif not engine and name in SERVICE_ERRORS and call.args:
+            code, node = _literal(call.args[0]), call.args[1] if len(call.args) >= 2 else None
+            status, source = status_of(SERVICE_ERRORS[name]), "service"
+            rules = tuple(  # rule="C3": the rule the answer cites
+                rule
+                for keyword in call.keywords
+                if keyword.arg == "rule" and (rule := _literal(keyword.value)) is not None
+            )
+        else:
+            continue
+        if code is None:
+            continue
+        text = _text(node) if node is not None else ""
+        template = _template(node) if node is not None else ""
+        found.append(Refusal(call.lineno, code, status, rules, text, template, source))
+    return found
+
+
+def sources() -> list[Path]:
+    """The modules whose refusals the catalogue reads: the engine's, then the service's."""
+    return sorted((ROOT / "domain").glob("*.py")) + sorted((ROOT / "service").rglob("*.py"))
 
 
 @cache
@@ -80,50 +135,42 @@ def catalogue() -> dict[str, ProblemType]:
     def entry(code: str, source: str) -> ProblemType:
         return found.setdefault(code, ProblemType(code, source=source))
 
-    for path in sorted((ROOT / "domain").glob("*.py")):
-        for call in _calls(path):
-            if _name(call) == "RuleViolation" and len(call.args) >= 2:
-                code = _literal(call.args[0])
-                if code is None:
-                    continue
-                item = entry(code, "engine")
-                item.statuses.add(409)
-                rule = _literal(call.args[1])
-                if rule is not None:
-                    item.rules.add(rule)
-                if len(call.args) >= 3:
-                    item.add_message(_text(call.args[2]))
-    for path in sorted((ROOT / "service").rglob("*.py")):
-        for call in _calls(path):
-            cls = SERVICE_ERRORS.get(_name(call) or "")
-            if cls is None or not call.args:
-                continue
-            code = _literal(call.args[0])
-            if code is None:
-                continue
-            item = entry(code, "service")
-            item.statuses.add(status_of(cls))
-            if len(call.args) >= 2:
-                item.add_message(_text(call.args[1]))
-            for keyword in call.keywords:  # rule="C3": the rule the answer cites
-                rule = _literal(keyword.value) if keyword.arg == "rule" else None
-                if rule is not None:
-                    item.rules.add(rule)
-    for status, exc in default_exceptions.items():
-        instance = exc()
-        item = entry(code_for(instance.name), "http")
-        item.statuses.add(status)
-        item.add_message(str(instance.description or "").strip())
-    for status in HTTPStatus:  # what the HTTP servers themselves answer
-        if status >= 400:
-            item = entry(code_for(status.phrase), "http")
-            item.statuses.add(int(status))
-            item.add_message(status.description)
-    for code, (status, text) in OTHER_CODES.items():
+    for path in sources():
+        for refusal in refusals(path):
+            item = entry(refusal.code, refusal.source)
+            item.statuses.add(refusal.status)
+            item.rules.update(refusal.rules)
+            item.add_message(refusal.message)
+            item.add_template(refusal.template)
+    for code, status, text in http_problems():
         item = entry(code, "http")
         item.statuses.add(status)
         item.add_message(text)
+        item.add_template(text)
     return found
+
+
+def http_problems() -> list[tuple[str, int, str]]:
+    """The codes, statuses and texts of what the framework and the servers answer
+    themselves (werkzeug's errors, every HTTP status from 400, ``OTHER_CODES``)."""
+    found = []
+    for status, exc in default_exceptions.items():
+        instance = exc()
+        found.append((code_for(instance.name), status, str(instance.description or "").strip()))
+    for phrase in HTTPStatus:  # what the HTTP servers themselves answer
+        if phrase >= 400:
+            found.append((code_for(phrase.phrase), int(phrase), phrase.description))
+    found.extend((code, status, text) for code, (status, text) in OTHER_CODES.items())
+    return found
+
+
+def titles() -> list[str]:
+    """Every problem ``title``: the service's kinds (``service.http.statuses``) and the
+    HTTP errors' names."""
+    names = [title for _, title in STATUSES.values()]
+    names += [str(exc().name) for exc in default_exceptions.values()]
+    names += [phrase.phrase for phrase in HTTPStatus if phrase >= 400]
+    return list(dict.fromkeys(names))
 
 
 def _calls(path: Path) -> list[ast.Call]:
@@ -154,5 +201,21 @@ def _text(node: ast.expr) -> str:
         for value in node.values:
             literal = _literal(value) if isinstance(value, ast.Constant) else None
             parts.append(literal if literal is not None else "…")
+        return "".join(parts)
+    return ""
+
+
+def _template(node: ast.expr) -> str:
+    """A message as a template: literal text as written (braces doubled), each f-string
+    field as ``{expr}``, its expression as written (``{beach}``, ``{len(boats)}``)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value.replace("{", "{{").replace("}", "}}")
+    if isinstance(node, ast.JoinedStr):
+        parts = []
+        for value in node.values:
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                parts.append(value.value.replace("{", "{{").replace("}", "}}"))
+            elif isinstance(value, ast.FormattedValue):
+                parts.append("{" + ast.unparse(value.value).replace("}", ")") + "}")
         return "".join(parts)
     return ""

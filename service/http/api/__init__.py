@@ -25,7 +25,9 @@ from service.errors import (
     Unavailable,
     UnsupportedMediaType,
 )
+from service.http import problem_words as localized
 from service.http.cookies import check_csrf, session_cookie
+from service.http.language import reader_language
 from service.http.limits import RateLimits
 from service.http.problems import code_for, type_uri
 from service.http.statuses import status_of, title_of
@@ -281,12 +283,14 @@ def paged(rows: Sequence[T], limit: int) -> tuple[Sequence[T], bool]:
 
 
 def problem(status: int, code: str, title: str, detail: str, **extra: Any) -> Response:
-    """An RFC 9457 problem response."""
+    """An RFC 9457 problem response, its title and detail in the reader's language
+    (``service.http.problem_words``; the code and every other member as they are)."""
+    lang = reader_language()
     payload = {
         "type": type_uri(code),
-        "title": title,
+        "title": localized.title(lang, title),
         "status": status,
-        "detail": detail,
+        "detail": localized.detail(lang, code, detail),
         "code": code,
     }
     payload.update({k: v for k, v in extra.items() if v is not None})

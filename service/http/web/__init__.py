@@ -6,16 +6,21 @@ No build step: the pages are static files that talk to the JSON API under
 
 from __future__ import annotations
 
+import re
+from html import escape
 from pathlib import Path
 
 from flask import Blueprint, Response, abort, send_from_directory
 from flask.typing import ResponseReturnValue
 
+from service.http.language import catalog, picker, reader_language
 from service.http.problems import catalogue
 from service.http.web.reference import PAGES as DOCUMENTS
 from service.http.web.reference import document, problem_page, problems_index
+from service.i18n.catalogs import N_, gettext
 
 STATIC = Path(__file__).parent / "static"
+SHELL = re.compile(r"\{\{(\w+)\}\}")
 PAGES = {
     "lobby": "lobby",
     "game": "game",
@@ -34,74 +39,85 @@ bp = Blueprint("web", __name__, static_folder=str(STATIC), static_url_path="/sta
 
 
 def page(name: str, title: str, game_id: str = "", dispute_id: str = "") -> Response:
-    """The HTML shell of a page: its module script does the rest."""
-    html = (STATIC / "page.html").read_text(encoding="utf-8")
-    html = html.replace("{{title}}", title).replace("{{page}}", name).replace("{{game}}", game_id)
-    html = html.replace("{{dispute}}", dispute_id)
+    """The HTML shell of a page in the reader's language (``title`` is its English,
+    translated here): its module script does the rest, with the catalog the shell
+    names (``static/i18n.js``)."""
+    lang = reader_language()
+    fields = {
+        "lang": lang,
+        "catalog": catalog(lang)[1],
+        "title": escape(gettext(lang, title)),
+        "loading": escape(gettext(lang, "Loading…")),
+        "languages": picker(lang),
+        "page": name,
+        "game": game_id,
+        "dispute": dispute_id,
+    }
+    html = SHELL.sub(lambda m: fields[m[1]], (STATIC / "page.html").read_text(encoding="utf-8"))
     return Response(html, mimetype="text/html")
 
 
 @bp.get("/")
 def lobby() -> ResponseReturnValue:
-    return page("lobby", "Tongiaki — lobby")
+    return page("lobby", N_("Tongiaki — lobby"))
 
 
 @bp.get("/leaderboard")
 def leaderboard() -> ResponseReturnValue:
-    return page("leaderboard", "Tongiaki — leaderboard")
+    return page("leaderboard", N_("Tongiaki — leaderboard"))
 
 
 @bp.get("/games/<game:game_id>")
 def game(game_id: str) -> ResponseReturnValue:
-    return page("game", "Tongiaki — game", game_id)
+    return page("game", N_("Tongiaki — game"), game_id)
 
 
 @bp.get("/games/<game:game_id>/replay")
 def replay(game_id: str) -> ResponseReturnValue:
-    return page("replay", "Tongiaki — replay", game_id)
+    return page("replay", N_("Tongiaki — replay"), game_id)
 
 
 @bp.get("/games/<game:game_id>/audit")
 def audit(game_id: str) -> ResponseReturnValue:
-    return page("audit", "Tongiaki — audit", game_id)
+    return page("audit", N_("Tongiaki — audit"), game_id)
 
 
 @bp.get("/disputes")
 def disputes() -> ResponseReturnValue:
-    return page("disputes", "Tongiaki — disputes")
+    return page("disputes", N_("Tongiaki — disputes"))
 
 
 @bp.get("/disputes/<dispute:dispute_id>")
 def dispute(dispute_id: str) -> ResponseReturnValue:
-    return page("dispute", "Tongiaki — dispute", dispute_id=dispute_id)
+    return page("dispute", N_("Tongiaki — dispute"), dispute_id=dispute_id)
 
 
 @bp.get("/account")
 def account() -> ResponseReturnValue:
-    return page("account", "Tongiaki — account")
+    return page("account", N_("Tongiaki — account"))
 
 
 @bp.get("/players/<account_id>")
 def player(account_id: str) -> ResponseReturnValue:
     """A player's page (docs/profiles.md): the page asks the API for the profile."""
-    return page("profile", "Tongiaki — player")
+    return page("profile", N_("Tongiaki — player"))
 
 
 @bp.get("/leagues")
 def leagues() -> ResponseReturnValue:
-    return page("leagues", "Tongiaki — leagues")
+    return page("leagues", N_("Tongiaki — leagues"))
 
 
 @bp.get("/leagues/<league_id>")
 def league(league_id: str) -> ResponseReturnValue:
     """A league's page (docs/leagues.md); the script asks for the league by its id."""
-    return page("leagues", "Tongiaki — league")
+    return page("leagues", N_("Tongiaki — league"))
 
 
 @bp.get("/sign-in/link")
 def sign_in_link() -> ResponseReturnValue:
     """A mailed link lands here; its secret is in the fragment, which the page posts."""
-    response = page("signin", "Tongiaki — sign in")
+    response = page("signin", N_("Tongiaki — sign in"))
     response.headers["Referrer-Policy"] = "no-referrer"
     return response
 
@@ -116,13 +132,13 @@ def docs(name: str) -> ResponseReturnValue:
     """The rules and the tiles, in the project's own words."""
     if name not in DOCUMENTS:
         abort(404)
-    return Response(document(name), mimetype="text/html")
+    return Response(document(name, reader_language()), mimetype="text/html")
 
 
 @bp.get("/problems")
 def problems() -> ResponseReturnValue:
     """Every error code the service answers with."""
-    return Response(problems_index(), mimetype="text/html")
+    return Response(problems_index(reader_language()), mimetype="text/html")
 
 
 @bp.get("/problems/<code>")
@@ -131,4 +147,4 @@ def problem_type(code: str) -> ResponseReturnValue:
     item = catalogue().get(code)
     if item is None:
         abort(404)
-    return Response(problem_page(item), mimetype="text/html")
+    return Response(problem_page(item, reader_language()), mimetype="text/html")
