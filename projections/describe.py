@@ -1,307 +1,299 @@
-"""One line of plain English per event, for replays and audits.
+"""One line per event, for replays and audits: its phrase (``phrase``), said in the
+reader's language where it is shown, and its English (``describe``).
 
-``describe(event, before)`` reads the state *before* the event only for names
-(whose fleet, which island); the event itself says what happened and which
-rule applied, so the line is as trustworthy as the event.
+``phrase(event, before)`` reads the state *before* the event only for names (whose
+fleet, which island); the event itself says what happened and which rule applied, so
+the line is as trustworthy as the event.
 """
 
 from __future__ import annotations
 
-import math
-from collections import Counter
-from collections.abc import Callable, Iterable
-from datetime import UTC, datetime
+from collections.abc import Callable
 from typing import Any
 
 from domain import events as ev
 from domain.away import AwayAnnounced
-from domain.hexgrid import neighbour
 from domain.state import GameState
-from domain.tiles import display_name, island
 from projections.describe_offers import OFFER_WORDS
+from projections.phrases import Moment, Phrase, listing, say, say_n
+from projections.vocabulary import (
+    COMPASS,
+    DIRECTIONS,
+    ENDINGS,
+    TIE_BREAKS,
+    WAYS,
+    _beaches,
+    _boats,
+    _colours,
+    _colours_of,
+    _path,
+    _placed_beside,
+    beach_name,
+    beach_phrase,
+    beaches_phrase,
+    beside,
+    boats_phrase,
+    colour,
+    colour_phrase,
+    fleet_phrase,
+    player_phrase,
+    tile_name,
+)
 
-# world directions (0 = south, clockwise, as drawn) and the eight points of a compass
-DIRECTIONS = ("south", "south-west", "north-west", "north", "north-east", "south-east")
-COMPASS = ("east", "south-east", "south", "south-west", "west", "north-west", "north", "north-east")
-ENDINGS = {
-    "last_island_drawn": "the last island tile was drawn",
-    "last_ocean_drawn": "the last ocean tile was drawn",
-    "abandoned": "the bot played every seat: nobody was left to play (C7)",
-    "agreement": "every player still in the game agreed to end it (T6)",
-}
-TIE_BREAKS = {
-    "islands": "equal points: more islands decide",
-    "boats": "equal points and islands: fewer boats on the board decide",
-    "shared": "a shared win",
-}
-
-
-def colour(name: str | None) -> str:
-    """``"blue"`` → ``"Blue"``."""
-    return (name or "nobody").capitalize()
-
-
-def _boats(n: int) -> str:
-    return f"{n} boat" if n == 1 else f"{n} boats"
-
-
-def _fleet(boats: Iterable[str]) -> str:
-    """``("blue", "blue", "red")`` → ``"2 Blue, 1 Red"``."""
-    counts = Counter(boats)
-    if not counts:
-        return "no boats"
-    return ", ".join(f"{n} {colour(c)}" for c, n in sorted(counts.items()))
+__all__ = [
+    "COMPASS", "DIRECTIONS", "WORDS", "_beaches", "_boats", "_placed_beside", "beach_name",
+    "colour", "describe", "phrase",
+]  # fmt: skip
 
 
-def _facing(jetties: Iterable[int], rotation: int) -> str:
-    """The compass point a beach faces: the mean of its jetties' world directions."""
-    x = y = 0.0
-    for j in jetties:
-        angle = math.radians(90 + 60 * ((j + rotation) % 6))
-        x, y = x + math.cos(angle), y + math.sin(angle)
-    return COMPASS[round(math.degrees(math.atan2(y, x)) / 45) % 8]
+def _game_created(e: ev.GameCreated, _before: GameState) -> Phrase:
+    n = e.options.max_players
+    return say_n("Game created for up to {n} player", "Game created for up to {n} players", n)
 
 
-def beach_name(state: GameState, tile: str, beach: int) -> str:
-    """``"the north-west beach"``: where a beach of a placed island faces (numbered
-    from 1 as well when two beaches of the island face the same way)."""
-    placed = state.islands.get(tile)
-    rotation = placed.rotation if placed is not None else 0  # Tonga never turns
-    beaches = island(tile).beaches
-    if not 0 <= beach < len(beaches):
-        return f"beach {beach + 1}"
-    facing = [_facing(b.jetties, rotation) for b in beaches]
-    if facing.count(facing[beach]) > 1:
-        return f"the {facing[beach]} beach ({beach + 1})"
-    return f"the {facing[beach]} beach"
+def _player_joined(e: ev.PlayerJoined, _before: GameState) -> Phrase:
+    return say("{colours} takes seat {seat}", colours=_colours_of(e.colours), seat=e.seat)
 
 
-def _beaches(state: GameState, tile: str, beaches: tuple[int, ...]) -> str:
-    names = [beach_name(state, tile, b) for b in sorted(set(beaches))]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+def _game_started(e: ev.GameStarted, _before: GameState) -> Phrase:
+    return say("Game starts; turn order {order}", order=_colours_of(e.order, "comma"))
 
 
-def _count(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
-def _colours(n: int) -> str:
-    return f"{n} colour" if n == 1 else f"{n} colours"
-
-
-def _path(e: ev.FleetSailed | ev.ExpeditionFailed) -> str:
-    return "a calm path" if e.danger == 0 else f"a danger-{e.danger} path"
-
-
-def _placed_beside(state: GameState, cell: tuple[int, int]) -> str:
-    """``" north-east of Tonga"``: the first neighbour on the table, if any."""
-    for d in range(len(DIRECTIONS)):
-        placed = state.tiles.get(neighbour(cell, d))
-        if placed is not None:
-            # the new tile lies across direction d+3 from that neighbour
-            return f" {DIRECTIONS[(d + 3) % 6]} of {display_name(placed.tile)}"
-    return ""
-
-
-def _player_name(state: GameState, player_id: str) -> str:
-    for p in state.players:
-        if p.player_id == player_id:
-            return "/".join(colour(c) for c in p.colours)
-    return player_id
-
-
-def _game_created(e: ev.GameCreated, _before: GameState) -> str:
-    return f"Game created for up to {e.options.max_players} players"
-
-
-def _player_joined(e: ev.PlayerJoined, _before: GameState) -> str:
-    return f"{'/'.join(colour(c) for c in e.colours)} takes seat {e.seat}"
-
-
-def _game_started(e: ev.GameStarted, _before: GameState) -> str:
-    return f"Game starts; turn order {', '.join(colour(c) for c in e.order)}"
-
-
-def _starting_boat_placed(e: ev.StartingBoatPlaced, before: GameState) -> str:
-    return (
-        f"{colour(e.colour)} places a starting boat on Tonga, "
-        f"{beach_name(before, 'tonga', e.beach)}"
+def _starting_boat_placed(e: ev.StartingBoatPlaced, before: GameState) -> Phrase:
+    return say(
+        "{colour} places a starting boat on Tonga, {beach}",
+        colour=colour_phrase(e.colour),
+        beach=beach_phrase(before, "tonga", e.beach),
     )
 
 
-def _boats_added(e: ev.BoatsAdded, _before: GameState) -> str:
-    where = display_name(e.island)
-    moved = f" (from {display_name(e.taken_from[0])})" if e.taken_from else ""
-    return f"{colour(e.colour)} adds {_boats(len(e.beaches))} to {where}{moved}"
+def _boats_added(e: ev.BoatsAdded, _before: GameState) -> Phrase:
+    said = {"colour": colour_phrase(e.colour), "boats": boats_phrase(len(e.beaches))}
+    if e.taken_from:
+        origin = tile_name(e.taken_from[0])
+        return say("{colour} adds {boats} to {island} (from {origin})", **said,
+                   island=tile_name(e.island), origin=origin)  # fmt: skip
+    return say("{colour} adds {boats} to {island}", **said, island=tile_name(e.island))
 
 
-def _boats_placed(e: ev.BoatsPlaced, before: GameState) -> str:
-    where = f"{display_name(e.island)}, {_beaches(before, e.island, e.beaches)}"
-    return f"{colour(e.colour)} places {_boats(len(e.beaches))} on {where}"
-
-
-def _emigration_started(e: ev.EmigrationStarted, before: GameState) -> str:
-    text = (
-        f"{colour(e.colour)} emigrates from {display_name(e.island)}, "
-        f"{beach_name(before, e.island, e.beach)}, sailing {DIRECTIONS[e.direction % 6]}"
-        f" with {_fleet(e.fleet)}"
+def _boats_placed(e: ev.BoatsPlaced, before: GameState) -> Phrase:
+    return say(
+        "{colour} places {boats} on {island}, {beaches}",
+        colour=colour_phrase(e.colour),
+        boats=boats_phrase(len(e.beaches)),
+        island=tile_name(e.island),
+        beaches=beaches_phrase(before, e.island, e.beaches),
     )
+
+
+def _emigration_started(e: ev.EmigrationStarted, before: GameState) -> Phrase:
+    said = {
+        "colour": colour_phrase(e.colour),
+        "island": tile_name(e.island),
+        "beach": beach_phrase(before, e.island, e.beach),
+        "direction": WAYS[DIRECTIONS[e.direction % 6]],
+        "fleet": fleet_phrase(e.fleet),
+    }
     if e.search_exhausted:
-        text += (
-            f" (offered without proof: the R19 search reached its budget of "
-            f"{e.search_budget:,} arrangements before finding an end)"
+        return say(
+            "{colour} emigrates from {island}, {beach}, sailing {direction} with {fleet}"
+            " (offered without proof: the R19 search reached its budget of {budget}"
+            " arrangements before finding an end)",
+            **said,
+            budget=f"{e.search_budget:,}",
         )
-    return text
-
-
-def _tile_drawn(e: ev.TileDrawn, _before: GameState) -> str:
-    left = f"{_count(e.islands_left, 'island')} and {_count(e.oceans_left, 'ocean')} left"
-    return f"Tile {display_name(e.tile)} drawn ({left})"
-
-
-def _tile_placed(e: ev.TilePlaced, before: GameState) -> str:
-    return f"{display_name(e.tile)} is placed{_placed_beside(before, e.cell)}"
-
-
-def _fleet_sailed(e: ev.FleetSailed, _before: GameState) -> str:
-    return f"The fleet ({_colours(e.colours)}) sails {_path(e)} on {display_name(e.tile)}"
-
-
-def _expedition_failed(e: ev.ExpeditionFailed, _before: GameState) -> str:
-    return (
-        f"The fleet ({_colours(e.colours)}) cannot pass {_path(e)} on "
-        f"{display_name(e.tile)}: its boats go home"
+    return say(
+        "{colour} emigrates from {island}, {beach}, sailing {direction} with {fleet}", **said
     )
 
 
-def _fleet_reached_island(e: ev.FleetReachedIsland, _before: GameState) -> str:
-    return f"Fleet ({_fleet(e.fleet)}) reaches {display_name(e.island)}"
-
-
-def _fleet_turned_back(e: ev.FleetTurnedBack, _before: GameState) -> str:
-    return (
-        f"Fleet turns back at royal island {display_name(e.royal_island)} "
-        f"to {display_name(e.to_island)}"
+def _tile_drawn(e: ev.TileDrawn, _before: GameState) -> Phrase:
+    return say(
+        "Tile {tile} drawn ({islands} and {oceans} left)",
+        tile=tile_name(e.tile),
+        islands=say_n("{n} island", "{n} islands", e.islands_left),
+        oceans=say_n("{n} ocean", "{n} oceans", e.oceans_left),
     )
 
 
-def _boats_landed(e: ev.BoatsLanded, _before: GameState) -> str:
-    landed = [b for beach in e.beaches for b in beach]
-    home = f"; {_fleet(e.returned)} go home" if e.returned else ""
-    return f"{_fleet(landed)} land on {display_name(e.island)}{home}"
+def _tile_placed(e: ev.TilePlaced, before: GameState) -> Phrase:
+    found = beside(before, e.cell)
+    if found is None:
+        return say("{tile} is placed", tile=tile_name(e.tile))
+    direction, other = found
+    return say("{tile} is placed {direction} of {other}", tile=tile_name(e.tile),
+               direction=direction, other=other)  # fmt: skip
 
 
-def _royal_island_founded(e: ev.RoyalIslandFounded, _before: GameState) -> str:
-    return f"{colour(e.colour)} founds a royal island on {display_name(e.island)}"
+def _fleet_sailed(e: ev.FleetSailed, _before: GameState) -> Phrase:
+    return say("The fleet ({colours}) sails {path} on {tile}", colours=_colours(e.colours),
+               path=_path(e), tile=tile_name(e.tile))  # fmt: skip
 
 
-def _new_colony_founded(e: ev.NewColonyFounded, _before: GameState) -> str:
-    return f"{colour(e.colour)} starts a new colonisation"
+def _expedition_failed(e: ev.ExpeditionFailed, _before: GameState) -> Phrase:
+    return say("The fleet ({colours}) cannot pass {path} on {tile}: its boats go home",
+               colours=_colours(e.colours), path=_path(e), tile=tile_name(e.tile))  # fmt: skip
 
 
-def _chain_declared_endless(e: ev.ChainDeclaredEndless, _before: GameState) -> str:
-    return f"Endless chain declared over {', '.join(display_name(i) for i in e.islands)}"
+def _fleet_reached_island(e: ev.FleetReachedIsland, _before: GameState) -> Phrase:
+    return say("Fleet ({fleet}) reaches {island}", fleet=fleet_phrase(e.fleet),
+               island=tile_name(e.island))  # fmt: skip
 
 
-def _island_removed(e: ev.IslandRemoved, _before: GameState) -> str:
-    home = f"; {_fleet(e.returned)} go home" if e.returned else ""
-    return f"{display_name(e.island)} is removed from the game{home}"
+def _fleet_turned_back(e: ev.FleetTurnedBack, _before: GameState) -> Phrase:
+    return say("Fleet turns back at royal island {royal} to {island}",
+               royal=tile_name(e.royal_island), island=tile_name(e.to_island))  # fmt: skip
 
 
-def _fleet_lost_at_sea(e: ev.FleetLostAtSea, _before: GameState) -> str:
-    return f"Fleet ({_fleet(e.fleet)}) is lost at sea"
+def _boats_landed(e: ev.BoatsLanded, _before: GameState) -> Phrase:
+    landed = fleet_phrase(b for beach in e.beaches for b in beach)
+    if e.returned:
+        return say("{fleet} land on {island}; {returned} go home", fleet=landed,
+                   island=tile_name(e.island), returned=fleet_phrase(e.returned))  # fmt: skip
+    return say("{fleet} land on {island}", fleet=landed, island=tile_name(e.island))
 
 
-def _turn_ended(e: ev.TurnEnded, _before: GameState) -> str:
-    following = f"; {colour(e.next_colour)} to play" if e.next_colour else ""
-    return f"{colour(e.colour)} ends turn {e.turn}{following}"
+def _royal_island_founded(e: ev.RoyalIslandFounded, _before: GameState) -> Phrase:
+    return say("{colour} founds a royal island on {island}", colour=colour_phrase(e.colour),
+               island=tile_name(e.island))  # fmt: skip
 
 
-def _game_ended(e: ev.GameEnded, before: GameState) -> str:
-    winners = " and ".join(_player_name(before, w) for w in e.winners)
-    how = f" ({TIE_BREAKS[e.tie_break]})" if e.tie_break in TIE_BREAKS else ""
+def _new_colony_founded(e: ev.NewColonyFounded, _before: GameState) -> Phrase:
+    return say("{colour} starts a new colonisation", colour=colour_phrase(e.colour))
+
+
+def _chain_declared_endless(e: ev.ChainDeclaredEndless, _before: GameState) -> Phrase:
+    islands = listing((tile_name(i) for i in e.islands), "comma")
+    return say("Endless chain declared over {islands}", islands=islands)
+
+
+def _island_removed(e: ev.IslandRemoved, _before: GameState) -> Phrase:
+    if e.returned:
+        return say("{island} is removed from the game; {returned} go home",
+                   island=tile_name(e.island), returned=fleet_phrase(e.returned))  # fmt: skip
+    return say("{island} is removed from the game", island=tile_name(e.island))
+
+
+def _fleet_lost_at_sea(e: ev.FleetLostAtSea, _before: GameState) -> Phrase:
+    return say("Fleet ({fleet}) is lost at sea", fleet=fleet_phrase(e.fleet))
+
+
+def _turn_ended(e: ev.TurnEnded, _before: GameState) -> Phrase:
+    said = {"colour": colour_phrase(e.colour), "turn": e.turn}
+    if e.next_colour:
+        return say("{colour} ends turn {turn}; {next} to play", **said,
+                   next=colour_phrase(e.next_colour))  # fmt: skip
+    return say("{colour} ends turn {turn}", **said)
+
+
+def _game_ended(e: ev.GameEnded, before: GameState) -> Phrase:
+    winners = listing((player_phrase(before, w) for w in e.winners), "and")
     why = ENDINGS.get(e.reason, e.reason.replace("_", " "))
-    text = f"Game over, {why}: {winners} win{'' if len(e.winners) > 1 else 's'}{how}"
-    if e.resigned:
-        quit = " and ".join(_player_name(before, p) for p in e.resigned)
-        text += f"; {quit} resigned and rank{'' if len(e.resigned) > 1 else 's'} last (C6)"
-    return text
+    n = len(e.winners)
+    if e.tie_break in TIE_BREAKS:
+        ended = say_n("Game over, {why}: {winners} wins ({how})",
+                      "Game over, {why}: {winners} win ({how})", n,
+                      why=why, winners=winners, how=TIE_BREAKS[e.tie_break])  # fmt: skip
+    else:
+        ended = say_n("Game over, {why}: {winners} wins", "Game over, {why}: {winners} win", n,
+                      why=why, winners=winners)  # fmt: skip
+    if not e.resigned:
+        return ended
+    gone = listing((player_phrase(before, p) for p in e.resigned), "and")
+    resigned = say_n("{who} resigned and ranks last (C6)", "{who} resigned and rank last (C6)",
+                     len(e.resigned), who=gone)  # fmt: skip
+    return say("{ended}; {resigned}", ended=ended, resigned=resigned)
 
 
-def _turn_timed_out(e: ev.TurnTimedOut, before: GameState) -> str:
-    again = f", {e.streak} times in a row" if e.streak > 1 else ""
-    if before.timeout_leaves_nobody(e.seat):
-        return f"{colour(e.colour)}'s time ran out{again}: nobody is left to play (C7)"
-    return f"{colour(e.colour)}'s time ran out{again}: the bot plays this decision (C3)"
+def _turn_timed_out(e: ev.TurnTimedOut, before: GameState) -> Phrase:
+    who = colour_phrase(e.colour)
+    nobody = before.timeout_leaves_nobody(e.seat)
+    if e.streak > 1 and nobody:
+        return say("{colour}'s time ran out, {streak} times in a row: nobody is left to play (C7)",
+                   colour=who, streak=e.streak)  # fmt: skip
+    if e.streak > 1:
+        return say("{colour}'s time ran out, {streak} times in a row: the bot plays this decision"
+                   " (C3)", colour=who, streak=e.streak)  # fmt: skip
+    if nobody:
+        return say("{colour}'s time ran out: nobody is left to play (C7)", colour=who)
+    return say("{colour}'s time ran out: the bot plays this decision (C3)", colour=who)
 
 
-def _seat_marked_absent(e: ev.SeatMarkedAbsent, before: GameState) -> str:
-    times = f"{e.streak} timeout{'' if e.streak == 1 else 's'}"
-    return (
-        f"{_player_name(before, e.player_id)} is absent after {times} in a row:"
-        " the bot plays every decision until they take the seat back (C4)"
+def _seat_marked_absent(e: ev.SeatMarkedAbsent, before: GameState) -> Phrase:
+    return say(
+        "{player} is absent after {timeouts} in a row: the bot plays every decision until"
+        " they take the seat back (C4)",
+        player=player_phrase(before, e.player_id),
+        timeouts=say_n("{n} timeout", "{n} timeouts", e.streak),
     )
 
 
-def _timeout_streak_ended(e: ev.TimeoutStreakEnded, before: GameState) -> str:
-    return f"{_player_name(before, e.player_id)} plays again after timing out (C4)"
+def _timeout_streak_ended(e: ev.TimeoutStreakEnded, before: GameState) -> Phrase:
+    return say("{player} plays again after timing out (C4)",
+               player=player_phrase(before, e.player_id))  # fmt: skip
 
 
-def _seat_played_by_bot(e: ev.SeatPlayedByBot, _before: GameState) -> str:
-    why = "who resigned" if e.reason == "resigned" else "who is absent"
-    return f"The bot plays for {colour(e.colour)}, {why} ({e.rule})"
+def _seat_played_by_bot(e: ev.SeatPlayedByBot, _before: GameState) -> Phrase:
+    said = {"colour": colour_phrase(e.colour), "rule": e.rule}
+    if e.reason == "resigned":
+        return say("The bot plays for {colour}, who resigned ({rule})", **said)
+    return say("The bot plays for {colour}, who is absent ({rule})", **said)
 
 
-def _seat_reclaimed(e: ev.SeatReclaimed, before: GameState) -> str:
-    return f"{_player_name(before, e.player_id)} takes the seat back from the bot (C5)"
+def _seat_reclaimed(e: ev.SeatReclaimed, before: GameState) -> Phrase:
+    return say("{player} takes the seat back from the bot (C5)",
+               player=player_phrase(before, e.player_id))  # fmt: skip
 
 
-def _player_resigned(e: ev.PlayerResigned, _before: GameState) -> str:
-    return (
-        f"{'/'.join(colour(c) for c in e.colours)} resigns: the bot plays on for them,"
-        " and they rank last (C6)"
+def _player_resigned(e: ev.PlayerResigned, _before: GameState) -> Phrase:
+    return say("{colours} resigns: the bot plays on for them, and they rank last (C6)",
+               colours=_colours_of(e.colours))  # fmt: skip
+
+
+def _away_announced(e: AwayAnnounced, before: GameState) -> Phrase:
+    return say(
+        "{player} is away from {starts} to {until}: the clocks of their decisions stand"
+        " still then (V4)",
+        player=player_phrase(before, e.player_id),
+        starts=Moment(e.starts),
+        until=Moment(e.until),
     )
 
 
-def _away_announced(e: AwayAnnounced, before: GameState) -> str:
-    def when(text: str) -> str:
-        return datetime.fromisoformat(text).astimezone(UTC).strftime("%-d %b %Y, %H:%M UTC")
-
-    return (
-        f"{_player_name(before, e.player_id)} is away from {when(e.starts)} to"
-        f" {when(e.until)}: the clocks of their decisions stand still then (V4)"
-    )
-
-
-def _deck_revealed(e: ev.DeckRevealed, _before: GameState) -> str:
-    extra = ", with the seeds of its re-deals," if e.redeals else ""
-    return f"The deck seed is revealed{extra}: every draw can now be verified"
+def _deck_revealed(e: ev.DeckRevealed, _before: GameState) -> Phrase:
+    if e.redeals:
+        return say(
+            "The deck seed is revealed, with the seeds of its re-deals,: every draw can now"
+            " be verified"
+        )
+    return say("The deck seed is revealed: every draw can now be verified")
 
 
-def _game_paused(e: ev.GamePaused, _before: GameState) -> str:
-    return "An auditor pauses the game while a dispute is looked at"
+def _game_paused(e: ev.GamePaused, _before: GameState) -> Phrase:
+    return say("An auditor pauses the game while a dispute is looked at")
 
 
-def _game_resumed(e: ev.GameResumed, _before: GameState) -> str:
-    return "The game resumes"
+def _game_resumed(e: ev.GameResumed, _before: GameState) -> Phrase:
+    return say("The game resumes")
 
 
-def _result_amended(e: ev.ResultAmended, before: GameState) -> str:
+def _result_amended(e: ev.ResultAmended, before: GameState) -> Phrase:
     if e.annulled:
-        return "A ruling annuls the result: the game counts for nobody"
-    order = ", ".join(_player_name(before, p) for p in e.ranking or ())
-    return f"A ruling amends the result: {order}"
+        return say("A ruling annuls the result: the game counts for nobody")
+    order = listing((player_phrase(before, p) for p in e.ranking or ()), "comma")
+    return say("A ruling amends the result: {order}", order=order)
 
 
-def _game_rewound(e: ev.GameRewound, _before: GameState) -> str:
-    return (
-        f"A ruling rewinds the game to version {e.to_version}: play continues from there,"
-        " the tiles not yet drawn re-dealt from a fresh seed"
+def _game_rewound(e: ev.GameRewound, _before: GameState) -> Phrase:
+    return say(
+        "A ruling rewinds the game to version {version}: play continues from there, the"
+        " tiles not yet drawn re-dealt from a fresh seed",
+        version=e.to_version,
     )
 
 
 # the words of each event type: every type has its own (tests/projections/test_describe.py)
-WORDS: dict[type[Any], Callable[[Any, GameState], str]] = {
+WORDS: dict[type[Any], Callable[[Any, GameState], Phrase]] = {
     ev.GameCreated: _game_created,
     ev.PlayerJoined: _player_joined,
     ev.GameStarted: _game_started,
@@ -339,8 +331,13 @@ WORDS: dict[type[Any], Callable[[Any, GameState], str]] = {
 }
 
 
-def describe(event: ev.Event, before: GameState) -> str:
-    """A one-line human-readable description of ``event`` (the state before it only
-    for names)."""
+def phrase(event: ev.Event, before: GameState) -> Phrase:
+    """What ``event`` did, as a phrase (the state before it only for names); an event
+    without words of its own is said by its type's name."""
     words = WORDS.get(type(event))
-    return words(event, before) if words is not None else type(event).__name__
+    return words(event, before) if words is not None else say(type(event).__name__)
+
+
+def describe(event: ev.Event, before: GameState) -> str:
+    """A one-line description of ``event`` in English (``phrase``'s)."""
+    return phrase(event, before).english()

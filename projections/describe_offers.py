@@ -8,66 +8,81 @@ from typing import Any
 
 from domain import offers as o
 from domain.state import GameState
+from projections.phrases import Phrase, Value, say
+from projections.vocabulary import player_phrase
 
 
-def _name(state: GameState, player_id: str) -> str:
-    for p in state.players:
-        if p.player_id == player_id:
-            return "/".join(c.capitalize() for c in p.colours)
-    return player_id
+def _name(state: GameState, player_id: str) -> Value:
+    return player_phrase(state, player_id)
 
 
-def _requested(e: o.TakebackRequested, before: GameState) -> str:
-    return (
-        f"{_name(before, e.player_id)} asks to take back their last decision (back to version"
-        f" {e.to_version}); every other player still playing must accept (T1, T3)"
+def _requested(e: o.TakebackRequested, before: GameState) -> Phrase:
+    return say(
+        "{player} asks to take back their last decision (back to version"
+        " {version}); every other player still playing must accept (T1, T3)",
+        player=_name(before, e.player_id),
+        version=e.to_version,
     )
 
 
-def _accepted(e: o.TakebackAccepted, before: GameState) -> str:
-    return f"{_name(before, e.player_id)} accepts the takeback (T3)"
+def _accepted(e: o.TakebackAccepted, before: GameState) -> Phrase:
+    return say("{player} accepts the takeback (T3)", player=_name(before, e.player_id))
 
 
-def _refused(e: o.TakebackRefused, before: GameState) -> str:
-    return f"{_name(before, e.player_id)} refuses the takeback: the move stands (T3)"
-
-
-def _withdrawn(e: o.TakebackWithdrawn, before: GameState) -> str:
-    return f"{_name(before, e.player_id)} withdraws the takeback request (T4)"
-
-
-def _expired(e: o.TakebackExpired, before: GameState) -> str:
-    return f"The takeback {_name(before, e.player_id)} asked for lapses: the game moved on (T4)"
-
-
-def _taken_back(e: o.MovesTakenBack, before: GameState) -> str:
-    return (
-        f"Taken back by consent: the game is back at version {e.to_version}, before"
-        f" {_name(before, e.player_id)}'s last decision; no tile was drawn since (T2, T3)"
+def _refused(e: o.TakebackRefused, before: GameState) -> Phrase:
+    return say(
+        "{player} refuses the takeback: the move stands (T3)", player=_name(before, e.player_id)
     )
 
 
-def _proposed(e: o.EndProposed, before: GameState) -> str:
-    return f"{_name(before, e.player_id)} proposes to end the game now, scored as it stands (T6)"
+def _withdrawn(e: o.TakebackWithdrawn, before: GameState) -> Phrase:
+    return say("{player} withdraws the takeback request (T4)", player=_name(before, e.player_id))
 
 
-def _end_accepted(e: o.EndAccepted, before: GameState) -> str:
-    return f"{_name(before, e.player_id)} agrees to end the game (T6)"
+def _expired(e: o.TakebackExpired, before: GameState) -> Phrase:
+    return say(
+        "The takeback {player} asked for lapses: the game moved on (T4)",
+        player=_name(before, e.player_id),
+    )
 
 
-def _end_declined(e: o.EndDeclined, before: GameState) -> str:
-    return f"{_name(before, e.player_id)} declines to end the game: play goes on (T6)"
+def _taken_back(e: o.MovesTakenBack, before: GameState) -> Phrase:
+    return say(
+        "Taken back by consent: the game is back at version {version}, before"
+        " {player}'s last decision; no tile was drawn since (T2, T3)",
+        player=_name(before, e.player_id),
+        version=e.to_version,
+    )
 
 
-def _end_withdrawn(e: o.EndProposalWithdrawn, before: GameState) -> str:
-    return f"{_name(before, e.player_id)} withdraws the proposal to end the game (T4)"
+def _proposed(e: o.EndProposed, before: GameState) -> Phrase:
+    return say(
+        "{player} proposes to end the game now, scored as it stands (T6)",
+        player=_name(before, e.player_id),
+    )
 
 
-def _end_expired(e: o.EndProposalExpired, before: GameState) -> str:
-    return "The proposal to end the game lapses: the game moved on (T4)"
+def _end_accepted(e: o.EndAccepted, before: GameState) -> Phrase:
+    return say("{player} agrees to end the game (T6)", player=_name(before, e.player_id))
 
 
-OFFER_WORDS: dict[type[Any], Callable[[Any, GameState], str]] = {
+def _end_declined(e: o.EndDeclined, before: GameState) -> Phrase:
+    return say(
+        "{player} declines to end the game: play goes on (T6)", player=_name(before, e.player_id)
+    )
+
+
+def _end_withdrawn(e: o.EndProposalWithdrawn, before: GameState) -> Phrase:
+    return say(
+        "{player} withdraws the proposal to end the game (T4)", player=_name(before, e.player_id)
+    )
+
+
+def _end_expired(e: o.EndProposalExpired, before: GameState) -> Phrase:
+    return say("The proposal to end the game lapses: the game moved on (T4)")
+
+
+OFFER_WORDS: dict[type[Any], Callable[[Any, GameState], Phrase]] = {
     o.TakebackRequested: _requested,
     o.TakebackAccepted: _accepted,
     o.TakebackRefused: _refused,

@@ -39,7 +39,8 @@ STATE_CACHE = 256  # games whose latest folds are kept in memory
 # the read-model tables' version (readmodel_schema) as the read models' TABLES make them:
 # 2: rm_rewinds; 3: rm_clocks; 4: rm_notifications. Changes since are the read models'
 # migrations (5: the lobby's filters; 6: the ratings' tables; 7: vacation; 8: private
-# tables; 9: profiles and the queue; 10: the ratings' deferred refold), run in the order
+# tables; 9: profiles and the queue; 10: the ratings' deferred refold; 11: the steps'
+# phrases), run in the order
 # of their versions.
 READMODEL_SCHEMA = 4
 MODELS = [m for p in REGISTRY for m in p.models]

@@ -23,7 +23,9 @@ from domain.fold import evolve
 from domain.scoring import current_scores
 from domain.state import GameState, Phase
 from domain.tiles import display_name, island
-from projections.describe import describe
+from projections.describe import phrase
+from projections.phrases import Phrase, say
+from projections.vocabulary import colour_phrase
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -247,7 +249,8 @@ class Step:
     type: str
     rule: str | None
     automatic: bool
-    description: str
+    description: str  # in English
+    words: dict[str, Any] | None = None  # the description's phrase, for other languages
 
 
 # events about one seat rather than the colour to play (docs/clocks.md)
@@ -293,6 +296,7 @@ def step(
     actor = meta.get("actor")
     name = actor.get("account") if isinstance(actor, Mapping) else None
     rule = getattr(event, "rule", None)
+    said = phrase(event, before)
     return Step(
         version=version,
         turn=turn,
@@ -302,7 +306,8 @@ def step(
         type=type(event).__name__,
         rule=rule if isinstance(rule, str) else None,
         automatic=bool(getattr(event, "automatic", False)),
-        description=describe(event, before),
+        description=said.english(),
+        words=said.data(),
     )
 
 
@@ -330,12 +335,12 @@ def _player(state: GameState, seat: int) -> str:
     return next(p.player_id for p in state.players if p.seat == seat)
 
 
-def _your_move_words(state: GameState, seat: int) -> str:
+def _your_move_words(state: GameState, seat: int) -> Phrase:
     """ "It is your move.", naming the colour to move when the seat plays two (R5)."""
     player = next(p for p in state.players if p.seat == seat)
     if len(player.colours) > 1 and state.pending is not None:
-        return f"It is your move with {state.pending.colour.capitalize()}."
-    return "It is your move."
+        return say("It is your move with {colour}.", colour=colour_phrase(state.pending.colour))
+    return say("It is your move.")
 
 
 def notices(
@@ -360,13 +365,20 @@ def notices(
         if now is not None and now != was:
             told.append((_player(state, now), "your_move", _your_move_words(state, now)))
         found += [
-            {"account_id": account, "version": version, "kind": kind, "text": text, "at": at}
-            for account, kind, text in told
+            {
+                "account_id": account,
+                "version": version,
+                "kind": kind,
+                "text": said.english(),
+                "words": said.data(),
+                "at": at,
+            }
+            for account, kind, said in told
         ]
     return found
 
 
-def _told(group: Sequence[ev.Event], state: GameState) -> list[tuple[str, str, str]]:
+def _told(group: Sequence[ev.Event], state: GameState) -> list[tuple[str, str, Phrase]]:
     """(account, kind, text) of what one transaction's events tell, ``state`` after it:
     a timeout (with an absent seat), the game's end, a ruling's effect."""
     told = []
@@ -378,31 +390,37 @@ def _told(group: Sequence[ev.Event], state: GameState) -> list[tuple[str, str, s
         elif isinstance(e, ev.GameEnded):
             told += [(s.player_id, "game_over", _game_over_words(e, s)) for s in e.scores]
         elif isinstance(e, ev.GameRewound | ev.ResultAmended | ev.GameResumed):
-            what = {
-                ev.GameRewound: "rewound the game",
-                ev.ResultAmended: "amended the result",
-                ev.GameResumed: "resumed the game",
-            }[type(e)]
-            words = f"An auditor {what} (dispute {e.dispute_id})."
+            words = {
+                ev.GameRewound: say("An auditor rewound the game (dispute {dispute}).",
+                                    dispute=e.dispute_id),
+                ev.ResultAmended: say("An auditor amended the result (dispute {dispute}).",
+                                      dispute=e.dispute_id),
+                ev.GameResumed: say("An auditor resumed the game (dispute {dispute}).",
+                                    dispute=e.dispute_id),
+            }[type(e)]  # fmt: skip
             told += [(p.player_id, "dispute_ruled", words) for p in state.players]
     return told
 
 
-def _timed_out_words(absent: bool) -> str:
-    return (
-        "Your decision timed out and the bot played it for you"
-        + ("; you are now absent: the bot plays your seat until you reclaim it" if absent else "")
-        + "."
-    )
+def _timed_out_words(absent: bool) -> Phrase:
+    if absent:
+        return say(
+            "Your decision timed out and the bot played it for you; you are now absent: the"
+            " bot plays your seat until you reclaim it."
+        )
+    return say("Your decision timed out and the bot played it for you.")
 
 
-def _game_over_words(end: ev.GameEnded, score: ev.PlayerScore) -> str:
+def _game_over_words(end: ev.GameEnded, score: ev.PlayerScore) -> Phrase:
     if score.rank == 1:
-        words = "you share the win" if len(end.winners) > 1 else "you won"
+        words = say("you share the win") if len(end.winners) > 1 else say("you won")
     else:
-        words = f"you ranked {score.rank} of {len(end.scores)}"
-    why = {
-        "abandoned": " (nobody was left to play: the bot had every seat, C7)",
-        "agreement": " (by agreement, T6)",
-    }.get(end.reason, "")
-    return f"The game is over{why}: {words}."
+        words = say("you ranked {rank} of {count}", rank=score.rank, count=len(end.scores))
+    if end.reason == "abandoned":
+        return say(
+            "The game is over (nobody was left to play: the bot had every seat, C7): {words}.",
+            words=words,
+        )
+    if end.reason == "agreement":
+        return say("The game is over (by agreement, T6): {words}.", words=words)
+    return say("The game is over: {words}.", words=words)

@@ -19,6 +19,7 @@ from service.http.api.disputes import DisputeIdConverter
 from service.http.api.disputes import bp as disputes_bp
 from service.http.api.games import bp as games_bp
 from service.http.api.invitations import bp as invitations_bp
+from service.http.api.languages import bp as languages_bp
 from service.http.api.leagues import bp as leagues_bp
 from service.http.api.meta import bp as meta_bp
 from service.http.api.notes import bp as notes_bp
@@ -50,6 +51,7 @@ from service.store.base import SqlStore
 # the API's blueprints, each under /api/v1
 API_BLUEPRINTS = (
     accounts_bp,
+    languages_bp,
     signin_bp,
     credentials_bp,
     games_bp,
@@ -114,6 +116,7 @@ def web_app(services: Services) -> Flask:
     app.extensions["tongiaki.notes"] = services.notes
     app.extensions["tongiaki.vacations"] = services.vacations
     app.extensions["tongiaki.profiles"] = services.profiles
+    app.extensions["tongiaki.languages"] = services.languages
     if feed is not None:  # live streams end with the credential they were opened with
         watch = RevocationWatch(feed, services.identity.sessions.ended_among)
         services.identity.when_revoked(watch.end)

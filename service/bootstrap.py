@@ -31,6 +31,7 @@ from service.notifications.notify import Notifier
 from service.play.attempts import Doorbell
 from service.play.games import GameService
 from service.play.timekeeper import ClockBell, LocalScheduler, Timekeeper
+from service.preferences.languages import Languages
 from service.profiles.service import Profiles
 from service.rematch.service import Rematches
 from service.runtime.settings import ConfigError, Settings
@@ -114,6 +115,7 @@ class Services:
     log: TransparencyLog | None  # the transparency log; None where nothing signs (CLI)
     identity: Identity  # sessions, tokens, sign-in links and passkeys (docs/accounts.md)
     notes: Notes  # players' private notes (docs/notes.md)
+    languages: Languages  # the accounts' chosen languages (docs/i18n.md)
     background: list[threading.Event] = field(default_factory=list)  # stops, once started
     clocks: LocalScheduler | None = None  # the embedded default's deadlines, once started
     chat: ChatService | None = None  # games' chats (docs/chat.md)
@@ -145,6 +147,7 @@ def build(
     store.upgrade()
     readmodels = ReadModels(store, store)
     readmodels.upgrade()
+    languages = Languages(store)  # before anything mails: its table is read then
     now = clock or (lambda: datetime.now(UTC))
     doorbell = doorbell or _doorbell(settings, readmodels)
     feed = _feed(settings, store, streams) if streams is not None else None
@@ -180,6 +183,7 @@ def build(
         log,
         identity,
         _notes(store, games),
+        languages,
     )
     return _around_the_games(services, now)
 

@@ -8,6 +8,7 @@ plans their delivery (``planned``).
 
 from __future__ import annotations
 
+import json
 from typing import Any, NamedTuple
 
 from projections.contract import Batch, ReadModel, rows
@@ -49,7 +50,7 @@ def apply(tx: Tx, writes: Writes, batch: Batch) -> None:
     for n in found:
         writes.execute(
             "INSERT INTO rm_notifications (id, account_id, game_id, version, kind, created_at,"
-            " created_ms, text) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
+            " created_ms, text, words) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
             " ON CONFLICT (id) DO NOTHING",
             (
                 notice_id(n["account_id"], batch.game_id, n["version"], n["kind"]),
@@ -60,13 +61,17 @@ def apply(tx: Tx, writes: Writes, batch: Batch) -> None:
                 n["at"],
                 epoch_ms(n["at"]) if n["at"] else 0,
                 n["text"],
+                json.dumps(n["words"], separators=(",", ":")),
             ),
         )
 
 
 # a rebuild deletes none: it finds every notification already there (same ids) and
 # sends nothing twice
-MODEL = ReadModel(tables=TABLES, owned=[], apply=apply)
+# 11: each notice's words as a phrase too (projections.phrases, JSON): told in the
+# account's language; a notice made before is told in English
+MIGRATIONS = {11: ["ALTER TABLE rm_notifications ADD COLUMN words TEXT"]}
+MODEL = ReadModel(tables=TABLES, owned=[], apply=apply, migrations=MIGRATIONS)
 
 
 def of_account(

@@ -9,6 +9,7 @@ back over are answered ``superseded``.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any, NamedTuple, TypedDict
 
@@ -49,11 +50,15 @@ TABLES = [
         position TEXT NOT NULL,
         PRIMARY KEY (game_id, version))""",
 ]
+# 11: each step's description as a phrase too (``words``: projections.phrases, JSON), said
+# in the reader's language where it is shown; a step made before has none (its English
+# is shown) until the timeline is rebuilt (``tongiaki projections rebuild timeline``)
+MIGRATIONS = {11: ["ALTER TABLE rm_steps ADD COLUMN words TEXT"]}
 STEP_COLUMNS = (
     "game_id", "version", "turn", "step", "colour", "actor", "type", "rule", "automatic",
-    "description",
+    "description", "words",
 )  # fmt: skip
-STEP_READ = "version, turn, step, colour, actor, type, rule, automatic, description"
+STEP_READ = "version, turn, step, colour, actor, type, rule, automatic, description, words"
 
 
 class StepRow(TypedDict):
@@ -68,6 +73,7 @@ class StepRow(TypedDict):
     rule: str | None
     automatic: bool
     description: str
+    words: str | None  # the description's phrase as JSON (projections.phrases), if kept
     superseded: bool  # a rewind (D6) went back over it
 
 
@@ -120,6 +126,7 @@ def apply(tx: Tx, writes: Writes, batch: Batch) -> None:
                 s.rule,
                 int(s.automatic),
                 s.description,
+                json.dumps(s.words, separators=(",", ":")) if s.words is not None else None,
             )
         )
         if stored.version % KEYFRAME_EVERY == 0:
@@ -129,7 +136,12 @@ def apply(tx: Tx, writes: Writes, batch: Batch) -> None:
     writes.many("rm_rewinds", ("game_id", "version", "to_version"), rewinds)
 
 
-MODEL = ReadModel(tables=TABLES, owned=["rm_steps", "rm_keyframes", "rm_rewinds"], apply=apply)
+MODEL = ReadModel(
+    tables=TABLES,
+    owned=["rm_steps", "rm_keyframes", "rm_rewinds"],
+    apply=apply,
+    migrations=MIGRATIONS,
+)
 
 
 def nearest_keyframe(tx: Tx, game_id: str, at_most: int) -> Keyframe | None:
@@ -226,5 +238,6 @@ def step_row(row: Sequence[Any], gone: Sequence[Rewind]) -> StepRow:
         "rule": row[6],
         "automatic": bool(row[7]),
         "description": row[8],
+        "words": row[9],
         "superseded": superseded(int(row[0]), gone),
     }

@@ -33,6 +33,7 @@ from domain.errors import RuleViolation
 from domain.history import effective_versions
 from domain.serialization import decode_dispute_event, encode_dispute_event
 from domain.state import GameState, Phase
+from projections.phrases import Phrase, say
 from service.audit.evidence import gather_evidence
 from service.errors import BadRequest, Conflict, Forbidden, NotFound
 from service.play.games import GameService
@@ -52,6 +53,8 @@ WINDOW = timedelta(days=7)  # how long after its end a game can still be dispute
 ATTEMPTS = 5  # appends tried when another write to the same dispute wins the race
 
 log = logging.getLogger("tongiaki.disputes")
+# a ruling's decision (domain.disputes.DECISIONS) as its notification says it
+RULED = {"stands": say("stands"), "rewind": say("rewind"), "result_amended": say("result amended")}
 
 
 @dataclass(frozen=True)
@@ -80,7 +83,7 @@ class DisputeService:
         *,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         window: timedelta = WINDOW,
-        announce: Callable[[str, int, Sequence[str], str], None] | None = None,
+        announce: Callable[[str, int, Sequence[str], Phrase], None] | None = None,
     ) -> None:
         self.store = store
         self.games = games
@@ -221,6 +224,21 @@ class DisputeService:
         )
         return self.load(dispute_id)
 
+    def _announce(self, game_id: str, dispute_id: str, decision: str) -> None:
+        """A ruling told to every player of the game (a notification), if announced."""
+        if self.announce is None:
+            return
+        version, state = self.games.load(game_id)
+        said = say(
+            "An auditor ruled on dispute {dispute}: {decision}.",
+            dispute=dispute_id,
+            decision=RULED.get(decision, decision.replace("_", " ")),
+        )
+        try:
+            self.announce(game_id, version, [p.player_id for p in state.players], said)
+        except Exception:  # the ruling stands; the reminder is not worth a 500
+            log.exception("the ruling on %s was not announced", dispute_id)
+
     def act(self, who: Account, dispute_id: str, command: d.DisputeCommand) -> Loaded:
         """A note, an assignment, a ruling or a withdrawal, with what it does to the game.
 
@@ -266,15 +284,8 @@ class DisputeService:
             else:
                 if isinstance(command, d.IssueRuling | d.Withdraw):
                     self._resume_if_paused(who, game_id, dispute_id)
-                if isinstance(command, d.IssueRuling) and self.announce is not None:
-                    version, state = self.games.load(game_id)
-                    players = [p.player_id for p in state.players]
-                    words = command.decision.replace("_", " ")
-                    text = f"An auditor ruled on dispute {dispute_id}: {words}."
-                    try:
-                        self.announce(game_id, version, players, text)
-                    except Exception:  # the ruling stands; the reminder is not worth a 500
-                        log.exception("the ruling on %s was not announced", dispute_id)
+                if isinstance(command, d.IssueRuling):
+                    self._announce(game_id, dispute_id, command.decision)
                 return self.load(dispute_id)
             if attempt == ATTEMPTS - 1:
                 raise Conflict(

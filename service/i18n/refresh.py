@@ -23,7 +23,7 @@ HERE = Path(__file__).parent
 KEYWORDS = {
     "messages": [
         *("--no-default-keywords", "-k", "gettext:2", "-k", "ngettext:2,3"),
-        *("-k", "N_", "-k", "say"),
+        *("-k", "N_", "-k", "say", "-k", "say_n:1,2"),
     ],
     "pages": ["--no-default-keywords", "-k", "_", "-k", "ngettext:1,2"],
 }

@@ -15,10 +15,13 @@ from datetime import datetime, timedelta
 from hmac import compare_digest
 
 from service.errors import Conflict, Forbidden, Gone, NotFound, ServiceError
+from service.i18n.catalogs import gettext
+from service.i18n.locales import DEFAULT
 from service.identity import security_log
 from service.identity.credentials import ms, new_secret, secret_hash
 from service.identity.mailer import Mailer
 from service.notifications.checks import check_email
+from service.preferences.languages import languages_of
 from service.store.base import Account, SqlStore
 from service.store.rows import Row, named, value
 from service.timing.clocks import stamp
@@ -87,49 +90,76 @@ class Links:
             )
         return token
 
-    def ask_sign_in(self, address: str, bind: str, base_url: str, client: str) -> None:
-        """Mail a sign-in link to ``address`` (or, without an account, say so)."""
+    def ask_sign_in(
+        self, address: str, bind: str, base_url: str, client: str, lang: str = DEFAULT
+    ) -> None:
+        """Mail a sign-in link to ``address`` (or, without an account, say so), in the
+        account's language if it chose one, else ``lang`` (the asking browser's)."""
         address = normal_address(address)
         owner = self._owner(address)
         token = self._link(SIGN_IN, address, owner, bind)
+        lang = self._language(owner, lang)
         if owner is not None:
-            text = (
+            text = gettext(
+                lang,
                 "To sign in to Tongiaki in the browser where you asked, open this link within"
-                f" {LINK_MINUTES} minutes (it works once):\n\n{base_url}/sign-in/link#{token}\n\n"
-                "If you did not ask, ignore this mail: nobody can use the link but the browser"
-                " that asked for it.\n"
+                " {minutes} minutes (it works once):\n\n{link}\n\nIf you did not ask, ignore"
+                " this mail: nobody can use the link but the browser that asked for it.\n",
+                minutes=LINK_MINUTES,
+                link=f"{base_url}/sign-in/link#{token}",
             )
         else:
-            text = (
+            text = gettext(
+                lang,
                 "Somebody asked to sign in to Tongiaki with this address, which no account"
                 " uses. If it was you: make an account in the lobby, then add this address"
-                f" to it on your account's page ({base_url}/account).\n"
-                "If you did not ask, ignore this mail.\n"
+                " to it on your account's page ({url}).\nIf you did not ask, ignore this"
+                " mail.\n",
+                url=f"{base_url}/account",
             )
-        self.mailer.send(address, "Sign in to Tongiaki", text)
+        self.mailer.send(address, gettext(lang, "Sign in to Tongiaki"), text)
         security_log.record(
             "sign_in_link_asked", address=security_log.address_tag(address), client=client
         )
 
+    def _language(self, account_id: str | None, asked: str) -> str:
+        """The language to mail ``account_id`` in: its choice, else ``asked``."""
+        if account_id is None:
+            return asked
+        with self.store.reading() as cur:
+            return languages_of(cur, [account_id]).get(account_id, asked)
+
     def ask_add(
-        self, account: Account, address: str, bind: str, base_url: str, client: str
+        self,
+        account: Account,
+        address: str,
+        bind: str,
+        base_url: str,
+        client: str,
+        lang: str = DEFAULT,
     ) -> None:
-        """Mail a link that adds ``address`` to ``account`` (unless another account has it)."""
+        """Mail a link that adds ``address`` to ``account`` (unless another account has
+        it), in the account's language if it chose one, else ``lang``."""
         address = normal_address(address)
         owner = self._owner(address)
         free = owner is None or owner == account.account_id
         token = self._link(ADD_EMAIL, address, account.account_id if free else None, bind)
+        lang = self._language(account.account_id, lang)
         if free:
-            text = (
-                f"To sign in to Tongiaki with this address, open this link within {LINK_MINUTES}"
-                f" minutes in the browser where you asked:\n\n{base_url}/sign-in/link#{token}\n"
+            text = gettext(
+                lang,
+                "To sign in to Tongiaki with this address, open this link within {minutes}"
+                " minutes in the browser where you asked:\n\n{link}\n",
+                minutes=LINK_MINUTES,
+                link=f"{base_url}/sign-in/link#{token}",
             )
         else:
-            text = (
+            text = gettext(
+                lang,
                 "Somebody asked to add this address to a Tongiaki account, but another account"
-                " already signs in with it. Nothing changed.\n"
+                " already signs in with it. Nothing changed.\n",
             )
-        self.mailer.send(address, "Add your address to Tongiaki", text)
+        self.mailer.send(address, gettext(lang, "Add your address to Tongiaki"), text)
         security_log.record(
             "email_link_asked",
             account=account.account_id,

@@ -22,6 +22,9 @@ from email.utils import formatdate
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from service.i18n.catalogs import gettext, ngettext
+from service.i18n.locales import DEFAULT, SUPPORTED
+from service.i18n.phrases import Unreadable, render
 from service.notifications import webhooks
 from service.notifications.addresses import Resolver
 from service.notifications.outbox import Delivery
@@ -48,7 +51,9 @@ def send(
 
 def notice(delivery: Delivery, public_url: str) -> dict[str, Any]:
     """What the account is told: the notification, a link to its game where the service
-    knows its public address, and a digest's games."""
+    knows its public address, and a digest's games; its ``text`` in the account's
+    language (``lang``: docs/i18n.md), every other member as it is."""
+    lang = delivery.language if delivery.language in SUPPORTED else DEFAULT
     told: dict[str, Any] = {
         "id": delivery.notification_id,
         "account_id": delivery.account_id,
@@ -56,7 +61,8 @@ def notice(delivery: Delivery, public_url: str) -> dict[str, Any]:
         "version": delivery.version,
         "kind": delivery.kind,
         "created_at": delivery.created_at,
-        "text": delivery.text,
+        "text": _said(delivery, lang),
+        "lang": lang,
     }
     if public_url:  # where the player opens the game
         told["url"] = f"{public_url}/games/{delivery.game_id}"
@@ -67,8 +73,21 @@ def notice(delivery: Delivery, public_url: str) -> dict[str, Any]:
                 g["url"] = f"{public_url}/games/{g['game_id']}"
         told["games"] = games
         if len(games) > 1:
-            told["text"] = f"It is your move in {len(games)} games."
+            told["text"] = ngettext(
+                lang, "It is your move in {n} game.", "It is your move in {n} games.", len(games)
+            )
     return told
+
+
+def _said(delivery: Delivery, lang: str) -> str:
+    """The notification's text in ``lang``: its phrase said in it, if kept (a notice made
+    before phrases were kept is said in English)."""
+    if lang == DEFAULT or delivery.words is None:
+        return delivery.text
+    try:
+        return render(json.loads(delivery.words), lang)
+    except (Unreadable, ValueError, KeyError, TypeError):
+        return delivery.text
 
 
 def signature(secret: str, timestamp: str, body: bytes) -> str:
@@ -120,27 +139,35 @@ def mail(
     message = EmailMessage()
     message["From"] = settings.mail_from
     message["To"] = address
-    message["Subject"] = f"Tongiaki: {told['text']}"[:200]
+    lang = told.get("lang", DEFAULT)
+    message["Subject"] = gettext(lang, "Tongiaki: {text}", text=told["text"])[:200]
     message["Message-ID"] = f"<{told['id']}@tongiaki>"  # a repeat is the same mail
     message["Date"] = formatdate(clock().timestamp(), usegmt=True)
-    message.set_content(_mail_text(told))
+    message.set_content(_mail_text(told, lang))
     return hand_to_smtp(settings.smtp_url, message)
 
 
-def _mail_text(told: dict[str, Any]) -> str:
-    """A mail's text: a digest's line per game, else the notification and its game."""
+def _mail_text(told: dict[str, Any], lang: str) -> str:
+    """A mail's text in ``lang``: a digest's line per game, else the notification and its
+    game."""
     if len(told.get("games", [])) > 1:
         lines = [
-            f"- game {g['game_id']} (version {g['version']})"
+            gettext(
+                lang, "- game {game} (version {version})", game=g["game_id"], version=g["version"]
+            )
             + (f": {g['url']}" if "url" in g else "")
             for g in told["games"]
         ]
         return f"{told['text']}\n\n" + "\n".join(lines) + "\n"
     link = f"\n{told['url']}\n" if "url" in told else ""
-    return (
-        f"{told['text']}\n{link}\nGame {told['game_id']}, version"
-        f" {told['version']} ({told['created_at']}).\n"
+    game = gettext(
+        lang,
+        "Game {game}, version {version} ({at}).",
+        game=told["game_id"],
+        version=told["version"],
+        at=told["created_at"],
     )
+    return f"{told['text']}\n{link}\n{game}\n"
 
 
 def hand_to_smtp(smtp_url: str, message: EmailMessage) -> tuple[bool, str]:

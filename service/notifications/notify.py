@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from projections.phrases import Phrase
 from service.notifications import channels, outbox, planner
 from service.notifications.addresses import Resolver, system_resolver
 from service.notifications.checks import check_choices
@@ -98,14 +99,14 @@ class Notifier:
         """Each notification's deliveries, with every attempt (the delivery log)."""
         return outbox.delivery_log(self.store, ids)
 
-    def announce(self, game_id: str, version: int, players: Sequence[str], text: str) -> None:
+    def announce(self, game_id: str, version: int, players: Sequence[str], said: Phrase) -> None:
         """A "dispute_ruled" notification to every player of the game (its id names the
         game's version: the projection's own for a ruling that moved the game is the
         same notification, made once)."""
         now = self.clock()
         with self.store.transaction() as cur:
             for player in players:
-                outbox.add(cur, player, game_id, version, "dispute_ruled", now, text)
+                outbox.add(cur, player, game_id, version, "dispute_ruled", now, said)
 
     # --- the deliverer -----------------------------------------------------------
 

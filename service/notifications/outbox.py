@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
 from projections.models import notice_id
+from projections.phrases import Phrase
 from service.notifications.preferences import EPOCH, to_ms
+from service.preferences.languages import languages_of
 from service.store.base import SqlStore
 from service.timing.clocks import stamp
 
@@ -44,6 +46,8 @@ class Delivery:
     secret: str
     email: str | None
     games: str | None  # a digest's games (JSON), else None
+    words: str | None = None  # the text as a phrase (JSON: projections.phrases), if kept
+    language: str | None = None  # the account's language (docs/i18n.md), if it chose one
 
 
 class Unplanned(NamedTuple):
@@ -66,12 +70,20 @@ class Held(NamedTuple):
 
 
 def add(
-    cur: Any, account_id: str, game_id: str, version: int, kind: str, at: datetime, text: str
+    cur: Any,
+    account_id: str,
+    game_id: str,
+    version: int,
+    kind: str,
+    at: datetime,
+    said: Phrase,
 ) -> None:
-    """One notification into the outbox (once: its id names what it is about)."""
+    """One notification into the outbox (once: its id names what it is about), its words
+    in English and as a phrase (told in the account's language)."""
     cur.execute(
         "INSERT INTO rm_notifications (id, account_id, game_id, version, kind, created_at,"
-        " created_ms, text) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (id) DO NOTHING",
+        " created_ms, text, words) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
+        " ON CONFLICT (id) DO NOTHING",
         (
             notice_id(account_id, game_id, version, kind),
             account_id,
@@ -80,7 +92,8 @@ def add(
             kind,
             stamp(at),
             to_ms(at),
-            text,
+            said.english(),
+            json.dumps(said.data(), separators=(",", ":")),
         ),
     )
 
@@ -174,7 +187,7 @@ def claim(
         rows = cur.execute(
             "SELECT d.notification_id, d.channel, d.attempts, n.account_id, n.game_id,"
             " n.version, n.kind, n.created_at, n.text, s.webhook_url, s.secret, s.email,"
-            " d.games"
+            " d.games, n.words"
             " FROM notify_deliveries d"
             " JOIN rm_notifications n ON n.id = d.notification_id"
             " JOIN notify_settings s ON s.account_id = d.account_id"
@@ -199,7 +212,8 @@ def claim(
                 " WHERE notification_id = %s AND channel = %s",
                 (now_ms + LEASE_MS, delivery.notification_id, delivery.channel),
             )
-    return taken
+        chosen = languages_of(cur, sorted({d.account_id for d in taken}))
+    return [replace(d, language=chosen.get(d.account_id)) for d in taken]
 
 
 def record(

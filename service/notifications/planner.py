@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from projections.phrases import Phrase, say_n
 from service.notifications import outbox
 from service.notifications.preferences import settings_of, to_ms
 from service.store.base import SqlStore
@@ -23,11 +24,11 @@ def remind(store: SqlStore, now: datetime, before: int) -> int:
     now_ms = to_ms(now)
     made = 0
     for game_id, version, due, player, data in _coming(store, now_ms, before):
-        text = _reminder(json.loads(data), player, int(due) - now_ms, before)
-        if text is None:
+        said = _reminder(json.loads(data), player, int(due) - now_ms, before)
+        if said is None or player is None:
             continue
         with store.transaction() as cur:
-            outbox.add(cur, player, game_id, int(version), "deadline_soon", now, text)
+            outbox.add(cur, player, game_id, int(version), "deadline_soon", now, said)
         made += 1
     return made
 
@@ -45,7 +46,9 @@ def _coming(store: SqlStore, now_ms: int, before: int) -> list[Sequence[Any]]:
     return rows
 
 
-def _reminder(entry: dict[str, Any], player: str | None, left_ms: int, before: int) -> str | None:
+def _reminder(
+    entry: dict[str, Any], player: str | None, left_ms: int, before: int
+) -> Phrase | None:
     """The reminder's text for a decision ``left_ms`` from its deadline, or None: no
     player to tell, a bot's seat, or a decision given no more than twice ``before``."""
     clock = entry.get("clock") or {}
@@ -58,8 +61,12 @@ def _reminder(entry: dict[str, Any], player: str | None, left_ms: int, before: i
     if span.total_seconds() <= 2 * before:
         return None
     minutes = max(1, left_ms // 60_000)
-    unit = "minute" if minutes == 1 else "minutes"
-    return f"Your move: the deadline is in {minutes} {unit} ({clock['deadline']})."
+    return say_n(
+        "Your move: the deadline is in {n} minute ({deadline}).",
+        "Your move: the deadline is in {n} minutes ({deadline}).",
+        minutes,
+        deadline=clock["deadline"],
+    )
 
 
 def plan(store: SqlStore, now: datetime, mail: bool, limit: int = 500) -> int:

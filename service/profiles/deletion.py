@@ -146,7 +146,7 @@ class Deletion:
 
     def _forget_credentials(self, who: Account) -> None:
         """Every way in revoked (live streams end), then removed with what the account
-        kept here: passkeys, address, links, notes, notification settings (P8)."""
+        kept here: passkeys, address, links, notes, notification settings, language (P8)."""
         self.identity.sessions.disable(who, by="self")
         account_id = who.account_id
         with self.store.transaction() as tx:
@@ -158,5 +158,6 @@ class Deletion:
                 "notify_settings",
                 "notify_digests",
                 "notify_deliveries",
+                "account_languages",
             ):
                 tx.execute(f"DELETE FROM {table} WHERE account_id = %s", (account_id,))

@@ -29,6 +29,8 @@ def test_games_made_before_the_profiles_existed_are_on_the_players_pages_after_t
         conn.execute("DROP TABLE rm_queue")
         conn.execute("DROP INDEX rm_lobby_by_activity")
         conn.execute("DELETE FROM projection_checkpoints WHERE projection = 'profiles'")
+        conn.execute("ALTER TABLE rm_steps DROP COLUMN words")  # schema 11's
+        conn.execute("ALTER TABLE rm_notifications DROP COLUMN words")
         conn.execute("DELETE FROM readmodel_schema WHERE version > 8")
     store = SQLiteEventStore(path)
     try:

@@ -115,6 +115,8 @@ def test_an_older_lobby_is_filled_again_after_the_upgrade(tmp_path):
     with sqlite3.connect(path) as conn:  # back to schema 4: no filter (nor private) columns
         for column in ("players", "seated", "two_colours", "free_orientation", "clock", "private"):
             conn.execute(f"ALTER TABLE rm_lobby DROP COLUMN {column}")
+        conn.execute("ALTER TABLE rm_steps DROP COLUMN words")  # schema 11's
+        conn.execute("ALTER TABLE rm_notifications DROP COLUMN words")
         conn.execute("DELETE FROM readmodel_schema WHERE version > 4")
     store = SQLiteEventStore(path)
     try:

@@ -373,13 +373,14 @@ class SlowReceiver(Receiver):
 
 def outbox(app, account_id: str, n: int, kind: str = "your_move") -> None:
     """``n`` notifications for an account, as the projection makes them."""
+    from projections.phrases import say
     from service.notifications.outbox import add as _insert
 
     notifier = app.extensions["tongiaki.notify"]
     now = notifier.clock()
     with notifier.store.transaction() as cur:
         for i in range(n):
-            _insert(cur, account_id, f"g{i:04d}", i + 1, kind, now, "It is your move.")
+            _insert(cur, account_id, f"g{i:04d}", i + 1, kind, now, say("It is your move."))
 
 
 def hook(player: Player, url: str) -> None:

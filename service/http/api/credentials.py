@@ -25,6 +25,7 @@ from service.http.api.schemas.identity import (
     TokenMade,
 )
 from service.http.cookies import base_url, bind_cookie, binding, site
+from service.http.language import reader_language
 from service.identity.credentials import Credential
 from service.identity.links import normal_address
 from service.identity.security_log import address_tag
@@ -143,7 +144,9 @@ def add_email() -> ResponseReturnValue:
     identity().mailer.check()
     address = normal_address(body(EmailAsked)["email"])
     limit("sign_in_address", f"{address_tag(address)}:{client_address()}")
-    identity().links.ask_add(who.account, address, binding(), base_url(), client_address())
+    identity().links.ask_add(
+        who.account, address, binding(), base_url(), client_address(), reader_language()
+    )
     return reply(
         {"detail": "a link to confirm the address is on its way to it (15 minutes, this browser)"}
     )

@@ -22,6 +22,7 @@ from service.http.api.schemas import (
     disputes,
     games,
     identity,
+    languages,
     leagues,
     meta,
     notes,
@@ -238,8 +239,8 @@ def build_spec() -> dict[str, Any]:
 
 # every module of schemas (tests/service/test_api.py checks none is left out)
 SCHEMA_MODULES = (
-    *(accounts, base, chat, disputes, games, identity, leagues, meta, notes, profiles),
-    *(proofs, ratings, scores, tables, vacation, views),
+    *(accounts, base, chat, disputes, games, identity, languages, leagues, meta, notes),
+    *(profiles, proofs, ratings, scores, tables, vacation, views),
 )
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flask import Blueprint, Response, request
+from flask import Blueprint, Response, current_app, request
 from flask.typing import ResponseReturnValue
 
 from service.errors import Forbidden, Unauthorized
@@ -32,6 +32,7 @@ from service.http.cookies import (
     set_session,
     site,
 )
+from service.http.language import reader_language, remember
 from service.identity import security_log
 from service.identity.links import ADD_EMAIL, normal_address
 from service.identity.sessions import csrf_token
@@ -65,6 +66,9 @@ def signed_in(account: Account, method: str, **extra: Any) -> Response:
         }
     )
     set_session(response, secret)
+    chosen = current_app.extensions["tongiaki.languages"].of(account.account_id)
+    if chosen is not None:  # the account's language reaches the browser (docs/i18n.md)
+        remember(response, chosen)
     return response
 
 
@@ -144,7 +148,7 @@ def ask_link() -> ResponseReturnValue:
     address = normal_address(body(EmailAsked)["email"])
     limit("sign_in_address", f"{security_log.address_tag(address)}:{client_address()}")
     bind = binding()
-    identity().links.ask_sign_in(address, bind, base_url(), client_address())
+    identity().links.ask_sign_in(address, bind, base_url(), client_address(), reader_language())
     return reply({"detail": ASKED})
 
 

@@ -38,6 +38,8 @@ from service.http.api.schemas.views import (
     Scoreboard,
     Timeline,
 )
+from service.http.language import reader_language
+from service.i18n.phrases import described
 from service.timing.clocks import clock_view
 
 # the lobby's cursor: the last activity of the page's last game ("+" written "~", so the
@@ -331,11 +333,12 @@ def timeline(game_id: str) -> ResponseReturnValue:
     # bounded by the version answered: a catch-up meanwhile never tears the answer
     steps, more = paged(rm.steps(game_id, after, limit + 1, upto=point.version), limit)
     turns = rm.turns(game_id, upto=point.version)
+    lang = reader_language()
     return reply(
         {
             "game_id": game_id,
             "version": point.version,
-            "steps": steps,
+            "steps": [described(s, lang) for s in steps],
             "turns": turns,
             "rewinds": rm.rewinds(game_id, upto=point.version),
             "next_after": steps[-1]["version"] if steps else after,
@@ -374,7 +377,9 @@ def audit(game_id: str) -> ResponseReturnValue:
     limit = int_arg("limit", 200, 1, 1000) or 200
     commands, more = paged(readmodels().audit(game_id, after, limit + 1), limit)
     turns: dict[int, list[dict[str, Any]]] = {}
+    lang = reader_language()
     for command in commands:
+        command["events"] = [described(s, lang) for s in command["events"]]
         turns.setdefault(command["turn"], []).append(command)
     return reply(
         {

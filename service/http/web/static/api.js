@@ -5,6 +5,8 @@
 // (docs/accounts.md). A token kept by an earlier version of the pages is exchanged for a
 // session once, then forgotten.
 
+import { _, number } from "./i18n.js";
+
 const KEY = "tongiaki.account";
 const SAFE = new Set(["GET", "HEAD"]);
 
@@ -91,67 +93,66 @@ export async function signInWithToken(token) {
 
 // What a refusal means, in a player's words (the code is for programs).
 const PROBLEMS = {
-  not_your_turn: "It is not your turn.",
-  not_your_seat: "That is not one of your colours.",
-  not_seated: "You have no seat at this table.",
-  stale_version: "The game moved on while you were choosing; here is the new position.",
-  unexpected_command: "That move is not possible right now.",
-  game_over: "The game is over.",
-  beach_full: "That beach has no free slot.",
-  beach_not_full: "Only a full beach emigrates.",
-  endless_departure: "That route can never end the chain reaction: choose another departure.",
-  repeated_departure: "That exact departure was already made from this very board this turn.",
-  not_enough_players: "At least two players are needed to start.",
-  colour_taken: "Somebody already plays that colour.",
-  table_full: "This table is full.",
-  already_seated: "You already have a seat at this table.",
-  other_colours_present: "Only an island with none but your boats can become royal.",
-  two_royal_islands: "Each colour founds at most two royal islands.",
-  tonga_never_royal: "Tonga can never become royal.",
-  no_token: "Sign in first.",
-  bad_token: "That token names no account, or was revoked.",
-  session_ended: "This browser's sign-in ended: sign in again.",
-  csrf_failed: "This page is out of date: reload it.",
-  link_used: "This sign-in link was used already: ask for a new one.",
-  link_expired: "This sign-in link is too old (15 minutes): ask for a new one.",
-  link_other_browser: "Open the link in the browser where you asked for it.",
-  link_unknown: "This link is not one the server sent (cut short in the mail?).",
-  unknown_passkey: "That passkey belongs to no account here (was it removed?).",
-  passkey_refused: "The passkey was refused.",
-  challenge_used: "That passkey answer was used already: try again.",
-  challenge_expired: "The passkey prompt took too long: try again.",
-  email_unavailable: "This server sends no mail: sign in with a passkey or a token.",
-  account_disabled: "An operator disabled this account.",
-  rate_limited: "Too many requests: wait a moment.",
-  game_paused: "The game is paused while an auditor looks at a dispute.",
-  not_a_player: "Only a player seated in this game can do that.",
-  dispute_window_closed: "The game ended too long ago to open a dispute.",
-  dispute_closed: "This dispute is closed.",
-  too_many_streams: "The server is busy; live updates come by polling for now.",
-  chat_channel_closed: "That chat channel is not yours.",
-  chat_text: "A message is one line of 1 to 500 characters.",
-  chat_too_fast: "You are chatting too fast: wait a few seconds.",
-  chat_already_reported: "You reported this message already.",
-  chat_message_hidden: "That message is hidden already.",
-  database_unavailable: "The server cannot reach its database; try again in a moment.",
-  offline: "No connection to the server.",
+  not_your_turn: _("It is not your turn."),
+  not_your_seat: _("That is not one of your colours."),
+  not_seated: _("You have no seat at this table."),
+  stale_version: _("The game moved on while you were choosing; here is the new position."),
+  unexpected_command: _("That move is not possible right now."),
+  game_over: _("The game is over."),
+  beach_full: _("That beach has no free slot."),
+  beach_not_full: _("Only a full beach emigrates."),
+  endless_departure: _("That route can never end the chain reaction: choose another departure."),
+  repeated_departure: _("That exact departure was already made from this very board this turn."),
+  not_enough_players: _("At least two players are needed to start."),
+  colour_taken: _("Somebody already plays that colour."),
+  table_full: _("This table is full."),
+  already_seated: _("You already have a seat at this table."),
+  other_colours_present: _("Only an island with none but your boats can become royal."),
+  two_royal_islands: _("Each colour founds at most two royal islands."),
+  tonga_never_royal: _("Tonga can never become royal."),
+  no_token: _("Sign in first."),
+  bad_token: _("That token names no account, or was revoked."),
+  session_ended: _("This browser's sign-in ended: sign in again."),
+  csrf_failed: _("This page is out of date: reload it."),
+  link_used: _("This sign-in link was used already: ask for a new one."),
+  link_expired: _("This sign-in link is too old (15 minutes): ask for a new one."),
+  link_other_browser: _("Open the link in the browser where you asked for it."),
+  link_unknown: _("This link is not one the server sent (cut short in the mail?)."),
+  unknown_passkey: _("That passkey belongs to no account here (was it removed?)."),
+  passkey_refused: _("The passkey was refused."),
+  challenge_used: _("That passkey answer was used already: try again."),
+  challenge_expired: _("The passkey prompt took too long: try again."),
+  email_unavailable: _("This server sends no mail: sign in with a passkey or a token."),
+  account_disabled: _("An operator disabled this account."),
+  rate_limited: _("Too many requests: wait a moment."),
+  game_paused: _("The game is paused while an auditor looks at a dispute."),
+  not_a_player: _("Only a player seated in this game can do that."),
+  dispute_window_closed: _("The game ended too long ago to open a dispute."),
+  dispute_closed: _("This dispute is closed."),
+  too_many_streams: _("The server is busy; live updates come by polling for now."),
+  chat_channel_closed: _("That chat channel is not yours."),
+  chat_text: _("A message is one line of 1 to 500 characters."),
+  chat_too_fast: _("You are chatting too fast: wait a few seconds."),
+  chat_already_reported: _("You reported this message already."),
+  chat_message_hidden: _("That message is hidden already."),
+  database_unavailable: _("The server cannot reach its database; try again in a moment."),
+  offline: _("No connection to the server."),
 };
 // what the game was waiting for when a move came that did not answer it (R25)
 const WAITING_FOR = {
-  landing: "a fleet to land",
-  tile_placement: "a drawn tile to be placed",
-  turn_start: "a turn to begin",
-  choose_emigration: "an emigration to be chosen",
-  colonist_placement: "a colonist to be placed",
-  setup_placement: "a starting boat on Tonga",
-  open: "players to join",
+  landing: _("a fleet to land"),
+  tile_placement: _("a drawn tile to be placed"),
+  turn_start: _("a turn to begin"),
+  choose_emigration: _("an emigration to be chosen"),
+  colonist_placement: _("a colonist to be placed"),
+  setup_placement: _("a starting boat on Tonga"),
+  open: _("players to join"),
 };
 
 /** A problem as one line a player understands, with the rule it cites. */
 export function problemText(data) {
-  if (!data) return "Something went wrong.";
-  const rule = data.rule ? ` (rule ${data.rule})` : "";
-  return `${problemWords(data)}${rule}`;
+  if (!data) return _("Something went wrong.");
+  return data.rule ? _("{problem} (rule {rule})", { problem: problemWords(data), rule: data.rule }) : problemWords(data);
 }
 
 /** A problem's field errors in words: "text: Length must be between 1 and 500". */
@@ -163,14 +164,16 @@ function fieldErrors(errors, prefix = "") {
 
 /** The same without the rule (shown beside it as a link). */
 export function problemWords(data) {
-  if (!data) return "Something went wrong.";
+  if (!data) return _("Something went wrong.");
   const words = PROBLEMS[data.code];
   if (data.code === "invalid_fields" && data.errors) {
-    return `${(words || data.detail || "Some fields are invalid").replace(/\.$/, "")}: ${fieldErrors(data.errors)}.`;
+    const errors = fieldErrors(data.errors);
+    const said = words || data.detail;
+    return said ? _("{problem}: {errors}.", { problem: said.replace(/\.$/, ""), errors }) : _("Some fields are invalid: {errors}.", { errors });
   }
-  if (!words) return cap(data.detail || data.title || "Refused");
+  if (!words) return cap(data.detail || data.title || _("Refused"));
   const awaited = data.code === "unexpected_command" && /awaits (\w+)/.exec(data.detail || "")?.[1];
-  if (awaited) return `${words.replace(/\.$/, "")}: the game is waiting for ${WAITING_FOR[awaited] || awaited.replace(/_/g, " ")}.`;
+  if (awaited) return _("That move is not possible right now: the game is waiting for {awaited}.", { awaited: WAITING_FOR[awaited] || awaited.replace(/_/g, " ") });
   return words;
 }
 
@@ -178,7 +181,13 @@ export function problemWords(data) {
 export function ruleLink(rule) {
   const docs = { D: "disputes", C: "clocks", M: "chat", N: "notes", T: "table", G: "ratings", V: "vacation", I: "invitations", RM: "invitations", P: "profiles", Q: "profiles", L: "leagues" };
   const doc = docs[rule.replace(/[0-9]+$/, "")] || "rules";
-  return el("a", { href: `/docs/${doc}#${rule}`, target: "_blank", rel: "noopener" }, `rule ${rule}`);
+  return el("a", { href: `/docs/${doc}#${rule}`, target: "_blank", rel: "noopener" }, _("rule {rule}", { rule }));
+}
+
+/** A translated text with nodes in some of its {fields}, as children for el():
+ * ``withNodes(_("See {link}."), { link: el("a", …) })``. */
+export function withNodes(text, nodes) {
+  return text.split(/\{([A-Za-z_][A-Za-z0-9_]*)\}/).map((part, i) => (i % 2 === 0 ? part : part in nodes ? nodes[part] : `{${part}}`)).filter((part) => part !== "");
 }
 
 export function toast(text, kind = "info") {
@@ -224,32 +233,32 @@ async function myMove(holder) {
   const data = queued.data;
   if (!data) return holder.replaceChildren();
   const link = data.next
-    ? el("a", { href: data.next, id: "nav-my-move", class: "my-move", title: "The game whose decision has waited longest" }, `My move (${data.count})`)
-    : el("span", { id: "nav-my-move", class: "muted" }, "My move (0)");
+    ? el("a", { href: data.next, id: "nav-my-move", class: "my-move", title: _("The game whose decision has waited longest") }, _("My move ({count})", { count: number(data.count) }))
+    : el("span", { id: "nav-my-move", class: "muted" }, _("My move ({count})", { count: number(0) }));
   holder.replaceChildren(link);
 }
 
 export function nav(gameId) {
-  const links = [el("a", { href: "/" }, "Lobby"), el("a", { href: "/leaderboard", id: "nav-leaderboard" }, "Leaderboard"), el("a", { href: "/leagues", id: "nav-leagues" }, "Leagues")];
+  const links = [el("a", { href: "/" }, _("Lobby")), el("a", { href: "/leaderboard", id: "nav-leaderboard" }, _("Leaderboard")), el("a", { href: "/leagues", id: "nav-leagues" }, _("Leagues"))];
   const signed = me();
   if (signed?.kind === "player") {
     const holder = el("span", { id: "nav-queue" });
-    links.push(holder, el("a", { href: `/players/${signed.account_id}`, id: "nav-profile" }, "Profile"));
+    links.push(holder, el("a", { href: `/players/${signed.account_id}`, id: "nav-profile" }, _("Profile")));
     myMove(holder);
   }
-  if (signed) links.push(el("a", { href: "/account", id: "nav-account" }, "Account"));
+  if (signed) links.push(el("a", { href: "/account", id: "nav-account" }, _("Account")));
   if (gameId) {
     links.push(
-      el("a", { href: `/games/${gameId}` }, "Game"),
-      el("a", { href: `/games/${gameId}/replay` }, "Replay"),
-      el("a", { href: `/games/${gameId}/audit` }, "Audit"),
+      el("a", { href: `/games/${gameId}` }, _("Game")),
+      el("a", { href: `/games/${gameId}/replay` }, _("Replay")),
+      el("a", { href: `/games/${gameId}/audit` }, _("Audit")),
     );
   }
   const account = me();
-  if (account?.kind === "auditor") links.push(el("a", { href: "/disputes", id: "nav-disputes" }, "Disputes"));
-  links.push(el("a", { href: "/docs/rules" }, "Rules"));
+  if (account?.kind === "auditor") links.push(el("a", { href: "/disputes", id: "nav-disputes" }, _("Disputes")));
+  links.push(el("a", { href: "/docs/rules" }, _("Rules")));
   document.getElementById("nav").replaceChildren(...links);
-  document.getElementById("me").textContent = account ? `Signed in as ${account.name}${account.kind === "auditor" ? " (auditor)" : ""}` : "";
+  document.getElementById("me").textContent = account ? (account.kind === "auditor" ? _("Signed in as {name} (auditor)", { name: account.name }) : _("Signed in as {name}", { name: account.name })) : "";
 }
 
 export const COLOURS = ["blue", "red", "green", "yellow", "orange", "purple"];
@@ -260,6 +269,12 @@ export function cap(s) {
   return s ? s[0].toUpperCase() + s.slice(1) : "";
 }
 
+/** A colour's name in the reader's language ("Blue", "Bleu", "Blu"). */
+export function colourName(colour) {
+  const names = { blue: _("Blue"), red: _("Red"), green: _("Green"), yellow: _("Yellow"), orange: _("Orange"), purple: _("Purple") };
+  return names[colour] || cap(colour);
+}
+
 /** A random command id (crypto.randomUUID exists only on https and localhost). */
 export function newId() {
   if (crypto.randomUUID) return crypto.randomUUID();
@@ -268,5 +283,5 @@ export function newId() {
 
 /** A colour as a chip: its letter and its name (never the colour alone). */
 export function colourChip(colour, text) {
-  return el("span", { class: `chip colour-${colour}` }, el("b", {}, LETTER[colour]), ` ${text ?? cap(colour)}`);
+  return el("span", { class: `chip colour-${colour}` }, el("b", {}, LETTER[colour]), ` ${text ?? colourName(colour)}`);
 }

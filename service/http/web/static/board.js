@@ -7,7 +7,8 @@
 // pieces below a legible size (then it centres on where the action is). Targets
 // are circles on a layer of their own, laid out so that no two overlap.
 
-import { BY_LETTER, LETTER, cap } from "./api.js";
+import { BY_LETTER, LETTER, colourName } from "./api.js";
+import { _, list, ngettext, number } from "./i18n.js";
 
 const S = 70; // hex radius, in board units
 const SQ3 = Math.sqrt(3);
@@ -70,8 +71,8 @@ function hexPoints(x, y, radius = S) {
 }
 
 // where things face, in words (as projections/describe.py says it on the server)
-export const DIRECTION = ["south", "south-west", "north-west", "north", "north-east", "south-east"];
-const COMPASS = ["east", "south-east", "south", "south-west", "west", "north-west", "north", "north-east"];
+export const DIRECTION = [_("south"), _("south-west"), _("north-west"), _("north"), _("north-east"), _("south-east")];
+const COMPASS = [_("east"), _("south-east"), _("south"), _("south-west"), _("west"), _("north-west"), _("north"), _("north-east")];
 
 function facing(jetties, rotation) {
   let x = 0;
@@ -88,8 +89,8 @@ function facing(jetties, rotation) {
 /** "the north-west beach" (numbered too when two beaches of the island face alike). */
 export function beachWords(data, i, rotation) {
   const all = data.beaches.map((b) => facing(b.jetties, rotation));
-  if (!all[i]) return `beach ${i + 1}`;
-  return all.filter((f) => f === all[i]).length > 1 ? `the ${all[i]} beach (${i + 1})` : `the ${all[i]} beach`;
+  if (!all[i]) return _("beach {number}", { number: i + 1 });
+  return all.filter((f) => f === all[i]).length > 1 ? _("the {direction} beach ({number})", { direction: all[i], number: i + 1 }) : _("the {direction} beach", { direction: all[i] });
 }
 
 /** The tile across world direction ``d`` from cell ``key``, if one is placed. */
@@ -141,8 +142,8 @@ function beachPlace(t, beach, world) {
 
 function boatDot(x, y, colour, r = SLOT_R) {
   const g = svg("g", { class: "boat-piece" });
-  const owner = OWNERS[colour] ? ` (${OWNERS[colour]})` : "";
-  g.append(svg("circle", { cx: x, cy: y, r, class: `boat colour-${colour}`, "data-boat": colour }, title(`${cap(colour)} boat${owner}`)));
+  const words = OWNERS[colour] ? _("{colour} boat ({owner})", { colour: colourName(colour), owner: OWNERS[colour] }) : _("{colour} boat", { colour: colourName(colour) });
+  g.append(svg("circle", { cx: x, cy: y, r, class: `boat colour-${colour}`, "data-boat": colour }, title(words)));
   const letter = svg("text", { x, y: y + r * 0.55, class: `boat-letter on-${colour}`, "font-size": r * 1.6 });
   letter.textContent = LETTER[colour];
   g.append(letter);
@@ -160,7 +161,7 @@ export function drawTile(t, data, position = { boats: {}, kings: {} }, extra = {
     "data-cell": t.key,
     "data-rotation": t.rotation,
   });
-  g.append(svg("polygon", { points: hexPoints(x, y), class: "hex" }, title(data.kind === "ocean" ? name : `${name}: ${data.value} points`)));
+  g.append(svg("polygon", { points: hexPoints(x, y), class: "hex" }, title(data.kind === "ocean" ? name : ngettext("{name}: {n} point", "{name}: {n} points", data.value, { name }))));
   const world = (k) => (k + t.rotation) % 6;
   if (data.kind === "ocean") {
     for (const p of data.paths) {
@@ -168,31 +169,31 @@ export function drawTile(t, data, position = { boats: {}, kings: {} }, extra = {
       const [bx, by] = towards(x, y, world(p.b), (S * SQ3) / 2);
       const cx = x + ((ax + bx) / 2 - x) * 0.35;
       const cy = y + ((ay + by) / 2 - y) * 0.35;
-      const words = p.danger ? `a path of danger ${p.danger}: a fleet needs ${p.danger} colours` : "a path anyone passes";
+      const words = p.danger ? ngettext("a path of danger {n}: a fleet needs {n} colour", "a path of danger {n}: a fleet needs {n} colours", p.danger) : _("a path anyone passes");
       g.append(svg("path", { d: `M${ax},${ay} Q${cx},${cy} ${bx},${by}`, class: `foam danger${p.danger}`, "data-edges": `${p.a}-${p.b}` }, title(words)));
       if (p.danger > 0) {
         for (const edge of [p.a, p.b]) {
           const [lx, ly] = towards(x, y, world(edge), DANGER_RING * S);
           g.append(svg("circle", { cx: lx, cy: ly, r: 7, class: "danger-badge" }));
           const label = svg("text", { x: lx, y: ly + 3.6, class: "danger-number" });
-          label.textContent = String(p.danger);
+          label.textContent = number(p.danger);
           g.append(label);
         }
       }
     }
   } else {
     const royal = position.kings?.[t.tile];
-    g.append(svg("circle", { cx: x, cy: y, r: S * ring(LAND, t.tile), class: `land${royal ? " royal" : ""}`, "data-island": t.tile }, royal ? title(`${data.name}: a royal island (${cap(royal)} king)`) : null));
+    g.append(svg("circle", { cx: x, cy: y, r: S * ring(LAND, t.tile), class: `land${royal ? " royal" : ""}`, "data-island": t.tile }, royal ? title(_("{island}: a royal island ({colour} king)", { island: data.name, colour: colourName(royal) })) : null));
     const label = svg("text", { x, y: y - 3, class: "island-name" });
     label.textContent = data.name;
     const value = svg("text", { x, y: y + 10, class: "island-value" });
-    value.textContent = t.tile === "tonga" ? "start" : `${data.value} pts`;
+    value.textContent = t.tile === "tonga" ? _("start") : ngettext("{n} pt", "{n} pts", data.value);
     g.append(label, value);
     const boats = position.boats?.[t.tile] ? parseBeaches(position.boats[t.tile]) : data.beaches.map(() => []);
     data.beaches.forEach((beach, i) => g.append(drawBeach(t, beach, i, boats[i] || [], world, data.name)));
     const king = position.kings?.[t.tile];
     if (king) {
-      const crown = svg("text", { x, y: y + 22, class: `king colour-text-${king}` }, title(`${cap(king)} king: a royal island`));
+      const crown = svg("text", { x, y: y + 22, class: `king colour-text-${king}` }, title(_("{colour} king: a royal island", { colour: colourName(king) })));
       crown.textContent = `♛${LETTER[king]}`;
       g.append(crown);
     }
@@ -201,7 +202,7 @@ export function drawTile(t, data, position = { boats: {}, kings: {} }, extra = {
     // on edge 0, beside the middle (where a path ends and its danger number stands)
     const [ex, ey] = towards(x, y, world(0), (S * SQ3) / 2 - 4);
     const [dx, dy] = towards(0, 0, world(0) + 1.5, 16);
-    g.append(svg("circle", { cx: ex + dx, cy: ey + dy, r: 3.5, class: "red-mark" }, title("red mark (edge 0)")));
+    g.append(svg("circle", { cx: ex + dx, cy: ey + dy, r: 3.5, class: "red-mark" }, title(_("red mark (edge 0)"))));
   }
   return g;
 }
@@ -232,7 +233,7 @@ function drawBeach(t, beach, i, boats, world, islandName) {
         class: "beach-frame",
         transform: `rotate(${((angle * 180) / Math.PI + 90).toFixed(1)} ${bx} ${by})`,
       },
-      title(`${islandName}, beach ${i}: ${boats.length} of ${n} slots taken`),
+      title(ngettext("{island}, beach {number}: {taken} of {n} slot taken", "{island}, beach {number}: {taken} of {n} slots taken", n, { island: islandName, number: i, taken: number(boats.length) })),
     ),
   );
   slotPlaces(place, n).forEach(([sx, sy], k) => {
@@ -271,7 +272,7 @@ export class Board {
     this.view = null;
     this.auto = true; // follows the archipelago until the player zooms or pans
     this.focus = null;
-    this.root = svg("svg", { class: "board", role: "group", "aria-label": "The archipelago", preserveAspectRatio: "xMidYMid meet" });
+    this.root = svg("svg", { class: "board", role: "group", "aria-label": _("The archipelago"), preserveAspectRatio: "xMidYMid meet" });
     this.layers = {
       tiles: svg("g", { class: "layer-tiles" }),
       overlay: svg("g", { class: "layer-overlay" }),
@@ -297,9 +298,9 @@ export class Board {
     const box = document.createElement("div");
     box.className = "zoom-controls";
     box.append(
-      button("Zoom in", "+", () => this.zoomBy(1.35)),
-      button("Zoom out", "−", () => this.zoomBy(1 / 1.35)),
-      button("Show the whole archipelago", "⤢", () => this.fitAll()),
+      button(_("Zoom in"), "+", () => this.zoomBy(1.35)),
+      button(_("Zoom out"), "−", () => this.zoomBy(1 / 1.35)),
+      button(_("Show the whole archipelago"), "⤢", () => this.fitAll()),
     );
     return box;
   }
@@ -371,10 +372,11 @@ export class Board {
     }
   }
 
-  /** " towards Fidschi" or " into unexplored sea": what lies past a jetty. */
-  neighbourWords(t, d) {
+  /** "Tonga: sail north towards Fidschi" or "…into unexplored sea": a jetty, what lies past it. */
+  jettyWords(t, d) {
     const next = tileToward(this.position, t.key, d);
-    return next ? ` towards ${this.tiles[next].name}` : " into unexplored sea";
+    const values = { island: this.tiles[t.tile].name, direction: DIRECTION[d] };
+    return next ? _("{island}: sail {direction} towards {next}", { ...values, next: this.tiles[next].name }) : _("{island}: sail {direction} into unexplored sea", values);
   }
 
   /** Where the player's targets are (the middle of their cells), if any. */
@@ -394,7 +396,7 @@ export class Board {
   drawGhost({ tile, cell, rotation }) {
     const [q, r] = cellOf(cell);
     const g = drawTile({ key: cell, tile, rotation, q, r }, this.tiles[tile], { boats: {}, kings: {} }, { className: "ghost" });
-    g.setAttribute("aria-label", `${this.tiles[tile].name || "The drawn tile"} here, turned ${rotation}`);
+    g.setAttribute("aria-label", this.tiles[tile].name ? _("{tile} here, turned {rotation}", { tile: this.tiles[tile].name, rotation: number(rotation) }) : _("The drawn tile here, turned {rotation}", { rotation: number(rotation) }));
     this.layers.overlay.append(g);
   }
 
@@ -409,18 +411,18 @@ export class Board {
       const [ax, ay] = towards(x, y, o.failed.entry, (S * SQ3) / 2);
       const [bx, by] = towards(x, y, o.failed.exit, (S * SQ3) / 2);
       layer.append(
-        svg("path", { d: `M${ax},${ay} Q${x},${y} ${bx},${by}`, class: "failed-path" }, title(`the fleet could not pass: danger ${o.failed.danger}`)),
-        svg("text", { x, y: y + 8, class: "failed-mark" }, title("expedition failed")),
+        svg("path", { d: `M${ax},${ay} Q${x},${y} ${bx},${by}`, class: "failed-path" }, title(_("the fleet could not pass: danger {danger}", { danger: number(o.failed.danger) }))),
+        svg("text", { x, y: y + 8, class: "failed-mark" }, title(_("expedition failed"))),
       );
       layer.lastChild.textContent = "✕";
     }
     if (o.lost) {
       const [x, y] = centre(...cellOf(o.lost));
-      layer.append(svg("polygon", { points: hexPoints(x, y, S - 8), class: "lost" }, title("lost at sea: out of the game")));
+      layer.append(svg("polygon", { points: hexPoints(x, y, S - 8), class: "lost" }, title(_("lost at sea: out of the game"))));
     }
     if (o.fleet && o.fleetCell) {
       const [x, y] = centre(...cellOf(o.fleetCell));
-      const g = svg("g", { class: "fleet", "data-cell": o.fleetCell, "data-fleet": o.fleet.join(",") }, title(`fleet: ${o.fleet.map(cap).join(", ")}`));
+      const g = svg("g", { class: "fleet", "data-cell": o.fleetCell, "data-fleet": o.fleet.join(",") }, title(_("fleet: {colours}", { colours: list(o.fleet.map(colourName)) })));
       const n = o.fleet.length;
       const island = this.layers.tiles.querySelector(`.tile.island[data-cell="${o.fleetCell}"]`);
       if (island) {
@@ -446,8 +448,8 @@ export class Board {
       const t = placed.find((p) => p.tile === o.home.island);
       if (t) {
         const [x, y] = centre(t.q, t.r);
-        const label = svg("text", { x, y: y - S * 0.62, class: "home-mark" }, title("boats going home to their supplies"));
-        label.textContent = `↩ ${o.home.count} home`;
+        const label = svg("text", { x, y: y - S * 0.62, class: "home-mark" }, title(_("boats going home to their supplies")));
+        label.textContent = ngettext("↩ {n} home", "↩ {n} home", o.home.count);
         layer.append(label);
       }
     }
@@ -479,7 +481,7 @@ export class Board {
       const [x, y] = centre(t.q, t.r);
       const land = S * ring(LAND, name) + 4;
       const outline = [svg("circle", { cx: x, cy: y, r: land, class: "target-edge" }), svg("circle", { cx: x, cy: y, r: land - 1.5, class: "target-ring" })];
-      hit(x, y, HIT.island, "island", { "data-island": name }, `${this.tiles[name].name}: found a royal island`, () => this.handlers.onIsland?.(name), false, outline);
+      hit(x, y, HIT.island, "island", { "data-island": name }, _("{island}: found a royal island", { island: this.tiles[name].name }), () => this.handlers.onIsland?.(name), false, outline);
     }
     for (const k of targets.beaches || []) {
       const [island, i] = k.split(":");
@@ -489,10 +491,10 @@ export class Board {
       const place = beachPlace(t, data.beaches[Number(i)], (e) => (e + t.rotation) % 6);
       const r = island === "tonga" ? HIT.beach.tonga : HIT.beach.other;
       const picks = chosen.get(`beach:${k}`) || 0;
-      const g = hit(place.x, place.y, r, "beach", { "data-beach": k }, `${data.name}, ${beachWords(data, Number(i), t.rotation)}`, () => this.handlers.onBeach?.(island, Number(i)), picks > 0, around(place, data.beaches[Number(i)].capacity));
+      const g = hit(place.x, place.y, r, "beach", { "data-beach": k }, _("{island}, {beach}", { island: data.name, beach: beachWords(data, Number(i), t.rotation) }), () => this.handlers.onBeach?.(island, Number(i)), picks > 0, around(place, data.beaches[Number(i)].capacity));
       if (picks) {
         const badge = svg("text", { x: place.x, y: place.y - r - 6, class: "pick-count" });
-        badge.textContent = `+${picks}`;
+        badge.textContent = `+${number(picks)}`;
         g.append(badge);
       }
     }
@@ -503,12 +505,12 @@ export class Board {
       const [cx, cy] = centre(t.q, t.r);
       const [x, y] = towards(cx, cy, (Number(j) + t.rotation) % 6, ring(JETTY_RING, island) * S);
       const r = island === "tonga" ? HIT.jetty.tonga : HIT.jetty.other;
-      hit(x, y, r, "jetty", { "data-jetty": k }, `${this.tiles[island].name}: sail ${DIRECTION[(Number(j) + t.rotation) % 6]}${this.neighbourWords(t, (Number(j) + t.rotation) % 6)}`, () => this.handlers.onJetty?.(island, Number(i), Number(j)), chosen.get(`jetty:${k}`) > 0);
+      hit(x, y, r, "jetty", { "data-jetty": k }, this.jettyWords(t, (Number(j) + t.rotation) % 6), () => this.handlers.onJetty?.(island, Number(i), Number(j)), chosen.get(`jetty:${k}`) > 0);
     }
     for (const k of targets.cells || []) {
       const [x, y] = centre(...cellOf(k));
       this.layers.targets.append(svg("polygon", { points: hexPoints(x, y, S - 4), class: "cell-outline" }));
-      const g = hit(x, y, HIT.cell, "cell", { "data-cell": k }, `place the tile at ${k}`, () => this.handlers.onCell?.(k), chosen.get(`cell:${k}`) > 0);
+      const g = hit(x, y, HIT.cell, "cell", { "data-cell": k }, _("place the tile at {cell}", { cell: k }), () => this.handlers.onCell?.(k), chosen.get(`cell:${k}`) > 0);
       g.addEventListener("pointerenter", () => this.handlers.onCellHover?.(k));
     }
   }
@@ -716,7 +718,7 @@ export class Board {
 /** A drawn tile on its own (the preview beside the decision), turned ``rotation``. */
 export function tilePreview(tileData, tile, rotation) {
   const root = svg("svg", { class: "tile-preview", viewBox: `${-S - 4} ${-S - 4} ${2 * S + 8} ${2 * S + 8}`, role: "img" });
-  root.setAttribute("aria-label", `${tileData.tiles[tile].name || "ocean tile"}, turned ${rotation}`);
+  root.setAttribute("aria-label", tileData.tiles[tile].name ? _("{tile}, turned {rotation}", { tile: tileData.tiles[tile].name, rotation: number(rotation) }) : _("ocean tile, turned {rotation}", { rotation: number(rotation) }));
   root.append(drawTile({ key: "0,0", tile, rotation, q: 0, r: 0 }, tileData.tiles[tile]));
   return root;
 }

@@ -6,16 +6,17 @@
 // live stream (refused, down, or a game that is over) it reads every two seconds.
 
 import { api, el, me, problemText } from "./api.js";
+import { _, moment } from "./i18n.js";
 
 const POLL_MS = 2000; // while the game's stream is not live
 const SAFETY_MS = 15000; // while it is: a ping lost is found this late at worst
 const MAX_TEXT = 500;
-const NAMES = { table: "Table", spectators: "Spectators" };
+const NAMES = { table: _("Table"), spectators: _("Spectators") };
+const LOG_LABELS = { table: _("Table chat"), spectators: _("Spectators chat") };
 
 /** A server time as the reader's local time of day. */
 function clock(iso) {
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" });
+  return moment(iso, { hour: "2-digit", minute: "2-digit" });
 }
 
 /**
@@ -23,7 +24,7 @@ function clock(iso) {
  * page). Returns {refresh}, to ask for what is new at once.
  */
 export function mountChat(sibling, gameId) {
-  const host = el("section", { id: "chat-panel", class: "chat-panel", "aria-label": "Chat" });
+  const host = el("section", { id: "chat-panel", class: "chat-panel", "aria-label": _("Chat") });
   sibling.after(host);
   const state = { after: 0, page: null, lists: {}, status: null, muted: new Set(), timer: null };
   let live = false;
@@ -35,9 +36,9 @@ export function mountChat(sibling, gameId) {
     const mine = account && m.author === account.account_id;
     const auditor = state.page?.auditor;
     const body = m.hidden
-      ? el("span", { class: "chat-hidden" }, `hidden by an arbiter: ${m.hidden.reason}`, auditor && m.text !== null ? el("s", { class: "muted" }, ` ${m.text}`) : null)
+      ? el("span", { class: "chat-hidden" }, _("hidden by an arbiter: {reason}", { reason: m.hidden.reason }), auditor && m.text !== null ? el("s", { class: "muted" }, ` ${m.text}`) : null)
       : el("span", { class: "chat-text" }, m.text);
-    const act = (label, what, onclick) => el("button", { type: "button", class: `link chat-${what}`, "aria-label": `${label} ${m.author_name}'s message`, onclick }, label);
+    const act = (label, aria, what, onclick) => el("button", { type: "button", class: `link chat-${what}`, "aria-label": aria, onclick }, label);
     return el(
       "li",
       { class: "chat-message", "data-seq": String(m.seq), "data-author": m.author },
@@ -47,11 +48,11 @@ export function mountChat(sibling, gameId) {
       ": ",
       body,
       " ",
-      !mine ? el("button", { type: "button", class: "link chat-mute", "aria-label": `Mute ${m.author_name}`, onclick: () => mute(m.author) }, "Mute") : null,
-      !mine && !m.hidden && !m.reported ? act("Report", "report", () => report(m)) : null,
-      m.reported ? el("span", { class: "muted chat-reported" }, " reported") : null,
-      auditor && !m.hidden ? act("Hide", "hide", () => hide(m)) : null,
-      auditor && !mine ? el("button", { type: "button", class: "link chat-stop", "aria-label": `Stop ${m.author_name} from chatting`, onclick: () => stop(m) }, "Stop") : null,
+      !mine ? el("button", { type: "button", class: "link chat-mute", "aria-label": _("Mute {name}", { name: m.author_name }), onclick: () => mute(m.author) }, _("Mute")) : null,
+      !mine && !m.hidden && !m.reported ? act(_("Report"), _("Report {name}'s message", { name: m.author_name }), "report", () => report(m)) : null,
+      m.reported ? el("span", { class: "muted chat-reported" }, " ", _("reported")) : null,
+      auditor && !m.hidden ? act(_("Hide"), _("Hide {name}'s message", { name: m.author_name }), "hide", () => hide(m)) : null,
+      auditor && !mine ? el("button", { type: "button", class: "link chat-stop", "aria-label": _("Stop {name} from chatting", { name: m.author_name }), onclick: () => stop(m) }, _("Stop")) : null,
     );
   }
 
@@ -66,7 +67,7 @@ export function mountChat(sibling, gameId) {
     state.lists = {};
     const account = me();
     const sections = page.channels.map((channel) => {
-      const list = el("ul", { class: "chat-log", id: `chat-${channel}`, role: "log", "aria-live": "polite", "aria-label": `${NAMES[channel]} chat` });
+      const list = el("ul", { class: "chat-log", id: `chat-${channel}`, role: "log", "aria-live": "polite", "aria-label": LOG_LABELS[channel] });
       state.lists[channel] = list;
       return el("div", { class: "chat-channel", "data-channel": channel }, el("h4", {}, NAMES[channel]), list);
     });
@@ -74,20 +75,20 @@ export function mountChat(sibling, gameId) {
     const form = el(
       "form",
       { class: "chat-form", onsubmit: (e) => (e.preventDefault(), send(input)) },
-      el("label", { for: "chat-input" }, `Message to the ${page.posts_in === "table" ? "table" : "spectators"}`),
+      el("label", { for: "chat-input" }, page.posts_in === "table" ? _("Message to the table") : _("Message to the spectators")),
       input,
-      el("button", { type: "submit", id: "chat-send" }, "Send"),
+      el("button", { type: "submit", id: "chat-send" }, _("Send")),
     );
     state.status = el("p", { class: "chat-status", role: "status" });
     state.mutedBox = el("p", { class: "chat-muted muted" });
-    host.replaceChildren(el("h3", {}, "Chat"), ...sections, account ? form : null, state.status, state.mutedBox);
+    host.replaceChildren(el("h3", {}, _("Chat")), ...sections, account ? form : null, state.status, state.mutedBox);
   }
 
   function showMuted() {
     const names = [...state.muted];
     state.mutedBox.replaceChildren(
-      ...(names.length ? ["Muted: "] : []),
-      ...names.map((id) => el("button", { type: "button", class: "link chat-unmute", "aria-label": `Unmute ${id}`, onclick: () => unmute(id) }, `${id} (unmute)`)),
+      ...(names.length ? [_("Muted:"), " "] : []),
+      ...names.map((id) => el("button", { type: "button", class: "link chat-unmute", "aria-label": _("Unmute {name}", { name: id }), onclick: () => unmute(id) }, _("{name} (unmute)", { name: id }))),
     );
   }
 
@@ -119,13 +120,13 @@ export function mountChat(sibling, gameId) {
 
   async function read() {
     if (!me()) {
-      host.replaceChildren(el("h3", {}, "Chat"), el("p", { class: "muted" }, "Sign in to chat."));
+      host.replaceChildren(el("h3", {}, _("Chat")), el("p", { class: "muted" }, _("Sign in to chat.")));
       return;
     }
     for (let pages = 0; pages < 20; pages += 1) {
       const r = await api("GET", `/games/${gameId}/chat?after=${state.after}`);
       if (!r.ok) {
-        if (!state.page) host.replaceChildren(el("h3", {}, "Chat"), el("p", { class: "muted" }, problemText(r.data)));
+        if (!state.page) host.replaceChildren(el("h3", {}, _("Chat")), el("p", { class: "muted" }, problemText(r.data)));
         return;
       }
       if (!state.page || state.page.channels.join() !== r.data.channels.join()) skeleton(r.data);
@@ -155,7 +156,7 @@ export function mountChat(sibling, gameId) {
     for (const list of Object.values(state.lists)) list.querySelectorAll(`[data-author="${author}"]`).forEach((n) => n.remove());
     state.muted = new Set(r.data.muted);
     showMuted();
-    say("Muted: you no longer see their messages.", "info");
+    say(_("Muted: you no longer see their messages."), "info");
   }
 
   async function unmute(author) {
@@ -167,16 +168,16 @@ export function mountChat(sibling, gameId) {
   }
 
   async function report(m) {
-    const reason = window.prompt("Why report this message? (optional)", "");
+    const reason = window.prompt(_("Why report this message? (optional)"), "");
     if (reason === null) return;
     const r = await api("POST", `/games/${gameId}/chat/${m.seq}/report`, { reason });
     if (!r.ok) return say(problemText(r.data));
     place({ ...m, reported: true });
-    say("Reported to the auditors.", "info");
+    say(_("Reported to the auditors."), "info");
   }
 
   async function hide(m) {
-    const reason = window.prompt("Why hide this message? Readers see the reason.", "");
+    const reason = window.prompt(_("Why hide this message? Readers see the reason."), "");
     if (!reason) return;
     const r = await api("POST", `/games/${gameId}/chat/${m.seq}/hide`, { reason });
     if (!r.ok) return say(problemText(r.data));
@@ -184,11 +185,11 @@ export function mountChat(sibling, gameId) {
   }
 
   async function stop(m) {
-    const reason = window.prompt(`Why stop ${m.author_name} from chatting (every game)?`, "");
+    const reason = window.prompt(_("Why stop {name} from chatting (every game)?", { name: m.author_name }), "");
     if (!reason) return;
     const r = await api("POST", "/chat/stops", { account_id: m.author, reason });
     if (!r.ok) return say(problemText(r.data));
-    say(`${m.author_name} may not chat any more.`, "info");
+    say(_("{name} may not chat any more.", { name: m.author_name }), "info");
   }
 
   async function tick() {

@@ -2,7 +2,8 @@
 // (docs/disputes.md). Players see their own games' disputes on each game page.
 
 import { api, el, me, nav, problemText } from "./api.js";
-import { REASONS, when } from "./disputing.js";
+import { pieces, REASONS, STATUSES, when } from "./disputing.js";
+import { _, ngettext } from "./i18n.js";
 
 async function load(status, reason) {
   const query = new URLSearchParams();
@@ -15,10 +16,16 @@ async function load(status, reason) {
 /** How long ago, in words: "3 min", "5 h", "2 days". */
 function age(iso) {
   const s = Math.max(0, (Date.now() - new Date(iso).getTime()) / 1000);
-  if (s < 3600) return `${Math.max(1, Math.round(s / 60))} min`;
-  if (s < 86400) return `${Math.round(s / 3600)} h`;
+  if (s < 3600) {
+    const minutes = Math.max(1, Math.round(s / 60));
+    return ngettext("{n} min", "{n} min", minutes);
+  }
+  if (s < 86400) {
+    const hours = Math.round(s / 3600);
+    return ngettext("{n} h", "{n} h", hours);
+  }
   const days = Math.round(s / 86400);
-  return `${days} day${days === 1 ? "" : "s"}`;
+  return ngettext("{n} day", "{n} days", days);
 }
 
 /** One dispute of the queue, told apart from the others: reason, game, move, opener, age. */
@@ -27,9 +34,12 @@ function row(d) {
   return el(
     "li",
     { class: `dispute ${d.status}`, "data-dispute": d.dispute_id },
-    el("a", { href: `/disputes/${d.dispute_id}` }, `${REASONS[d.reason] || d.reason}: game ${d.game_id}, version ${d.version}`),
-    ` — opened by ${opener}, ${age(d.opened_at)} ago`,
-    el("span", { class: "muted" }, ` · ${d.status} · `, el("a", { href: `/games/${d.game_id}` }, "the game"), ` · ${when(d.opened_at)}`),
+    pieces(_("{dispute} — opened by {name}, {age} ago"), {
+      dispute: el("a", { href: `/disputes/${d.dispute_id}` }, _("{reason}: game {game}, version {version}", { reason: REASONS[d.reason] || d.reason, game: d.game_id, version: d.version })),
+      name: opener,
+      age: age(d.opened_at),
+    }),
+    el("span", { class: "muted" }, " · ", STATUSES[d.status] || d.status, " · ", el("a", { href: `/games/${d.game_id}` }, _("the game")), " · ", when(d.opened_at)),
   );
 }
 
@@ -39,20 +49,20 @@ async function main() {
   const account = me();
   if (!account || account.kind !== "auditor") {
     main.replaceChildren(
-      el("h1", {}, "Disputes"),
-      el("p", {}, "The queue of disputes is for auditors: ", el("a", { href: "/" }, "sign in with an auditor's token"), " first. Players find their disputes on each game's page."),
+      el("h1", {}, _("Disputes")),
+      el("p", {}, pieces(_("The queue of disputes is for auditors: {signIn} first. Players find their disputes on each game's page."), { signIn: el("a", { href: "/" }, _("sign in with an auditor's token")) })),
     );
     return;
   }
   const status = el(
     "select",
-    { id: "status", "aria-label": "Status" },
-    [["open", "Open"], ["ruled", "Ruled"], ["withdrawn", "Withdrawn"], ["", "All"]].map(([v, t]) => el("option", { value: v }, t)),
+    { id: "status", "aria-label": _("Status") },
+    [["open", _("Open")], ["ruled", _("Ruled")], ["withdrawn", _("Withdrawn")], ["", _("All")]].map(([v, t]) => el("option", { value: v }, t)),
   );
   const reason = el(
     "select",
-    { id: "reason", "aria-label": "Reason" },
-    el("option", { value: "" }, "Every reason"),
+    { id: "reason", "aria-label": _("Reason") },
+    el("option", { value: "" }, _("Every reason")),
     Object.entries(REASONS).map(([v, t]) => el("option", { value: v }, t)),
   );
   const list = el("ol", { id: "queue", class: "queue" });
@@ -62,7 +72,7 @@ async function main() {
       list.replaceChildren(el("li", { class: "error" }, problemText(r.data)));
       return;
     }
-    list.replaceChildren(...(r.data.disputes.length ? r.data.disputes.map(row) : [el("li", { class: "muted" }, "Nothing here.")]));
+    list.replaceChildren(...(r.data.disputes.length ? r.data.disputes.map(row) : [el("li", { class: "muted" }, _("Nothing here."))]));
   }
   status.addEventListener("change", show);
   reason.addEventListener("change", show);
@@ -70,9 +80,9 @@ async function main() {
     el(
       "section",
       { class: "card" },
-      el("h1", {}, "Disputes"),
-      el("p", { class: "muted" }, "Oldest first. ", el("a", { href: "/docs/disputes" }, "How disputes are settled"), "."),
-      el("div", { class: "row" }, el("label", {}, "Status ", status), el("label", {}, "Reason ", reason)),
+      el("h1", {}, _("Disputes")),
+      el("p", { class: "muted" }, pieces(_("Oldest first. {link}."), { link: el("a", { href: "/docs/disputes" }, _("How disputes are settled")) })),
+      el("div", { class: "row" }, el("label", {}, _("Status"), " ", status), el("label", {}, _("Reason"), " ", reason)),
       list,
     ),
   );

@@ -4,17 +4,20 @@
 // every player: total, rank, and what placed them before the next one (R23, C6).
 // The server counts (domain.scoring.island_scores): nothing is scored here.
 
-import { api, cap, colourChip, el, ruleLink } from "./api.js";
+import { api, cap, colourChip, colourName, el } from "./api.js";
+import { _, ngettext, number } from "./i18n.js";
+import { rich } from "./words.js";
 
 let panel = null; // one panel per page, kept across the game page's renders
 let loadedFor = null;
 
+// what placed a player before the next one, and the rule that says so
 const AHEAD = {
-  points: () => ["more points than ", null],
-  islands: () => ["the same points, but on more islands than ", "R23"],
-  boats: () => ["the same points and islands, but fewer boats on the board than ", "R23"],
-  shared: () => ["tied on points, islands and boats with ", "R23"],
-  resigned: () => ["ahead of ", "C6"],
+  points: (name) => [_("more points than {name}", { name }), null],
+  islands: (name) => [_("the same points, but on more islands than {name} (rule R23)", { name }), "R23"],
+  boats: (name) => [_("the same points and islands, but fewer boats on the board than {name} (rule R23)", { name }), "R23"],
+  shared: (name) => [_("tied on points, islands and boats with {name}: the rank is shared (rule R23)", { name }), "R23"],
+  resigned: (name) => [_("ahead of {name}, who resigned (rule C6)", { name }), "C6"],
 };
 
 function named(line) {
@@ -23,73 +26,78 @@ function named(line) {
 
 function islandRow(island) {
   const on = [
-    ...island.boats.map((b) => colourChip(b.colour, `${cap(b.colour)} ${b.boats}`)),
-    island.king ? el("span", { class: "king" }, " king: ", colourChip(island.king, cap(island.king)), " (", ruleLink("R16"), ")") : null,
+    ...island.boats.map((b) => colourChip(b.colour, _("{colour} {boats}", { colour: colourName(b.colour), boats: number(b.boats) }))),
+    island.king ? el("span", { class: "king" }, " ", ...rich(_("king: {colour} (rule R16)"), { colour: colourChip(island.king, colourName(island.king)) }, ["R16"])) : null,
   ];
   const scorers = island.scorers.map((s) =>
     el(
       "li",
       {},
-      `${named(s)}: ${s.points}`,
-      s.colours.length > 1 ? ` (${s.colours.map(cap).join(" + ")}: ${s.colours.length} × ${island.value})` : "",
+      s.colours.length > 1
+        ? _("{name}: {points} ({colours}: {count} × {value})", { name: named(s), points: number(s.points), colours: s.colours.map(colourName).join(" + "), count: number(s.colours.length), value: number(island.value) })
+        : _("{name}: {points}", { name: named(s), points: number(s.points) }),
     ),
   );
   return el(
     "tr",
     { "data-island": island.tile },
     el("th", { scope: "row" }, cap(island.tile.replaceAll("_", " "))),
-    el("td", { class: "num", "data-label": "Value" }, String(island.value)),
-    el("td", { "data-label": "On it" }, ...on),
-    el("td", { "data-label": "Scores" }, el("ul", { class: "scorers" }, scorers)),
+    el("td", { class: "num", "data-label": _("Value") }, number(island.value)),
+    el("td", { "data-label": _("On it") }, ...on),
+    el("td", { "data-label": _("Scores") }, el("ul", { class: "scorers" }, scorers)),
   );
 }
 
 function playerLine(line, next) {
-  const words = [`${named(line)} (${line.colours.map(cap).join(" + ")}): ${line.points} points, on ${line.islands} islands, ${line.boats} boats on the board`];
-  if (line.resigned) words.push(" — resigned, ranks after those who did not (", ruleLink("C6"), ")");
+  const fields = {
+    name: named(line),
+    colours: line.colours.map(colourName).join(" + "),
+    points: ngettext("{n} point", "{n} points", line.points),
+    islands: ngettext("{n} island", "{n} islands", line.islands),
+    boats: ngettext("{n} boat", "{n} boats", line.boats),
+  };
+  const summary = line.resigned
+    ? _("{name} ({colours}): {points}, on {islands}, {boats} on the board — resigned, ranks after those who did not (rule C6)", fields)
+    : _("{name} ({colours}): {points}, on {islands}, {boats} on the board", fields);
+  const rules = line.resigned ? ["C6"] : [];
+  let words = _("{summary}.", { summary });
   if (next && line.ahead_of_next && AHEAD[line.ahead_of_next]) {
-    const [why, rule] = AHEAD[line.ahead_of_next]();
-    words.push(`; ${why}${named(next)}${line.ahead_of_next === "resigned" ? ", who resigned" : ""}`);
-    if (line.ahead_of_next === "shared") words.push(": the rank is shared");
-    if (rule) words.push(" (", ruleLink(rule), ")");
+    const [ahead, rule] = AHEAD[line.ahead_of_next](named(next));
+    words = _("{summary}; {ahead}.", { summary, ahead });
+    if (rule && !rules.includes(rule)) rules.push(rule);
   }
-  words.push(".");
-  return el("li", { "data-player": line.player_id, value: String(line.rank) }, ...words);
+  return el("li", { "data-player": line.player_id, value: String(line.rank) }, ...rich(words, {}, rules));
 }
 
 function render(sheet) {
   const two = sheet.two_colours_each;
   const table = el(
     "table",
-    { class: "scores islands-scored", "aria-label": "Points per island" },
+    { class: "scores islands-scored", "aria-label": _("Points per island") },
     el(
       "caption",
       { class: "muted" },
-      "Each island gives its value to every player with a boat or a king on it (",
-      ruleLink("R22"),
-      "); Tonga is worth 0.",
-      two ? " Each colour scores as a seat: an island holding both of a player's colours counts twice (" : "",
-      two ? ruleLink("R5") : "",
-      two ? ")." : "",
+      ...rich(_("Each island gives its value to every player with a boat or a king on it (rule R22); Tonga is worth 0."), {}, ["R22"]),
+      ...(two ? [" ", ...rich(_("Each colour scores as a seat: an island holding both of a player's colours counts twice (rule R5)."), {}, ["R5"])] : []),
     ),
-    el("thead", {}, el("tr", {}, ...["Island", "Value", "On it", "Scores"].map((h) => el("th", { scope: "col" }, h)))),
+    el("thead", {}, el("tr", {}, ...[_("Island"), _("Value"), _("On it"), _("Scores")].map((h) => el("th", { scope: "col" }, h)))),
     el("tbody", {}, sheet.islands.map(islandRow)),
   );
   const players = el("ol", { id: "score-players", class: "score-players" }, sheet.players.map((line, i) => playerLine(line, sheet.players[i + 1])));
   const amended = sheet.amended
-    ? el("p", { id: "score-amended" }, sheet.amended.annulled ? "A ruling annulled the game: it counts for nobody (" : "A ruling amended the ranking (", ruleLink("D4"), ").")
+    ? el("p", { id: "score-amended" }, ...rich(sheet.amended.annulled ? _("A ruling annulled the game: it counts for nobody (rule D4).") : _("A ruling amended the ranking (rule D4)."), {}, ["D4"]))
     : null;
-  panel.replaceChildren(...[el("h4", {}, "How the score was made"), table, el("h4", {}, "Every player"), players, amended].filter(Boolean));
+  panel.replaceChildren(...[el("h4", {}, _("How the score was made")), table, el("h4", {}, _("Every player")), players, amended].filter(Boolean));
 }
 
 /** The score's explanation for ``gameId``, loaded once per ``version`` (the same node each call). */
 export function scoreExplained(gameId, version) {
-  panel ||= el("section", { id: "score-explained", class: "score-explained", "aria-label": "How the score was made" }, el("p", { class: "muted" }, "Counting the score…"));
+  panel ||= el("section", { id: "score-explained", class: "score-explained", "aria-label": _("How the score was made") }, el("p", { class: "muted" }, _("Counting the score…")));
   if (loadedFor !== version) {
     loadedFor = version;
     api("GET", `/games/${gameId}/score`).then((r) => {
       if (r.ok && loadedFor === version) render(r.data);
-      else if (!r.ok) panel.replaceChildren(el("p", { class: "muted" }, "The score's explanation cannot be read right now."));
+      else if (!r.ok) panel.replaceChildren(el("p", { class: "muted" }, _("The score's explanation cannot be read right now.")));
     });
   }
   return panel;

@@ -2,7 +2,7 @@
 // choices (only from /legal, made by pointing at the board, each one confirmed with
 // Play), the scoreboard, the move list, and what happens on the board as it happens.
 
-import { api, cap, colourChip, el, LETTER, me, nav, newId, problemText, problemWords, ruleLink } from "./api.js";
+import { api, cap, colourChip, colourName, el, LETTER, me, nav, newId, problemText, problemWords, ruleLink } from "./api.js";
 import { Board, beachWords, DIRECTION, overlayFor, tilePreview, tileToward } from "./board.js";
 import { mountChat } from "./chat.js";
 import { mountDisputes } from "./disputing.js";
@@ -10,20 +10,21 @@ import { scoreExplained } from "./endscreen.js";
 import { mountNotes } from "./notes.js";
 import { follow } from "./live.js";
 import { groupMoves, lastSeen, loadHistory, markSeen, moveList, sinceLastVisit } from "./moves.js";
-import { awaited, colourList, colourOf, people, pointsWords, result, who } from "./words.js";
+import { awaited, colourOf, people, pointsWords, result, rich, who } from "./words.js";
 import { controlText, startTicking, timeLeft, timeoutNotice, timeoutWarning, vacationNotices } from "./clocks.js";
 import { mountLogCheck } from "./transparency.js";
 import { offersPanel } from "./offers.js";
 import { rematchPanel } from "./rematch.js";
 import { tableInvitations } from "./invitations.js";
+import { _, list, ngettext, number } from "./i18n.js";
 
 const gameId = document.body.dataset.game;
 const MAX_ANIMATED = 12; // more missed steps than this are shown at once, not one by one
 const SPEEDS = [
-  [150, "Fast"],
-  [450, "Normal"],
-  [1000, "Slow"],
-  [2000, "Very slow"],
+  [150, _("Fast")],
+  [450, _("Normal")],
+  [1000, _("Slow")],
+  [2000, _("Very slow")],
 ];
 
 const view = {
@@ -124,41 +125,48 @@ function describe(c) {
   const name = (island) => view.tiles.tiles[island]?.name || island;
   const placed = (island) => view.position.tiles.find(([, tile]) => tile === island);
   const beach = (island, i) => beachWords(view.tiles.tiles[island], i, placed(island)?.[2] ?? 0);
-  const beaches = (island, list) => {
+  const beaches = (island, indices) => {
     const counted = new Map();
-    for (const i of list) counted.set(i, (counted.get(i) || 0) + 1);
-    const words = [...counted].map(([i, n]) => `${n > 1 ? `${n} on ` : ""}${beach(island, i)}`);
-    return words.length > 1 ? `${words.slice(0, -1).join(", ")} and ${words.at(-1)}` : words[0];
+    for (const i of indices) counted.set(i, (counted.get(i) || 0) + 1);
+    const words = [...counted].map(([i, n]) => (n > 1 ? _("{n} on {beach}", { n: number(n), beach: beach(island, i) }) : beach(island, i)));
+    return list(words);
   };
   switch (c.type) {
     case "PlaceStartingBoat":
-      return `a starting boat on Tonga, ${beach("tonga", c.beach)}`;
+      return _("a starting boat on Tonga, {beach}", { beach: beach("tonga", c.beach) });
     case "Expand":
-      return `expand on ${name(c.island)}, ${beaches(c.island, c.beaches)}${c.take_from ? ` (moving your boat from ${name(c.take_from[0])}, ${beach(c.take_from[0], c.take_from[1])})` : ""}`;
+      return c.take_from
+        ? _("expand on {island}, {beaches} (moving your boat from {from}, {fromBeach})", { island: name(c.island), beaches: beaches(c.island, c.beaches), from: name(c.take_from[0]), fromBeach: beach(c.take_from[0], c.take_from[1]) })
+        : _("expand on {island}, {beaches}", { island: name(c.island), beaches: beaches(c.island, c.beaches) });
     case "PlaceBoats":
-      return `boats on ${name(c.island)}, ${beaches(c.island, c.beaches)}`;
+      return _("boats on {island}, {beaches}", { island: name(c.island), beaches: beaches(c.island, c.beaches) });
     case "Emigrate": {
       const where = placed(c.island);
       const d = where ? (c.jetty + where[2]) % 6 : c.jetty;
       const next = where ? tileToward(view.position, where[0], d) : null;
-      return `emigrate from ${name(c.island)}, ${beach(c.island, c.beach)}, sailing ${DIRECTION[d]}${next ? ` towards ${name(next)}` : " into unexplored sea"}`;
+      const fields = { island: name(c.island), beach: beach(c.island, c.beach), direction: DIRECTION[d] };
+      return next
+        ? _("emigrate from {island}, {beach}, sailing {direction} towards {next}", { ...fields, next: name(next) })
+        : _("emigrate from {island}, {beach}, sailing {direction} into unexplored sea", fields);
     }
     case "Land": {
-      const parts = c.beaches.map((cs, i) => (cs.length ? `${cs.map((x) => LETTER[x]).join("")} on ${beach(c.island, i)}` : null)).filter(Boolean);
-      return `land on ${name(c.island)}: ${parts.join(", ") || "no boat (all go home)"}`;
+      const parts = c.beaches.map((cs, i) => (cs.length ? _("{letters} on {beach}", { letters: cs.map((x) => LETTER[x]).join(""), beach: beach(c.island, i) }) : null)).filter(Boolean);
+      return parts.length ? _("land on {island}: {parts}", { island: name(c.island), parts: parts.join(", ") }) : _("land on {island}: no boat (all go home)", { island: name(c.island) });
     }
     case "PlaceTile": {
       // when the orientation was the player's to choose, say which they chose
       const turns = (view.legal?.commands || []).filter((o) => o.type === "PlaceTile" && o.cell[0] === c.cell[0] && o.cell[1] === c.cell[1]);
-      const turned = c.rotation ? `turned ${c.rotation * 60}° clockwise from how it was drawn` : "as it was drawn, not turned";
-      return `place ${name(c.tile)} where it is shown${turns.length > 1 ? `, ${turned}` : ""}`;
+      if (turns.length < 2) return _("place {tile} where it is shown", { tile: name(c.tile) });
+      return c.rotation
+        ? _("place {tile} where it is shown, turned {degrees}° clockwise from how it was drawn", { tile: name(c.tile), degrees: number(c.rotation * 60) })
+        : _("place {tile} where it is shown, as it was drawn, not turned", { tile: name(c.tile) });
     }
     case "FoundRoyalIsland":
-      return `found a royal island on ${name(c.island)}`;
+      return _("found a royal island on {island}", { island: name(c.island) });
     case "NewColonisation":
-      return "start a new colonisation";
+      return _("start a new colonisation");
     case "PlaceColonist":
-      return `the colonist on ${name(c.island)}, ${beach(c.island, c.beach)}`;
+      return _("the colonist on {island}, {beach}", { island: name(c.island), beach: beach(c.island, c.beach) });
     default:
       return c.type;
   }
@@ -168,10 +176,15 @@ function warning(c) {
   const colour = view.legal?.colour;
   if (c.type === "NewColonisation") {
     const n = Object.entries(view.position.boats || {}).reduce((sum, [, text]) => sum + [...text].filter((l) => l === LETTER[colour]?.toLowerCase()).length, 0);
-    return `All ${n} of your ${cap(colour)} boats on the board (kings stay) go back to your supply, then tiles are drawn until an island turns up, where your colonist lands. This cannot be undone.`;
+    return ngettext(
+      "Your {n} {colour} boat on the board (kings stay) goes back to your supply, then tiles are drawn until an island turns up, where your colonist lands. This cannot be undone.",
+      "All {n} of your {colour} boats on the board (kings stay) go back to your supply, then tiles are drawn until an island turns up, where your colonist lands. This cannot be undone.",
+      n,
+      { colour: colourName(colour) },
+    );
   }
   if (c.type === "FoundRoyalIsland") {
-    return `One of your boats becomes the king of ${view.tiles.tiles[c.island].name} and your other boats there go home. Nobody may land on or sail through a royal island again, and the king never moves. This cannot be undone.`;
+    return _("One of your boats becomes the king of {island} and your other boats there go home. Nobody may land on or sail through a royal island again, and the king never moves. This cannot be undone.", { island: view.tiles.tiles[c.island].name });
   }
   return "";
 }
@@ -187,9 +200,9 @@ function myColours() {
 function identity() {
   const account = me();
   const mine = myColours();
-  if (mine.length) return el("p", { id: "identity", class: "identity" }, "You are ", ...mine.map((c) => colourChip(c)), ` (${account.name})`);
-  if (account) return el("p", { id: "identity", class: "identity muted" }, `You are watching this game (signed in as ${account.name}).`);
-  return el("p", { id: "identity", class: "identity muted" }, "You are watching this game. ", el("a", { href: "/" }, "Sign in"), " to play.");
+  if (mine.length) return el("p", { id: "identity", class: "identity" }, ...rich(_("You are {colours} ({name})", { name: account.name }), { colours: mine.map((c) => colourChip(c)) }));
+  if (account) return el("p", { id: "identity", class: "identity muted" }, _("You are watching this game (signed in as {name}).", { name: account.name }));
+  return el("p", { id: "identity", class: "identity muted" }, ...rich(_("You are watching this game. {signIn} to play."), { signIn: el("a", { href: "/" }, _("Sign in")) }));
 }
 
 /** The seats with their clocks (docs/clocks.md): time left, counting down for the seat
@@ -223,8 +236,8 @@ function clockPanel() {
   const act = seatCommand;
   return el(
     "section",
-    { class: "clocks", id: "clocks", "aria-label": "Clocks" },
-    control ? el("p", { class: "muted" }, `Clock: ${control}`, view.clock?.paused_at ? " · stopped while the game is paused" : "") : null,
+    { class: "clocks", id: "clocks", "aria-label": _("Clocks") },
+    control ? el("p", { class: "muted" }, view.clock?.paused_at ? _("Clock: {control} · stopped while the game is paused", { control }) : _("Clock: {control}", { control })) : null,
     ...vacationNotices(view.vacation, players),
     el(
       "ul",
@@ -234,15 +247,17 @@ function clockPanel() {
           "li",
           { "data-seat": p.seat },
           ...p.colours.map((c) => colourChip(c, "")),
-          ` ${p.name || `Seat ${p.seat}`} `,
+          " ",
+          p.name || _("Seat {seat}", { seat: p.seat }),
+          " ",
           running && view.clock ? timeLeft(view.clock, p.seat, view.clockAt) : null,
-          p.bot ? el("span", { class: "tag bot" }, p.bot === "absent" ? " absent: the bot plays" : " resigned: the bot plays") : null,
-          p.timeouts && !p.bot ? el("span", { class: "muted" }, ` · ${p.timeouts} timeout${p.timeouts === 1 ? "" : "s"} in a row`) : null,
+          p.bot ? el("span", { class: "tag bot" }, " ", p.bot === "absent" ? _("absent: the bot plays") : _("resigned: the bot plays")) : null,
+          p.timeouts && !p.bot ? el("span", { class: "muted" }, " · ", ngettext("{n} timeout in a row", "{n} timeouts in a row", p.timeouts)) : null,
         ),
       ),
     ),
     mine && running && mine.bot !== "resigned"
-      ? el("button", { type: "button", id: "resign", onclick: () => act("Resign", "Resign this game? The bot plays on for you, and you rank last. This is final.") }, "Resign")
+      ? el("button", { type: "button", id: "resign", onclick: () => act("Resign", _("Resign this game? The bot plays on for you, and you rank last. This is final.")) }, _("Resign"))
       : null,
   );
 }
@@ -255,9 +270,15 @@ async function offer(type, fields = {}, question = null) {
   refresh(true);
 }
 
+/** "to move", with the colour when the player has two. */
+function toMove(playerId) {
+  const colour = colourOf(view.names, playerId, view.legal.colour);
+  return colour ? _("to move ({colour})", { colour }) : _("to move");
+}
+
 function scoreboardPanel() {
   const board = view.scoreboard;
-  if (!board) return el("p", { class: "muted" }, "The scoreboard is catching up…");
+  if (!board) return el("p", { class: "muted" }, _("The scoreboard is catching up…"));
   // whose turn it is: marked on their row (with the colour, when they have two)
   const moving = view.position?.phase === "ended" ? null : view.legal?.player_id;
   const rows = board.seats.map((s) =>
@@ -267,27 +288,27 @@ function scoreboardPanel() {
       el(
         "th",
         { scope: "row" },
-        el("a", { class: "player-name", href: `/players/${s.player_id}` }, s.name || `Seat ${s.seat}`),
+        el("a", { class: "player-name", href: `/players/${s.player_id}` }, s.name || _("Seat {seat}", { seat: s.seat })),
         " ",
         ...s.colours.map((c) => colourChip(c.colour, "")),
-        s.player_id === moving ? el("span", { class: "tag to-move-tag" }, ` to move${colourOf(view.names, s.player_id, view.legal.colour) ? ` (${colourOf(view.names, s.player_id, view.legal.colour)})` : ""}`) : null,
+        s.player_id === moving ? el("span", { class: "tag to-move-tag" }, " ", toMove(s.player_id)) : null,
       ),
-      el("td", { class: "num", "data-label": "Points", title: s.colours.length > 1 ? "Each colour scores as a seat; a player's two colours add up (R5)" : null }, pointsWords(s)),
-      el("td", { class: "num", "data-label": "Islands", title: s.colours.flatMap((c) => c.islands).join(", ") || "none" }, s.islands),
-      el("td", { class: "num", "data-label": "On board" }, s.colours.map((c) => c.on_board).join(" + ")),
-      el("td", { class: "num", "data-label": "Supply" }, s.colours.map((c) => c.in_supply).join(" + ")),
-      el("td", { class: "num", "data-label": "Kings" }, s.colours.map((c) => c.kings).join(" + ")),
-      el("td", { class: "num", "data-label": "Rank" }, s.rank),
+      el("td", { class: "num", "data-label": _("Points"), title: s.colours.length > 1 ? _("Each colour scores as a seat; a player's two colours add up (R5)") : null }, pointsWords(s)),
+      el("td", { class: "num", "data-label": _("Islands"), title: s.colours.flatMap((c) => c.islands).join(", ") || _("none") }, number(s.islands)),
+      el("td", { class: "num", "data-label": _("On board") }, s.colours.map((c) => number(c.on_board)).join(" + ")),
+      el("td", { class: "num", "data-label": _("Supply") }, s.colours.map((c) => number(c.in_supply)).join(" + ")),
+      el("td", { class: "num", "data-label": _("Kings") }, s.colours.map((c) => number(c.kings)).join(" + ")),
+      el("td", { class: "num", "data-label": _("Rank") }, number(s.rank)),
     ),
   );
   return el(
     "table",
-    { class: "scores", "aria-label": "Scoreboard" },
+    { class: "scores", "aria-label": _("Scoreboard") },
     // with two colours each, why a player's points are a sum, in sight (not only on hover)
     board.seats.some((s) => s.colours.length > 1)
-      ? el("caption", { id: "scores-why", class: "muted" }, "Each colour scores as a seat; a player's two colours add up (", ruleLink("R5"), ").")
+      ? el("caption", { id: "scores-why", class: "muted" }, ...rich(_("Each colour scores as a seat; a player's two colours add up (rule R5)."), {}, ["R5"]))
       : null,
-    el("thead", {}, el("tr", {}, ...["Player", "Points", "Islands", "On board", "Supply", "Kings", "Rank"].map((h) => el("th", { scope: "col" }, h)))),
+    el("thead", {}, el("tr", {}, ...[_("Player"), _("Points"), _("Islands"), _("On board"), _("Supply"), _("Kings"), _("Rank")].map((h) => el("th", { scope: "col" }, h)))),
     el("tbody", {}, rows),
   );
 }
@@ -297,12 +318,12 @@ function resultPanel() {
   if (!final) return null;
   const words = result(final, view.names, view.scoreboard?.seats || []);
   const mine = me()?.account_id;
-  const yours = mine && final.winners.includes(mine) ? (final.winners.length > 1 ? "You share the win! " : "You win! ") : "";
+  const yours = mine && final.winners.includes(mine) ? (final.winners.length > 1 ? _("You share the win!") : _("You win!")) : "";
   return el(
     "section",
     { id: "result", class: "card result", "aria-live": "polite" },
-    el("h3", {}, "Game over"),
-    el("p", { class: "headline" }, yours ? el("strong", { id: "you-win" }, yours) : null, words.headline),
+    el("h3", {}, _("Game over")),
+    el("p", { class: "headline" }, yours ? [el("strong", { id: "you-win" }, yours), " "] : null, words.headline),
     el("ol", { class: "ranking" }, words.ranking.map((line) => el("li", {}, line.replace(/^\d+\. /, "")))),
     scoreExplained(gameId, view.version),
   );
@@ -311,28 +332,30 @@ function resultPanel() {
 function actionPanel(state) {
   const { legal, position } = view;
   const { myMove, next, exact, compatible } = state;
-  const box = el("section", { id: "action-bar", class: `action-bar${myMove ? " mine" : ""}`, "aria-label": "Your move" });
+  const box = el("section", { id: "action-bar", class: `action-bar${myMove ? " mine" : ""}`, "aria-label": _("Your move") });
   if (view.viewing) {
     box.append(
-      el("p", { class: "viewing" }, `You are looking at the board ${viewingWords()}. The scoreboard below is today's.`),
-      el("button", { type: "button", id: "back-to-game", class: "primary", onclick: backToGame }, "Back to the game"),
+      el("p", { class: "viewing" }, _("You are looking at the board {when}. The scoreboard below is today's.", { when: viewingWords() })),
+      el("button", { type: "button", id: "back-to-game", class: "primary", onclick: backToGame }, _("Back to the game")),
     );
     return box;
   }
   if (position.phase === "ended") {
-    box.append(el("p", { id: "decision" }, "The game is over."));
+    box.append(el("p", { id: "decision" }, _("The game is over.")));
     return box;
   }
   if (!legal || !legal.decision) {
     const head = view.headLegal;
-    let words = position.phase === "open" ? "Waiting for players to join and start." : "Waiting…";
+    let words = position.phase === "open" ? _("Waiting for players to join and start.") : _("Waiting…");
     if (view.queue.length || view.animating) {
       const mine = head?.decision && head.player_id === me()?.account_id;
       const withColour = mine ? colourOf(view.names, head.player_id, head.colour) : "";
-      words = `Showing the moves made meanwhile${mine ? ` — then it is your move${withColour ? ` with ${withColour}` : ""}` : ""}.`;
+      if (!mine) words = _("Showing the moves made meanwhile.");
+      else if (withColour) words = _("Showing the moves made meanwhile — then it is your move with {colour}.", { colour: withColour });
+      else words = _("Showing the moves made meanwhile — then it is your move.");
       box.append(
         el("p", { id: "decision", class: mine ? "your-move" : "" }, words),
-        el("button", { type: "button", id: "skip-now", class: mine ? "primary" : "", onclick: skip }, "Skip to now"),
+        el("button", { type: "button", id: "skip-now", class: mine ? "primary" : "", onclick: skip }, _("Skip to now")),
       );
       return box;
     }
@@ -346,7 +369,7 @@ function actionPanel(state) {
       "p",
       { id: "decision", class: myMove ? "your-move" : "" },
       awaited(legal.decision, myMove, who(view.names, legal.colour), colourOf(view.names, legal.player_id, legal.colour)),
-      clock ? el("span", { class: "bar-clock", id: "bar-clock" }, " · ", clock, " left") : null,
+      clock ? el("span", { class: "bar-clock", id: "bar-clock" }, " · ", ...rich(_("{time} left"), { time: clock })) : null,
     ),
     (myMove && clock && timeoutWarning(view.clock, view.clock.seat, view.clockAt, view.timeControl?.absent_after ?? 3)) || "",
   );
@@ -355,13 +378,13 @@ function actionPanel(state) {
     box.append(
       el(
         "div",
-        { id: "confirm", class: "confirm", role: "alertdialog", "aria-label": "Confirm your move" },
-        el("p", { class: "warn" }, el("strong", {}, `${cap(describe(view.confirm))}?`), " ", warning(view.confirm)),
+        { id: "confirm", class: "confirm", role: "alertdialog", "aria-label": _("Confirm your move") },
+        el("p", { class: "warn" }, el("strong", {}, _("{move}?", { move: cap(describe(view.confirm)) })), " ", warning(view.confirm)),
         el(
           "div",
           { class: "row" },
-          el("button", { type: "button", id: "confirm-yes", class: "primary danger", onclick: () => send(view.confirm) }, `Yes, ${describe(view.confirm)}`),
-          el("button", { type: "button", id: "confirm-no", onclick: clear }, "Cancel"),
+          el("button", { type: "button", id: "confirm-yes", class: "primary danger", onclick: () => send(view.confirm) }, _("Yes, {move}", { move: describe(view.confirm) })),
+          el("button", { type: "button", id: "confirm-no", onclick: clear }, _("Cancel")),
         ),
       ),
     );
@@ -373,16 +396,19 @@ function actionPanel(state) {
   const takes = [...new Set([...next, ...view.selection])].filter((t) => t.startsWith("take:")).sort();
   if (takes.length) {
     const col = colourOf(view.names, legal.player_id, legal.colour);
-    controls.push(el("p", { class: "muted", id: "take-hint" }, `Your ${col ? `${col} ` : ""}supply is empty (`, ruleLink("R7"), `): the boat comes from one of your ${col ? `${col} ` : ""}beaches on the board. Which one?`));
+    const hint = col
+      ? _("Your {colour} supply is empty (rule R7): the boat comes from one of your {colour} beaches on the board. Which one?", { colour: col })
+      : _("Your supply is empty (rule R7): the boat comes from one of your beaches on the board. Which one?");
+    controls.push(el("p", { class: "muted", id: "take-hint" }, ...rich(hint, {}, ["R7"])));
   }
   for (const t of [...next].sort()) {
-    if (t === "newcol") controls.push(el("button", { type: "button", "data-token": t, onclick: () => pick(t) }, "Start a new colonisation…"));
+    if (t === "newcol") controls.push(el("button", { type: "button", "data-token": t, onclick: () => pick(t) }, _("Start a new colonisation…")));
   }
   for (const t of takes) {
     const [, a, b] = t.split(":");
     const placed = view.position.tiles.find(([, tile]) => tile === a);
     const chosen = view.selection.includes(t);
-    controls.push(el("button", { type: "button", "data-token": t, "aria-pressed": String(chosen), class: chosen ? "chosen-take" : "", onclick: () => pick(t) }, `Move the boat from ${view.tiles.tiles[a].name}, ${beachWords(view.tiles.tiles[a], Number(b), placed?.[2] ?? 0)}`));
+    controls.push(el("button", { type: "button", "data-token": t, "aria-pressed": String(chosen), class: chosen ? "chosen-take" : "", onclick: () => pick(t) }, _("Move the boat from {island}, {beach}", { island: view.tiles.tiles[a].name, beach: beachWords(view.tiles.tiles[a], Number(b), placed?.[2] ?? 0) })));
   }
   const command = playable(state);
   box.append(
@@ -393,9 +419,9 @@ function actionPanel(state) {
       el(
         "button",
         { type: "button", id: "play", class: "primary", disabled: !command || view.sending, onclick: () => play(command) },
-        command ? `Play: ${describe(command)}` : "Play",
+        command ? _("Play: {move}", { move: describe(command) }) : _("Play"),
       ),
-      el("button", { type: "button", id: "clear", disabled: view.selection.length === 0 && view.tileCell === null, onclick: clear }, "Clear"),
+      el("button", { type: "button", id: "clear", disabled: view.selection.length === 0 && view.tileCell === null, onclick: clear }, _("Clear")),
       el("span", { id: "hint", class: "muted" }, exact.length ? "" : stillNeeded(state)),
     ),
   );
@@ -409,19 +435,18 @@ function stillNeeded({ compatible, chosen }) {
   const fewest = Math.min(...compatible.map((c) => tokens(c).length - picked));
   if (fewest <= 0) return "";
   const kinds = new Set(compatible.flatMap((c) => tokens(c).map((t) => t.split(":")[0])));
-  if (view.legal.decision === "choose_emigration") return picked ? "Now pick the jetty the fleet leaves by." : "Pick a full beach.";
+  if (view.legal.decision === "choose_emigration") return picked ? _("Now pick the jetty the fleet leaves by.") : _("Pick a full beach.");
   if (view.legal.decision === "landing") return "";
   if (kinds.has("take") && picked) {
     // the boat from the board picked first, or the beach it goes to first: ask for the other
-    return view.selection.some((t) => t.startsWith("take:")) ? "Now pick the beach the boat goes to." : "Now pick the boat to move.";
+    return view.selection.some((t) => t.startsWith("take:")) ? _("Now pick the beach the boat goes to.") : _("Now pick the boat to move.");
   }
-  const beaches = fewest === 1 ? "1 more beach" : `${fewest} more beaches`;
-  return picked ? `Pick ${beaches}.` : "";
+  return picked ? ngettext("Pick {n} more beach.", "Pick {n} more beaches.", fewest) : "";
 }
 
 function viewingWords() {
   const step = view.history.steps.get(view.viewing.version);
-  return step ? `after turn ${step.turn}, step ${step.step}` : `as it was ${view.version - view.viewing.version} steps ago`;
+  return step ? _("after turn {turn}, step {step}", { turn: step.turn, step: step.step }) : ngettext("as it was {n} step ago", "as it was {n} steps ago", view.version - view.viewing.version);
 }
 
 function backToGame() {
@@ -445,13 +470,13 @@ function tileControls(state) {
     el(
       "div",
       { class: "tile-pick" },
-      el("figure", { id: "tile-preview", class: "preview", "data-tile": pending.tile, "data-rotation": rotation }, tilePreview(view.tiles, pending.tile, rotation), el("figcaption", {}, `Drawn: ${view.tiles.tiles[pending.tile].name}`)),
+      el("figure", { id: "tile-preview", class: "preview", "data-tile": pending.tile, "data-rotation": rotation }, tilePreview(view.tiles, pending.tile, rotation), el("figcaption", {}, _("Drawn: {tile}", { tile: view.tiles.tiles[pending.tile].name }))),
       el(
         "div",
         { class: "rotate" },
-        el("p", { class: "muted" }, view.tileCell ? (rotations.length > 1 ? `Turn it with ⟲ ⟳ (${rotations.length} ways fit), then Play.` : "This is the only way it fits: Play.") : "Tap or point at a dashed cell to see the tile there; tap or click to choose it."),
-        el("button", { type: "button", id: "turn-left", "aria-label": "Turn the tile left", disabled: rotations.length < 2, onclick: () => turn(-1) }, "⟲"),
-        el("button", { type: "button", id: "turn-right", "aria-label": "Turn the tile right", disabled: rotations.length < 2, onclick: () => turn(1) }, "⟳"),
+        el("p", { class: "muted" }, view.tileCell ? (rotations.length > 1 ? ngettext("Turn it with ⟲ ⟳ ({n} way fits), then Play.", "Turn it with ⟲ ⟳ ({n} ways fit), then Play.", rotations.length) : _("This is the only way it fits: Play.")) : _("Tap or point at a dashed cell to see the tile there; tap or click to choose it.")),
+        el("button", { type: "button", id: "turn-left", "aria-label": _("Turn the tile left"), disabled: rotations.length < 2, onclick: () => turn(-1) }, "⟲"),
+        el("button", { type: "button", id: "turn-right", "aria-label": _("Turn the tile right"), disabled: rotations.length < 2, onclick: () => turn(1) }, "⟳"),
       ),
     ),
   ];
@@ -466,12 +491,21 @@ function landingControls(next) {
   const colours = landColours(next);
   const placed = view.selection.filter((t) => t.startsWith("land:")).length;
   return [
-    el("p", {}, "Arriving fleet: ", ...fleet.map((c) => colourChip(c, "")), placed ? ` · ${placed} of ${fleet.length} boats placed; the others go home` : ""),
+    el(
+      "p",
+      {},
+      ...rich(
+        placed
+          ? ngettext("Arriving fleet: {fleet} · {placed} of {n} boat placed; the others go home", "Arriving fleet: {fleet} · {placed} of {n} boats placed; the others go home", fleet.length, { placed: number(placed) })
+          : _("Arriving fleet: {fleet}"),
+        { fleet: fleet.map((c) => colourChip(c, "")) },
+      ),
+    ),
     el(
       "div",
-      { class: "row", role: "group", "aria-label": "Colour to land" },
+      { class: "row", role: "group", "aria-label": _("Colour to land") },
       ...colours.map((c) =>
-        el("button", { type: "button", class: `chip-button colour-${c}`, "aria-pressed": String(c === view.landColour), onclick: () => { view.landColour = c; render(); } }, `${LETTER[c]} ${cap(c)}`),
+        el("button", { type: "button", class: `chip-button colour-${c}`, "aria-pressed": String(c === view.landColour), onclick: () => { view.landColour = c; render(); } }, `${LETTER[c]} ${colourName(c)}`),
       ),
     ),
   ];
@@ -563,12 +597,12 @@ function render() {
   document.getElementById("board").dataset.version = String(view.viewing ? view.viewing.version : view.version);
   const legend = el(
     "ul",
-    { class: "legend", "aria-label": "Who plays which colour" },
-    (view.position.order.length ? view.position.order : Object.keys(view.names.byColour)).map((c) => el("li", {}, colourChip(c, view.names.byColour[c] || cap(c)))),
+    { class: "legend", "aria-label": _("Who plays which colour") },
+    (view.position.order.length ? view.position.order : Object.keys(view.names.byColour)).map((c) => el("li", {}, colourChip(c, view.names.byColour[c] || colourName(c)))),
   );
   document.getElementById("legend").replaceChildren(legend);
   const step = document.getElementById("step");
-  step.textContent = view.viewing ? `The board ${viewingWords()}` : view.stepText;
+  step.textContent = view.viewing ? _("The board {when}", { when: viewingWords() }) : view.stepText;
   document.getElementById("skip").hidden = view.queue.length === 0;
   document.getElementById("board-back").hidden = !view.viewing;
   // on a phone the side panel is below the board: whose move it is, above it
@@ -590,18 +624,22 @@ function render() {
     view.position.options?.private ? tableInvitations(gameId) : null,
     offersPanel({ offers: view.offers, players: view.players || [], names: view.names, running: running(view.position), moved: movedHere(), send: offer }),
     clockPanel(),
-    view.position.paused ? el("p", { id: "paused", role: "status" }, "The game is paused while an auditor looks at a dispute (", ruleLink("D7"), "): no move can be made until it resumes.") : null,
-    el("p", { class: "facts", id: "rated-line" }, view.rated ? "Rated game: the result moves the players' ratings " : "Casual game: no rating moves ", "(", el("a", { href: "/docs/ratings#G1" }, "ratings"), ")"),
-    el("p", { class: "facts" }, `Turn ${view.position.turn} · pile: ${plural(view.position.pile.islands, "island")} and ${plural(view.position.pile.oceans, "ocean")} left`),
+    view.position.paused ? el("p", { id: "paused", role: "status" }, ...rich(_("The game is paused while an auditor looks at a dispute (rule D7): no move can be made until it resumes."), {}, ["D7"])) : null,
+    el(
+      "p",
+      { class: "facts", id: "rated-line" },
+      ...rich(view.rated ? _("Rated game: the result moves the players' ratings ({ratings})") : _("Casual game: no rating moves ({ratings})"), { ratings: el("a", { href: "/docs/ratings#G1" }, _("ratings")) }),
+    ),
+    el("p", { class: "facts" }, pileWords()),
     el("div", { id: "scoreboard" }, scoreboardPanel()),
-    el("p", {}, el("a", { href: `/games/${gameId}/replay?v=${view.version}` }, "Replay"), " · ", el("a", { href: `/games/${gameId}/audit` }, "Audit")),
+    el("p", {}, el("a", { href: `/games/${gameId}/replay?v=${view.version}` }, _("Replay")), " · ", el("a", { href: `/games/${gameId}/audit` }, _("Audit"))),
     ].filter(Boolean),
   );
   document.body.dataset.version = String(view.version);
   // while older steps play, the title already says when the newest one is my move
   const mineAtHead = state.myMove || Boolean(view.queue.length && view.headLegal?.decision && view.headLegal.player_id === me()?.account_id);
   const withColour = state.myMove ? colourOf(view.names, view.legal?.player_id, view.legal?.colour) : "";
-  document.title = mineAtHead ? `(1) Your move${withColour ? ` with ${withColour}` : ""} · Tongiaki` : `${gameTitle()} · Tongiaki`;
+  document.title = mineAtHead ? (withColour ? _("(1) Your move with {colour} · Tongiaki", { colour: withColour }) : _("(1) Your move · Tongiaki")) : `${gameTitle()} · Tongiaki`;
   document.querySelector("link[rel=icon]").setAttribute("href", mineAtHead ? "/static/favicon-move.svg" : "/favicon.ico");
   const bar = document.getElementById("action-bar");
   document.body.style.setProperty("--bar-height", `${bar && state.myMove ? bar.offsetHeight : 0}px`);
@@ -609,19 +647,22 @@ function render() {
   if (!view.viewing && !view.queue.length && !view.animating) markSeen(gameId, view.version);
 }
 
-function plural(n, word) {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
+/** "Turn 7 · pile: 9 islands and 8 oceans left". */
+function pileWords() {
+  const islands = ngettext("{n} island", "{n} islands", view.position.pile.islands);
+  const oceans = ngettext("{n} ocean", "{n} oceans", view.position.pile.oceans);
+  return _("Turn {turn} · pile: {islands} and {oceans} left", { turn: view.position.turn, islands, oceans });
 }
 
 function gameTitle() {
-  const names = view.position.players.map((p) => view.names.byId[p.player_id]?.name || `Seat ${p.seat}`);
-  const table = names.length ? `${names.join(" · ")}` : `Game ${gameId}`;
+  const names = view.position.players.map((p) => view.names.byId[p.player_id]?.name || _("Seat {seat}", { seat: p.seat }));
+  const table = names.length ? `${names.join(" · ")}` : _("Game {id}", { id: gameId });
   if (view.position.phase !== "ended") return table;
   const final = view.scoreboard?.final;
   const mine = me()?.account_id;
-  if (final && mine && final.winners.includes(mine)) return `You won · ${table}`;
+  if (final && mine && final.winners.includes(mine)) return _("You won · {table}", { table });
   const winner = final?.winners?.length === 1 ? view.names.byId[final.winners[0]]?.name : null;
-  return `Game over${winner ? `: ${winner} won` : ""} · ${table}`;
+  return winner ? _("Game over: {winner} won · {table}", { winner, table }) : _("Game over · {table}", { table });
 }
 
 function renderMoves() {
@@ -690,7 +731,7 @@ async function send(command) {
   const unsent = r.status === 0 || r.status >= 500 || r.status === 429;
   if (unsent) {
     // nothing was decided: keep the move as chosen, to send again
-    view.notice = { text: `Your move was not sent: ${problemWords(r.data)} It is kept: press Play again in a moment.` };
+    view.notice = { text: _("Your move was not sent: {problem} It is kept: press Play again in a moment.", { problem: problemWords(r.data) }) };
     document.body.dataset.unsent = "1";
     delete document.body.dataset.busy;
     render();
@@ -735,10 +776,10 @@ function movedHere() {
 
 /** The move at ``version`` in words, for the dispute form (D1). */
 function moveWords(version) {
-  if (!Number.isInteger(version) || version < 1 || version > view.version) return `no move: the game's versions are 1 to ${view.version}`;
+  if (!Number.isInteger(version) || version < 1 || version > view.version) return _("no move: the game's versions are 1 to {version}", { version: view.version });
   const step = view.history.steps.get(version);
-  if (!step) return `the move at version ${version}`;
-  return `turn ${step.turn}, step ${step.step}: ${step.description} (version ${version})`;
+  if (!step) return _("the move at version {version}", { version });
+  return _("turn {turn}, step {step}: {move} (version {version})", { turn: step.turn, step: step.step, move: step.description, version });
 }
 
 async function showVersion(version) {
@@ -840,7 +881,7 @@ async function animate() {
       view.animating = false;
       view.headLegal = null;
       view.overlay = null;
-      view.stepText = `${missed} steps were made meanwhile: see the move list.`;
+      view.stepText = ngettext("{n} step was made meanwhile: see the move list.", "{n} steps were made meanwhile: see the move list.", missed);
       await refresh(true);
       await catchUpHistory();
       upToDate();
@@ -862,7 +903,7 @@ async function animate() {
     if (view.selection.length || view.tileCell !== null || view.confirm) {
       // a move being chosen here that the game moved past (made in another tab, say):
       // it goes, and the page says so rather than let it vanish
-      view.notice = { text: "The move you were choosing is gone: the game moved on before it was played (perhaps from another tab). Choose again when it is your move." };
+      view.notice = { text: _("The move you were choosing is gone: the game moved on before it was played (perhaps from another tab). Choose again when it is your move.") };
       view.tileCell = null;
       view.tileRot = null;
       view.confirm = null;
@@ -871,7 +912,7 @@ async function animate() {
     view.overlay = overlayAt(version, view.position);
     const step = view.history.steps.get(version);
     const actor = step?.colour ? who(view.names, step.colour) : "";
-    view.stepText = step ? `Turn ${step.turn}${actor ? ` · ${actor}` : ""}: ${step.description}` : "";
+    view.stepText = !step ? "" : actor ? _("Turn {turn} · {actor}: {move}", { turn: step.turn, actor, move: step.description }) : _("Turn {turn}: {move}", { turn: step.turn, move: step.description });
     render();
     if (view.queue.length) await new Promise((done) => setTimeout(done, stepMs()));
   }
@@ -889,7 +930,7 @@ function upToDate() {
   view.backOnline = false;
   document.body.dataset.connection = "live";
   const box = document.getElementById("connection");
-  box.textContent = "The live connection is back: this page is up to date.";
+  box.textContent = _("The live connection is back: this page is up to date.");
   box.className = "banner ok";
   box.hidden = false;
   clearTimeout(banner.timer);
@@ -914,11 +955,11 @@ function banner(status) {
   view.connection = status;
   // every state but "live" means this page may show an older position than the game's
   const words = {
-    reconnecting: "The live connection was lost: reconnecting… This page may be behind the game until it is back.",
-    silent: "No word from the server for a while: reconnecting… This page may be behind the game.",
-    offline: "You are offline: this page may be behind the game. It catches up as soon as the connection is back.",
-    "catching-up": "Catching up with the moves made meanwhile…",
-    polling: "The server is busy: this page checks for new moves every 2 seconds.",
+    reconnecting: _("The live connection was lost: reconnecting… This page may be behind the game until it is back."),
+    silent: _("No word from the server for a while: reconnecting… This page may be behind the game."),
+    offline: _("You are offline: this page may be behind the game. It catches up as soon as the connection is back."),
+    "catching-up": _("Catching up with the moves made meanwhile…"),
+    polling: _("The server is busy: this page checks for new moves every 2 seconds."),
   }[status];
   document.body.dataset.connection = status; // for tests and styles: "live" when up to date
   if (words) {
@@ -927,7 +968,7 @@ function banner(status) {
     box.hidden = false;
   } else if (previous !== "live") {
     view.backOnline = true;
-    box.textContent = "The live connection is back: catching up with the moves made meanwhile…";
+    box.textContent = _("The live connection is back: catching up with the moves made meanwhile…");
     box.className = "banner info";
     box.hidden = false;
     document.body.dataset.connection = "catching-up"; // "live" once the board is at the game's newest step
@@ -938,7 +979,7 @@ function banner(status) {
 function skeleton() {
   const speed = el(
     "select",
-    { id: "speed", "aria-label": "Step speed", onchange: (e) => localStorage.setItem("tongiaki.stepMs", e.target.value) },
+    { id: "speed", "aria-label": _("Step speed"), onchange: (e) => localStorage.setItem("tongiaki.stepMs", e.target.value) },
     SPEEDS.map(([ms, label]) => el("option", { value: ms }, label)),
   );
   speed.value = String(SPEEDS.find(([ms]) => ms >= stepMs())?.[0] ?? 450);
@@ -958,16 +999,16 @@ function skeleton() {
           "div",
           { class: "row steps" },
           el("p", { id: "step", class: "step", "aria-live": "polite" }),
-          el("label", {}, "Steps: ", speed),
-          el("button", { type: "button", id: "skip", hidden: true, onclick: skip }, "Skip to now"),
-          el("button", { type: "button", id: "board-back", class: "primary", hidden: true, onclick: backToGame }, "Back to the game"),
+          el("label", {}, ...rich(_("Steps: {speed}"), { speed })),
+          el("button", { type: "button", id: "skip", hidden: true, onclick: skip }, _("Skip to now")),
+          el("button", { type: "button", id: "board-back", class: "primary", hidden: true, onclick: backToGame }, _("Back to the game")),
         ),
       ),
       el("aside", { id: "side", class: "side" }),
-      el("section", { id: "moves-panel", class: "moves-panel", "aria-label": "Move list" }, el("h3", {}, "Moves"), el("div", { id: "moves" })),
-      el("section", { id: "disputes-panel", class: "disputes-panel", "aria-label": "Disputes" }),
-      el("section", { id: "notes-panel", class: "notes-panel", "aria-label": "My notes", hidden: true }),
-      el("section", { id: "log-panel", class: "log-panel", "aria-label": "Public log" }),
+      el("section", { id: "moves-panel", class: "moves-panel", "aria-label": _("Move list") }, el("h3", {}, _("Moves")), el("div", { id: "moves" })),
+      el("section", { id: "disputes-panel", class: "disputes-panel", "aria-label": _("Disputes") }),
+      el("section", { id: "notes-panel", class: "notes-panel", "aria-label": _("My notes"), hidden: true }),
+      el("section", { id: "log-panel", class: "log-panel", "aria-label": _("Public log") }),
     ),
   );
 }

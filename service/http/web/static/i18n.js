@@ -53,7 +53,8 @@ export function moment(value, options = { dateStyle: "medium", timeStyle: "short
   return Number.isNaN(d.getTime()) ? String(value) : d.toLocaleString(lang, options);
 }
 
-/** A list as the reader says it ("Blue, Red and Green"; "Bleu, Rouge et Vert"). */
+/** A list as the reader says it ("Blue, Red and Green"; "Bleu, Rouge et Vert"): the
+ * English as the rest of the service writes it, without a serial comma (en-GB). */
 export function list(items) {
-  return new Intl.ListFormat(lang, { style: "long", type: "conjunction" }).format(items);
+  return new Intl.ListFormat(lang === "en" ? "en-GB" : lang, { style: "long", type: "conjunction" }).format(items);
 }

@@ -2,7 +2,8 @@
 // with a colour, start; open, running and finished games, named by their players;
 // my games, the ones waiting for my move first.
 
-import { api, cap, colourChip, COLOURS, el, me, nav, problemText, signInWithToken, signOut, toast } from "./api.js";
+import { api, colourChip, colourName, COLOURS, el, me, nav, problemText, signInWithToken, signOut, toast, withNodes } from "./api.js";
+import { _, list, ngettext, number } from "./i18n.js";
 import { signInWithPasskey, supported } from "./passkeys.js";
 import { agoText, controlText, PRESETS, startTicking, timeLeft } from "./clocks.js";
 import { invitationsCard, linkCard, privateFields } from "./invitations.js";
@@ -11,7 +12,7 @@ let freshToken = null; // the token of an account just made: shown on this page,
 let ways = null; // how this server signs people in (GET /sign-in)
 
 function signUpForm() {
-  const name = el("input", { id: "name", name: "name", required: true, maxlength: 64, autocomplete: "nickname", placeholder: "Your name" });
+  const name = el("input", { id: "name", name: "name", required: true, maxlength: 64, autocomplete: "nickname", placeholder: _("Your name") });
   return el(
     "form",
     {
@@ -27,20 +28,20 @@ function signUpForm() {
         load();
       },
     },
-    el("h2", {}, "Sign up"),
-    el("label", { for: "name" }, "Name "),
+    el("h2", {}, _("Sign up")),
+    el("label", { for: "name" }, _("Name"), " "),
     name,
-    el("button", { type: "submit", class: "primary" }, "Sign up"),
-    el("p", { class: "muted" }, "Then add an e-mail address or a passkey on your account's page, to sign in anywhere (", el("a", { href: "/docs/accounts" }, "how"), ")."),
+    el("button", { type: "submit", class: "primary" }, _("Sign up")),
+    el("p", { class: "muted" }, withNodes(_("Then add an e-mail address or a passkey on your account's page, to sign in anywhere ({how})."), { how: el("a", { href: "/docs/accounts" }, _("how")) })),
   );
 }
 
 function signInForm() {
-  const email = el("input", { id: "signin-address", type: "email", name: "email", required: true, autocomplete: "email", placeholder: "you@example.org", "aria-label": "E-mail address" });
-  const token = el("input", { id: "token", name: "token", required: true, autocomplete: "off", placeholder: "Paste a token", "aria-label": "Token" });
+  const email = el("input", { id: "signin-address", type: "email", name: "email", required: true, autocomplete: "email", placeholder: "you@example.org", "aria-label": _("E-mail address") });
+  const token = el("input", { id: "token", name: "token", required: true, autocomplete: "off", placeholder: _("Paste a token"), "aria-label": _("Token") });
   const done = (r) => {
-    if (!r.ok) return toast(r.status === 401 && r.data?.code === "bad_token" ? "That token names no account on this server." : problemText(r.data), "error");
-    toast(`Signed in as ${r.data.name}${r.data.kind === "auditor" ? " (auditor)" : ""}`);
+    if (!r.ok) return toast(r.status === 401 && r.data?.code === "bad_token" ? _("That token names no account on this server.") : problemText(r.data), "error");
+    toast(r.data.kind === "auditor" ? _("Signed in as {name} (auditor)", { name: r.data.name }) : _("Signed in as {name}", { name: r.data.name }));
     if (r.data.kind === "auditor") {
       location.href = "/disputes";
       return;
@@ -50,8 +51,8 @@ function signInForm() {
   return el(
     "section",
     { class: "card", id: "signin-ways" },
-    el("h2", {}, "Sign in"),
-    ways?.email === false ? el("p", { class: "muted", id: "signin-no-email" }, "This server sends no mail: sign in with a passkey or a token.") : el(
+    el("h2", {}, _("Sign in")),
+    ways?.email === false ? el("p", { class: "muted", id: "signin-no-email" }, _("This server sends no mail: sign in with a passkey or a token.")) : el(
       "form",
       {
         id: "signin-email",
@@ -59,16 +60,16 @@ function signInForm() {
           event.preventDefault();
           const r = await api("POST", "/sign-in/email", { email: email.value.trim() });
           if (!r.ok) return toast(problemText(r.data), "error");
-          toast("If an account signs in with this address, a link is on its way: open it in this browser within 15 minutes.");
+          toast(_("If an account signs in with this address, a link is on its way: open it in this browser within 15 minutes."));
           document.getElementById("signin-sent").hidden = false;
         },
       },
-      el("label", { for: "signin-address" }, "By e-mail "),
+      el("label", { for: "signin-address" }, _("By e-mail"), " "),
       email,
-      el("button", { type: "submit" }, "Mail me a link"),
-      el("p", { class: "muted", id: "signin-sent", hidden: true }, "Sent. On the embedded server without SMTP_URL the mail is printed on the server's console."),
+      el("button", { type: "submit" }, _("Mail me a link")),
+      el("p", { class: "muted", id: "signin-sent", hidden: true }, _("Sent. On the embedded server without SMTP_URL the mail is printed on the server's console.")),
     ),
-    el("p", {}, el("button", { type: "button", id: "signin-passkey", disabled: !supported(), onclick: async () => done(await signInWithPasskey()) }, "Sign in with a passkey")),
+    el("p", {}, el("button", { type: "button", id: "signin-passkey", disabled: !supported(), onclick: async () => done(await signInWithPasskey()) }, _("Sign in with a passkey"))),
     el(
       "form",
       {
@@ -78,10 +79,10 @@ function signInForm() {
           done(await signInWithToken(token.value));
         },
       },
-      el("label", { for: "token" }, "With a token "),
+      el("label", { for: "token" }, _("With a token"), " "),
       token,
-      el("button", { type: "submit" }, "Sign in"),
-      el("p", { class: "muted" }, "Auditors: the token ", el("code", {}, "tongiaki auditor create"), " printed."),
+      el("button", { type: "submit" }, _("Sign in")),
+      el("p", { class: "muted" }, withNodes(_("Auditors: the token {command} printed."), { command: el("code", {}, "tongiaki auditor create") })),
     ),
   );
 }
@@ -92,33 +93,33 @@ function accountCard(account) {
   const card = el("section", { class: "card", id: "account" });
   if (fresh) {
     card.append(
-      el("p", {}, "Your token, shown this once (for programs, or to sign in elsewhere): ", el("code", { id: "my-token" }, fresh), " ", el("button", { type: "button", id: "token-kept", onclick: () => { freshToken = null; load(); } }, "I kept it")),
+      el("p", {}, withNodes(_("Your token, shown this once (for programs, or to sign in elsewhere): {token}"), { token: el("code", { id: "my-token" }, fresh) }), " ", el("button", { type: "button", id: "token-kept", onclick: () => { freshToken = null; load(); } }, _("I kept it"))),
     );
   }
   if (account.recoverable === false) {
-    card.append(el("p", { class: "warning", id: "account-risk" }, "This account has no e-mail address and no passkey: if this browser forgets its sign-in, the account and its games are lost. ", el("a", { href: "/account" }, "Add one now"), "."));
+    card.append(el("p", { class: "warning", id: "account-risk" }, _("This account has no e-mail address and no passkey: if this browser forgets its sign-in, the account and its games are lost."), " ", el("a", { href: "/account" }, _("Add one now")), "."));
   }
-  card.append(el("p", {}, el("a", { href: "/account" }, "Account, sessions and passkeys"), " · ", el("button", { type: "button", id: "sign-out", onclick: async () => { await signOut(); load(); } }, "Sign out")));
+  card.append(el("p", {}, el("a", { href: "/account" }, _("Account, sessions and passkeys")), " · ", el("button", { type: "button", id: "sign-out", onclick: async () => { await signOut(); load(); } }, _("Sign out"))));
   return card;
 }
 
 function colourPicker(id, label, free, index) {
-  return el("select", { id, "aria-label": label, "data-colour": index }, ...free.map((c, i) => el("option", { value: c, selected: i === index }, cap(c))));
+  return el("select", { id, "aria-label": label, "data-colour": index }, ...free.map((c, i) => el("option", { value: c, selected: i === index }, colourName(c))));
 }
 
 function createForm() {
-  const players = el("select", { id: "max-players", name: "max_players", "aria-label": "Players" }, ...[2, 3, 4, 5, 6].map((n) => el("option", { value: n, selected: n === 4 }, `${n} players`)));
+  const players = el("select", { id: "max-players", name: "max_players", "aria-label": _("Players") }, ...[2, 3, 4, 5, 6].map((n) => el("option", { value: n, selected: n === 4 }, ngettext("{n} player", "{n} players", n))));
   const lastPlayers = sessionStorage.getItem("tongiaki.maxPlayers");
   if (lastPlayers) players.value = lastPlayers;
   const two = el("input", { type: "checkbox", id: "two-colours", disabled: true });
-  const twoHint = el("span", { class: "muted", id: "two-colours-hint" }, " (2 players only)");
+  const twoHint = el("span", { class: "muted", id: "two-colours-hint" }, " ", _("(2 players only)"));
   const rody = el("input", { type: "checkbox", id: "free-orientation" });
   const rated = el("input", { type: "checkbox", id: "rated" });
-  const order = el("input", { id: "tile-order", placeholder: "ocean7, tahiti, …", "aria-label": "Tiles drawn first" });
-  const first = el("select", { id: "first-seat", "aria-label": "First seat" }, ...[1, 2, 3, 4, 5, 6].map((n) => el("option", { value: n }, `seat ${n} starts`)));
-  const clock = el("select", { id: "time-control", "aria-label": "Clock" }, ...PRESETS.map(([value, text]) => el("option", { value }, text)));
+  const order = el("input", { id: "tile-order", placeholder: "ocean7, tahiti, …", "aria-label": _("Tiles drawn first") });
+  const first = el("select", { id: "first-seat", "aria-label": _("First seat") }, ...[1, 2, 3, 4, 5, 6].map((n) => el("option", { value: n }, _("seat {n} starts", { n: number(n) }))));
+  const clock = el("select", { id: "time-control", "aria-label": _("Clock") }, ...PRESETS.map(([value, text]) => el("option", { value }, text)));
   const away = el("input", { type: "checkbox", id: "vacation" });
-  const awayLabel = el("label", { id: "vacation-label", hidden: true }, away, " vacation applies (", el("a", { href: "/docs/vacation" }, "V2"), ")");
+  const awayLabel = el("label", { id: "vacation-label", hidden: true }, away, " ", withNodes(_("vacation applies ({rule})"), { rule: el("a", { href: "/docs/vacation" }, "V2") }));
   clock.addEventListener("change", () => {
     awayLabel.hidden = clock.value === "none";
     if (awayLabel.hidden) away.checked = false;
@@ -127,7 +128,7 @@ function createForm() {
   const privacy = privateFields();
   const pickers = () => {
     const count = two.checked ? 2 : 1;
-    mine.replaceChildren("Your colour: ", ...Array.from({ length: count }, (_, i) => colourPicker(`create-colour-${i}`, i ? "Your second colour" : "Your colour", COLOURS, i)));
+    mine.replaceChildren(_("Your colour:"), " ", ...Array.from({ length: count }, (unused, i) => colourPicker(`create-colour-${i}`, i ? _("Your second colour") : _("Your colour"), COLOURS, i)));
   };
   const sync = () => {
     const duo = players.value === "2";
@@ -163,44 +164,46 @@ function createForm() {
         sessionStorage.setItem("tongiaki.maxPlayers", players.value);
         const colours = [...mine.querySelectorAll("select")].map((s) => s.value);
         const seat = await api("POST", `/games/${r.data.game_id}/seats`, two.checked ? { colours } : { colour: colours[0] });
-        if (!seat.ok) toast(`The game is open, but your seat was refused: ${problemText(seat.data)}`, "error");
-        else toast(`Game open: you sit at it as ${colours.map(cap).join(" and ")}`);
+        if (!seat.ok) toast(_("The game is open, but your seat was refused: {problem}", { problem: problemText(seat.data) }), "error");
+        else toast(_("Game open: you sit at it as {colours}", { colours: list(colours.map(colourName)) }));
         if (target.private && seat.ok) location.href = `/games/${r.data.game_id}`; // its link is there
         else load();
       },
     },
-    el("h2", {}, "New game"),
+    el("h2", {}, _("New game")),
     el("label", {}, players),
-    el("label", {}, two, " two colours each", twoHint),
-    el("label", {}, rody, " free orientation after the first tile"),
+    el("label", {}, two, " ", _("two colours each"), twoHint),
+    el("label", {}, rody, " ", _("free orientation after the first tile")),
     el("label", {}, first),
     el("label", {}, clock),
-    el("label", {}, rated, " rated (moves the players' ratings; casual if not) ", el("a", { href: "/docs/ratings#G1" }, "?")),
+    el("label", {}, rated, " ", _("rated (moves the players' ratings; casual if not)"), " ", el("a", { href: "/docs/ratings#G1" }, "?")),
     awayLabel,
     privacy.node,
     mine,
-    el("details", {}, el("summary", {}, "Testing servers only"), el("label", {}, "Tiles drawn first: ", order)),
-    el("button", { type: "submit", class: "primary" }, "Create and sit down"),
+    el("details", {}, el("summary", {}, _("Testing servers only")), el("label", {}, _("Tiles drawn first:"), " ", order)),
+    el("button", { type: "submit", class: "primary" }, _("Create and sit down")),
   );
 }
 
 /** A game by its players (the host first) and the start of its id, so two games of
  * the same people are told apart. */
 function gameName(game) {
-  const names = game.seats.map((s) => s.name || `Seat ${s.seat}`);
-  const who = game.status === "open" ? (names[0] ? `${names[0]}'s table` : "A new table") : names.join(" · ");
+  const names = game.seats.map((s) => s.name || _("Seat {n}", { n: number(s.seat) }));
+  const who = game.status === "open" ? (names[0] ? _("{name}'s table", { name: names[0] }) : _("A new table")) : names.join(" · ");
   return `${who} #${game.game_id.slice(0, 4)}`;
 }
 
 function winnerText(game) {
   if (game.status !== "ended" || !game.winners?.length) return "";
-  const names = game.winners.map((id) => (id === me()?.account_id ? "you" : game.seats.find((s) => s.player_id === id)?.name || "?"));
-  if (names.length === 1) return names[0] === "you" ? " · you won" : ` · ${names[0]} won`;
-  return ` · shared win: ${names.join(" and ")}`;
+  const mine = me()?.account_id;
+  if (game.winners.length === 1 && game.winners[0] === mine) return [" · ", _("you won")];
+  const names = game.winners.map((id) => (id === mine ? _("you") : game.seats.find((s) => s.player_id === id)?.name || "?"));
+  if (names.length === 1) return [" · ", _("{name} won", { name: names[0] })];
+  return [" · ", _("shared win: {names}", { names: list(names) })];
 }
 
 function seatsList(game) {
-  if (!game.seats.length) return el("span", { class: "muted" }, "nobody yet");
+  if (!game.seats.length) return el("span", { class: "muted" }, _("nobody yet"));
   return el("span", { class: "seats" }, ...game.seats.map((s) => el("span", { class: "seat" }, s.name || "?", " ", ...s.colours.map((c) => colourChip(c, "")))));
 }
 
@@ -211,8 +214,8 @@ function openRow(game) {
   const full = game.seats.length >= game.max_players;
   const free = COLOURS.filter((c) => !taken.has(c));
   const pickers = full || seated ? [] : game.two_colours_each
-    ? [colourPicker(null, `first colour for ${game.game_id}`, free, 0), colourPicker(null, `second colour for ${game.game_id}`, free, 1)]
-    : [colourPicker(null, `colour for ${game.game_id}`, free, 0)];
+    ? [colourPicker(null, _("first colour for {game}", { game: game.game_id }), free, 0), colourPicker(null, _("second colour for {game}", { game: game.game_id }), free, 1)]
+    : [colourPicker(null, _("colour for {game}", { game: game.game_id }), free, 0)];
   const join = full || seated ? null : el("button", {
     type: "button",
     "data-action": "join",
@@ -223,62 +226,75 @@ function openRow(game) {
       if (!r.ok) return toast(problemText(r.data), "error");
       load();
     },
-  }, "Join");
+  }, _("Join"));
   const start = el("button", {
     type: "button",
     "data-action": "start",
     disabled: !seated || game.seats.length < 2,
-    title: game.seats.length < 2 ? "At least two players are needed" : "",
+    title: game.seats.length < 2 ? _("At least two players are needed") : "",
     onclick: async () => {
       const r = await api("POST", `/games/${game.game_id}/start`);
       if (!r.ok) return toast(problemText(r.data), "error");
       location.href = `/games/${game.game_id}`;
     },
-  }, "Start");
+  }, _("Start"));
   return el(
     "li",
     { "data-game": game.game_id },
     el("a", { href: `/games/${game.game_id}`, class: "game-name" }, gameName(game)),
-    ` · ${game.seats.length} of ${game.max_players} seats${game.rated ? " · rated" : ""}${game.two_colours_each ? " · two colours each" : ""}${game.free_orientation_after_first ? " · free orientation" : ""}${controlText(game.time_control) ? ` · clock ${controlText(game.time_control)}` : ""} · `,
+    " · ",
+    [
+      ngettext("{taken} of {n} seat", "{taken} of {n} seats", game.max_players, { taken: number(game.seats.length) }),
+      game.rated ? _("rated") : null,
+      game.two_colours_each ? _("two colours each") : null,
+      game.free_orientation_after_first ? _("free orientation") : null,
+      controlText(game.time_control) ? _("clock {control}", { control: controlText(game.time_control) }) : null,
+    ].filter(Boolean).join(" · "),
+    " · ",
     seatsList(game),
     " ",
-    full ? el("span", { class: "muted" }, "(full) ") : null,
-    seated ? el("span", { class: "muted" }, "(you sit here) ") : null,
+    full ? el("span", { class: "muted" }, _("(full)"), " ") : null,
+    seated ? el("span", { class: "muted" }, _("(you sit here)"), " ") : null,
     ...pickers,
     join,
     start,
   );
 }
 
-const STATUS = { setup: "setting up", playing: "in play", ended: "over", open: "open" };
+const STATUS = { setup: _("setting up"), playing: _("in play"), ended: _("over"), open: _("open") };
 
 function gameRow(game, mine) {
   const active = game.active_colour ? game.seats.find((s) => s.colours.includes(game.active_colour)) : null;
-  const turn = game.active_colour ? ` · ${active?.name || cap(game.active_colour)} (${cap(game.active_colour)}) to play` : "";
+  const turn = game.active_colour ? [" · ", _("{name} ({colour}) to play", { name: active?.name || colourName(game.active_colour), colour: colourName(game.active_colour) })] : "";
   // with two colours each, which of mine is to move (R5)
-  const which = game.two_colours_each && game.active_colour ? ` with ${cap(game.active_colour)}` : "";
-  const flag = mine && game.my_move ? el("strong", { class: "your-move" }, ` · your move${which}`) : null;
+  const which = game.two_colours_each && game.active_colour ? _("your move with {colour}", { colour: colourName(game.active_colour) }) : _("your move");
+  const flag = mine && game.my_move ? el("strong", { class: "your-move" }, " · ", which) : null;
   const running = game.clock && game.clock.seat ? timeLeft(game.clock, game.clock.seat) : null;
   const clock = controlText(game.time_control)
-    ? el("span", { class: "clock" }, ` · clock ${controlText(game.time_control)}`, running ? [" · ", running, " left"] : null)
+    ? el("span", { class: "clock" }, " · ", _("clock {control}", { control: controlText(game.time_control) }), running ? [" · ", withNodes(_("{time} left"), { time: running })] : null)
     : null;
-  const bots = game.seats.filter((s) => s.bot).map((s) => `${s.name || `Seat ${s.seat}`} ${s.bot === "absent" ? "is absent" : "resigned"} (the bot plays)`);
+  const bots = game.seats.filter((s) => s.bot).map((s) => {
+    const name = s.name || _("Seat {n}", { n: number(s.seat) });
+    return s.bot === "absent" ? _("{name} is absent (the bot plays)", { name }) : _("{name} resigned (the bot plays)", { name });
+  });
   return el(
     "li",
     { "data-game": game.game_id },
     el("a", { href: `/games/${game.game_id}`, class: "game-name" }, gameName(game)),
-    ` · ${STATUS[game.status] || game.status}${game.rated ? " · rated" : ""}${game.status === "setup" ? "" : ` · turn ${game.turn}`} · `,
+    " · ",
+    [STATUS[game.status] || game.status, game.rated ? _("rated") : null, game.status === "setup" ? null : _("turn {n}", { n: number(game.turn) })].filter(Boolean).join(" · "),
+    " · ",
     seatsList(game),
     turn,
     clock,
     bots.length ? el("span", { class: "tag bot" }, ` · ${bots.join(" · ")}`) : null,
-    game.status === "ended" ? null : el("span", { class: "muted last-move" }, ` · last move ${agoText(game.last_activity)}`),
-    game.annulled ? " · annulled by a ruling" : winnerText(game),
-    game.paused ? el("span", { class: "tag paused" }, " · paused by an auditor") : null,
-    game.open_disputes ? el("span", { class: "tag disputed" }, ` · ${game.open_disputes} open dispute${game.open_disputes === 1 ? "" : "s"}`) : null,
-    game.rulings ? el("span", { class: "tag ruled" }, ` · ${game.rulings} ruling${game.rulings === 1 ? "" : "s"} by an auditor`) : null,
+    game.status === "ended" ? null : el("span", { class: "muted last-move" }, " · ", _("last move {ago}", { ago: agoText(game.last_activity) })),
+    game.annulled ? [" · ", _("annulled by a ruling")] : winnerText(game),
+    game.paused ? el("span", { class: "tag paused" }, " · ", _("paused by an auditor")) : null,
+    game.open_disputes ? el("span", { class: "tag disputed" }, " · ", ngettext("{n} open dispute", "{n} open disputes", game.open_disputes)) : null,
+    game.rulings ? el("span", { class: "tag ruled" }, " · ", ngettext("{n} ruling by an auditor", "{n} rulings by an auditor", game.rulings)) : null,
     flag,
-    game.status === "ended" || game.status === "playing" ? [" · ", el("a", { href: `/games/${game.game_id}/replay` }, "replay")] : null,
+    game.status === "ended" || game.status === "playing" ? [" · ", el("a", { href: `/games/${game.game_id}/replay` }, _("replay"))] : null,
   );
 }
 
@@ -306,7 +322,7 @@ function lobbyUrl(status, limit, before) {
 }
 
 /** A list of games in a box of bounded height, with "Show more" while there is more. */
-function list(title, id, answer, row, key) {
+function gameList(title, id, answer, row, key) {
   const games = answer?.games || [];
   const more = key && answer?.has_more
     ? el("button", {
@@ -342,9 +358,9 @@ function list(title, id, answer, row, key) {
           button.disabled = !r.data.has_more;
           button.hidden = !r.data.has_more;
         },
-      }, "Show more")
+      }, _("Show more"))
     : null;
-  const shown = games.length ? el("div", { class: "game-list" }, el("ul", {}, games.map(row))) : el("p", { class: "muted" }, filterQuery().toString() ? "None that fits the filters." : "None.");
+  const shown = games.length ? el("div", { class: "game-list" }, el("ul", {}, games.map(row))) : el("p", { class: "muted" }, filterQuery().toString() ? _("None that fits the filters.") : _("None."));
   return el("section", { class: "card", id }, el("h2", {}, title), shown, more);
 }
 
@@ -352,9 +368,9 @@ function filterBar() {
   const select = (id, label, options, key) => {
     const s = el("select", { id, "aria-label": label, onchange: (e) => { filters[key] = e.target.value; reload(); } }, options.map(([v, t]) => el("option", { value: v }, t)));
     s.value = filters[key];
-    return el("label", {}, `${label}: `, s);
+    return el("label", {}, _("{label}:", { label }), " ", s);
   };
-  const search = el("input", { id: "filter-player", type: "search", maxlength: "64", placeholder: "a player's name", value: filters.player, "aria-label": "Player" });
+  const search = el("input", { id: "filter-player", type: "search", maxlength: "64", placeholder: _("a player's name"), value: filters.player, "aria-label": _("Player") });
   let typing = null;
   search.addEventListener("input", (e) => {
     clearTimeout(typing);
@@ -364,16 +380,16 @@ function filterBar() {
   free.checked = filters.free_seat;
   return el(
     "section",
-    { class: "card filters", id: "filters", "aria-label": "Filter the games" },
-    el("h2", {}, "Find a game"),
+    { class: "card filters", id: "filters", "aria-label": _("Filter the games") },
+    el("h2", {}, _("Find a game")),
     el(
       "div",
       { class: "row" },
-      select("filter-players", "Players", [["", "any"], ...[2, 3, 4, 5, 6].map((n) => [String(n), String(n)])], "players"),
-      select("filter-variant", "Variant", [["", "any"], ["standard", "standard"], ["two_colours", "two colours each"], ["free_orientation", "free orientation"]], "variant"),
-      select("filter-clock", "Clock", [["", "any"], ["none", "no clock"], ["move", "per move"], ["fischer", "Fischer"]], "clock"),
-      el("label", {}, free, " has a free seat"),
-      el("label", {}, "Player: ", search),
+      select("filter-players", _("Players"), [["", _("any")], ...[2, 3, 4, 5, 6].map((n) => [String(n), number(n)])], "players"),
+      select("filter-variant", _("Variant"), [["", _("any")], ["standard", _("standard")], ["two_colours", _("two colours each")], ["free_orientation", _("free orientation")]], "variant"),
+      select("filter-clock", _("Clock"), [["", _("any")], ["none", _("no clock")], ["move", _("per move")], ["fischer", _("Fischer")]], "clock"),
+      el("label", {}, free, " ", _("has a free seat")),
+      el("label", {}, _("Player:"), " ", search),
     ),
   );
 }
@@ -407,7 +423,7 @@ async function load() {
   if (account && (mine.status === 401 || who?.status === 401)) {
     // the server no longer knows this sign-in (revoked, ended, a reset database)
     await signOut(true);
-    toast("Your sign-in is no longer valid; please sign up again.", "error");
+    toast(_("Your sign-in is no longer valid; please sign up again."), "error");
     return load();
   }
   // the same answers as on screen: leave the page alone (a choice half made, a button
@@ -426,7 +442,7 @@ async function load() {
     parts.push(
       accountCard({ ...account, recoverable: who?.data?.recoverable }),
       ...[invitationsCard(invited?.ok ? invited.data : null, load)].filter(Boolean),
-      list("My games", "my-games", mine.ok ? mine.data : null, (g) => gameRow(g, true), "mine"),
+      gameList(_("My games"), "my-games", mine.ok ? mine.data : null, (g) => gameRow(g, true), "mine"),
       createForm(),
     );
   } else {
@@ -435,14 +451,14 @@ async function load() {
   const running = playing.ok ? { ...playing.data, games: [...(setup.data?.games || []), ...playing.data.games] } : null;
   parts.push(
     filterBar(),
-    list("Open games", "open-games", open.ok ? open.data : null, openRow, "open"),
-    list("Running games", "running-games", running, (g) => gameRow(g, false), "running"),
-    list("Finished games", "finished-games", ended.ok ? ended.data : null, (g) => gameRow(g, false), "finished"),
+    gameList(_("Open games"), "open-games", open.ok ? open.data : null, openRow, "open"),
+    gameList(_("Running games"), "running-games", running, (g) => gameRow(g, false), "running"),
+    gameList(_("Finished games"), "finished-games", ended.ok ? ended.data : null, (g) => gameRow(g, false), "finished"),
   );
   // each list keeps where it was scrolled to, and the page too, when it is drawn again
   const scrolled = new Map([...document.querySelectorAll("#main .card[id] .game-list")].map((box) => [box.closest(".card").id, box.scrollTop]));
   const pageY = window.scrollY;
-  document.getElementById("main").replaceChildren(el("h1", { class: "visually-hidden" }, "Tongiaki: the lobby"), el("div", { class: "lobby" }, ...parts));
+  document.getElementById("main").replaceChildren(el("h1", { class: "visually-hidden" }, _("Tongiaki: the lobby")), el("div", { class: "lobby" }, ...parts));
   for (const [id, top] of scrolled) {
     const box = document.querySelector(`#${id} .game-list`);
     if (box) box.scrollTop = top;

@@ -3,8 +3,9 @@
 // caused in words. Built from the public event log (command ids, actors) and the
 // replay timeline (one line per event).
 
-import { api, cap, el } from "./api.js";
+import { api, colourName, el } from "./api.js";
 import { usedText } from "./clocks.js";
+import { _, ngettext, number } from "./i18n.js";
 import { who } from "./words.js";
 
 /** Every event and timeline step after ``after`` (all pages), into ``history``; with
@@ -29,6 +30,9 @@ export async function loadHistory(gameId, history = { events: new Map(), steps: 
 }
 
 const SILENT = new Set(["TurnEnded", "DeckRevealed"]);
+
+// why the bot played a move (the actor's reason)
+const BOT_REASONS = { timeout: _("the bot (timed out)"), absent: _("the bot (absent)"), resigned: _("the bot (resigned)") };
 
 /** Turns, each with its moves: {turn, moves: [{id, first, last, colour, actor, lines}]}. */
 export function groupMoves(history, names) {
@@ -62,8 +66,8 @@ export function groupMoves(history, names) {
 }
 
 function moveTitle(move, names) {
-  const colour = move.colour ? who(names, move.colour) : move.actor || "The table";
-  return move.actor && move.colour && !names.byColour[move.colour] ? `${move.actor} (${cap(move.colour)})` : colour;
+  const colour = move.colour ? who(names, move.colour) : move.actor || _("The table");
+  return move.actor && move.colour && !names.byColour[move.colour] ? _("{name} ({colour})", { name: move.actor, colour: colourName(move.colour) }) : colour;
 }
 
 /** The list, newest last; ``onSelect(version)`` shows the board after a move. */
@@ -72,7 +76,7 @@ export function moveList(turns, names, { current: cur, onSelect } = {}) {
     el(
       "li",
       { class: "turn", "data-turn": t.turn },
-      el("h4", {}, t.turn === 0 ? "Setup" : `Turn ${t.turn}`),
+      el("h4", {}, t.turn === 0 ? _("Setup") : _("Turn {turn}", { turn: number(t.turn) })),
       el(
         "ol",
         { class: "turn-moves" },
@@ -82,7 +86,7 @@ export function moveList(turns, names, { current: cur, onSelect } = {}) {
             "li",
             {
               class: `move${current ? " current" : ""}${m.superseded ? " superseded" : ""}${m.rewind ? " rewind" : ""}`,
-              title: m.superseded ? "Superseded: a ruling or a takeback went back past this move" : undefined,
+              title: m.superseded ? _("Superseded: a ruling or a takeback went back past this move") : undefined,
               "data-first": m.first,
               "data-last": m.last,
               // the button's click (a pointer, Enter or Space) comes up here, and so does a
@@ -94,10 +98,10 @@ export function moveList(turns, names, { current: cur, onSelect } = {}) {
               "button",
               { type: "button", class: "move-button", "aria-current": current ? "step" : undefined },
               el("span", { class: `who colour-text-${m.colour || "none"}` }, moveTitle(m, names)),
-              m.bot ? el("span", { class: "tag bot" }, ` · the bot (${m.bot === "timeout" ? "timed out" : m.bot})`) : null,
-              m.used !== undefined ? el("span", { class: "muted used", title: "time this move took" }, ` · took ${usedText(m.used)}`) : null,
-              m.superseded ? el("span", { class: "superseded-tag" }, " superseded") : null,
-              el("span", { class: "visually-hidden" }, ` — show the board after this move (version ${m.last})`),
+              m.bot ? el("span", { class: "tag bot" }, " · ", BOT_REASONS[m.bot] || _("the bot ({reason})", { reason: m.bot })) : null,
+              m.used !== undefined ? el("span", { class: "muted used", title: _("time this move took") }, " · ", _("took {time}", { time: usedText(m.used) })) : null,
+              m.superseded ? el("span", { class: "superseded-tag" }, " ", _("superseded")) : null,
+              el("span", { class: "visually-hidden" }, " — ", _("show the board after this move (version {version})", { version: m.last })),
             ),
             el(
               "ul",
@@ -107,7 +111,7 @@ export function moveList(turns, names, { current: cur, onSelect } = {}) {
                   "li",
                   { "data-version": line.version, "data-type": line.type },
                   line.text,
-                  line.automatic ? el("span", { class: "muted" }, " (only choice)") : null,
+                  line.automatic ? el("span", { class: "muted" }, " ", _("(only choice)")) : null,
                 ),
               ),
             ),
@@ -116,7 +120,7 @@ export function moveList(turns, names, { current: cur, onSelect } = {}) {
       ),
     ),
   );
-  return el("ol", { class: "moves", "aria-label": "Moves" }, items);
+  return el("ol", { class: "moves", "aria-label": _("Moves") }, items);
 }
 
 const SEEN = (gameId) => `tongiaki.seen.${gameId}`;
@@ -135,8 +139,8 @@ export function sinceLastVisit(turns, names, seen, { onDismiss, onSelect } = {})
   if (!seen || !moves.length) return null;
   return el(
     "section",
-    { class: "card since", id: "since", "aria-label": "Since your last visit" },
-    el("h3", {}, `Since your last visit: ${moves.length} move${moves.length > 1 ? "s" : ""}`),
+    { class: "card since", id: "since", "aria-label": _("Since your last visit") },
+    el("h3", {}, ngettext("Since your last visit: {n} move", "Since your last visit: {n} moves", moves.length)),
     el(
       "ol",
       {},
@@ -144,12 +148,12 @@ export function sinceLastVisit(turns, names, seen, { onDismiss, onSelect } = {})
         el(
           "li",
           {},
-          el("a", { href: "#", onclick: (e) => { e.preventDefault(); onSelect && onSelect(m.last); } }, `Turn ${m.turn}`),
+          el("a", { href: "#", onclick: (e) => { e.preventDefault(); onSelect && onSelect(m.last); } }, _("Turn {turn}", { turn: number(m.turn) })),
           ` — ${moveTitle(m, names)}: ${m.lines.map((l) => l.text).join("; ") || "…"}`,
         ),
       ),
     ),
-    moves.length > 12 ? el("p", { class: "muted" }, `…and ${moves.length - 12} earlier ones (see the move list).`) : null,
-    el("button", { type: "button", id: "since-dismiss", onclick: onDismiss }, "Got it"),
+    moves.length > 12 ? el("p", { class: "muted" }, ngettext("…and {n} earlier one (see the move list).", "…and {n} earlier ones (see the move list).", moves.length - 12)) : null,
+    el("button", { type: "button", id: "since-dismiss", onclick: onDismiss }, _("Got it")),
   );
 }

@@ -5,8 +5,14 @@
 // note follows the version on the board (the ``data-version`` of ``source``).
 
 import { api, el, problemText } from "./api.js";
+import { _ } from "./i18n.js";
 
 const MAX_TEXT = 4000; // N3
+
+/** A message whose ``{fields}`` are elements or texts, as pieces for el(). */
+function pieces(text, fields) {
+  return text.split(/\{([A-Za-z_][A-Za-z0-9_]*)\}/).map((part, i) => (i % 2 ? (part in fields ? fields[part] : `{${part}}`) : part)).filter((part) => part !== "");
+}
 
 /**
  * Mount the notes panel in ``host`` for ``gameId``; ``source`` is the element whose
@@ -36,18 +42,18 @@ export function mountNotes(host, gameId, source, seated = () => true) {
   function settle(version) {
     const text = drafts.has(version) ? drafts.get(version) : saved.get(version) || "";
     const same = text === (saved.get(version) || "");
-    if (same && saved.has(version)) state(version, "Saved", "saved");
-    else if (same) state(version, "No note yet");
-    else state(version, "Not saved", "unsaved");
+    if (same && saved.has(version)) state(version, _("Saved"), "saved");
+    else if (same) state(version, _("No note yet"));
+    else state(version, _("Not saved"), "unsaved");
   }
 
   async function save(version) {
     const area = version === 0 ? parts.gameText : parts.moveText;
     const text = area.value;
-    state(version, "Saving…");
+    state(version, _("Saving…"));
     const r = text.trim() ? await api("PUT", path(version), { text }) : await api("DELETE", path(version));
     if (!r.ok && !(r.status === 404 && !text.trim())) {
-      state(version, `Not saved: ${problemText(r.data)}`, "error");
+      state(version, _("Not saved: {problem}", { problem: problemText(r.data) }), "error");
       return;
     }
     if (text.trim()) saved.set(version, r.data.text);
@@ -66,17 +72,17 @@ export function mountNotes(host, gameId, source, seated = () => true) {
     });
     const title = el("label", { for: id, id: `${id}-label` }, label);
     const status = el("span", { id: `${id}-state`, class: "note-state", role: "status", "aria-live": "polite" });
-    const button = el("button", { type: "button", id: `save-${id}`, onclick: () => save(version === 0 ? 0 : shown) }, "Save");
+    const button = el("button", { type: "button", id: `save-${id}`, onclick: () => save(version === 0 ? 0 : shown) }, _("Save"));
     return { area, title, status, button };
   }
 
   function build() {
-    const game = editor(0, "note-game", "On the game");
-    const move = editor(null, "note-move", "On this move");
+    const game = editor(0, "note-game", _("On the game"));
+    const move = editor(null, "note-move", _("On this move"));
     parts = { gameText: game.area, gameState: game.status, moveText: move.area, moveState: move.status, moveTitle: move.title };
     host.replaceChildren(
-      el("h3", {}, "My notes"),
-      el("p", { class: "muted" }, "Private: only you see them (", el("a", { href: "/docs/notes#N1" }, "N1"), "). Save an empty note to delete it."),
+      el("h3", {}, _("My notes")),
+      el("p", { class: "muted" }, pieces(_("Private: only you see them ({rule}). Save an empty note to delete it."), { rule: el("a", { href: "/docs/notes#N1" }, "N1") })),
       el("div", { class: "note" }, game.title, game.area, el("div", { class: "row" }, game.button, game.status)),
       el("div", { class: "note" }, move.title, move.area, el("div", { class: "row" }, move.button, move.status)),
     );
@@ -90,7 +96,7 @@ export function mountNotes(host, gameId, source, seated = () => true) {
     // the editor follows the board once it loses the focus
     if (document.activeElement === parts.moveText && shown !== null) return;
     shown = version;
-    parts.moveTitle.textContent = `On the move shown (version ${version})`;
+    parts.moveTitle.textContent = _("On the move shown (version {version})", { version });
     parts.moveText.value = drafts.has(version) ? drafts.get(version) : saved.get(version) || "";
     settle(version);
   }

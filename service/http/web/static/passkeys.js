@@ -3,6 +3,7 @@
 // forms themselves; the fallbacks convert the few binary fields by hand.
 
 import { api, signIn } from "./api.js";
+import { _ } from "./i18n.js";
 
 const bytes = (text) => Uint8Array.from(atob(text.replace(/-/g, "+").replace(/_/g, "/").padEnd(Math.ceil(text.length / 4) * 4, "=")), (c) => c.charCodeAt(0));
 const text = (buffer) => btoa(String.fromCharCode(...new Uint8Array(buffer))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
@@ -46,10 +47,10 @@ export function answer(credential) {
 
 /** Why the browser gave no answer, in a person's words. */
 function refusal(error) {
-  if (error?.name === "NotAllowedError") return { ok: false, status: 0, data: { detail: "No passkey was chosen (or the prompt was closed)." } };
-  if (error?.name === "SecurityError") return { ok: false, status: 0, data: { detail: "Passkeys need this site opened by its name (http://localhost:…, not an IP address) or over HTTPS." } };
-  if (error?.name === "InvalidStateError") return { ok: false, status: 0, data: { detail: "This device already holds a passkey of this account." } };
-  return { ok: false, status: 0, data: { detail: `The browser refused: ${error?.message || error}` } };
+  if (error?.name === "NotAllowedError") return { ok: false, status: 0, data: { detail: _("No passkey was chosen (or the prompt was closed).") } };
+  if (error?.name === "SecurityError") return { ok: false, status: 0, data: { detail: _("Passkeys need this site opened by its name (http://localhost:…, not an IP address) or over HTTPS.") } };
+  if (error?.name === "InvalidStateError") return { ok: false, status: 0, data: { detail: _("This device already holds a passkey of this account.") } };
+  return { ok: false, status: 0, data: { detail: _("The browser refused: {reason}", { reason: error?.message || error }) } };
 }
 
 /** Sign in with any passkey of this site; resolves like ``api``. */

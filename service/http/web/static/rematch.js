@@ -5,13 +5,16 @@
 // often on a spectator's, until the new game is opened), so the players' proposals and
 // answers, sent from anywhere at any time, appear here.
 
-import { api, el, me, problemText, ruleLink, toast } from "./api.js";
+import { api, el, me, problemText, ruleLink, toast, withNodes } from "./api.js";
+import { _, number } from "./i18n.js";
 
 const EVERY = 4000; // ms between looks while a proposal waits (or a player waits for one)
 const SLOW = 12000; // ms between a spectator's looks for a proposal to come
 let panel = null;
 let shown = null; // the last answer drawn (GET /games/{id}/rematch)
 let timer = null;
+// a player's answer to the proposal, in words (the answer is for programs)
+const ANSWERS = { waiting: _("waiting"), accepted: _("accepted"), declined: _("declined") };
 
 /** Fresh entropy for the new deck, as a join may carry (RM5). */
 function entropy() {
@@ -29,7 +32,7 @@ function answers(proposal) {
   return el(
     "ul",
     { id: "rematch-answers", class: "plain" },
-    proposal.players.map((p) => el("li", { "data-player": p.player_id, "data-answer": p.answer }, `Seat ${p.new_seat}: ${p.name || "?"} — ${p.answer}`)),
+    proposal.players.map((p) => el("li", { "data-player": p.player_id, "data-answer": p.answer }, _("Seat {seat}: {name} — {answer}", { seat: number(p.new_seat), name: p.name || "?", answer: ANSWERS[p.answer] || p.answer }))),
   );
 }
 
@@ -38,23 +41,23 @@ function proposalPart(gameId, proposal, seated) {
   const my = proposal.players.find((p) => p.player_id === mine);
   const parts = [];
   if (proposal.status === "opened") {
-    parts.push(el("p", { id: "rematch-next" }, "Rematch: ", el("a", { href: `/games/${proposal.next_game_id}`, id: "rematch-next-link" }, `game ${proposal.next_game_id}`), " (seats rotated, ", ruleLink("RM4"), ")."));
+    parts.push(el("p", { id: "rematch-next" }, withNodes(_("Rematch: {game} (seats rotated, {rule})."), { game: el("a", { href: `/games/${proposal.next_game_id}`, id: "rematch-next-link" }, _("game {id}", { id: proposal.next_game_id })), rule: ruleLink("RM4") })));
   } else if (proposal.status === "declined") {
-    parts.push(el("p", { id: "rematch-declined" }, "The rematch was declined (", ruleLink("RM5"), ")."));
+    parts.push(el("p", { id: "rematch-declined" }, withNodes(_("The rematch was declined ({rule})."), { rule: ruleLink("RM5") })));
   } else {
-    parts.push(el("p", { id: "rematch-status" }, proposal.status === "open" ? "A rematch is proposed: the same table, seats rotated." : "Every player accepted: the new game is being opened."));
+    parts.push(el("p", { id: "rematch-status" }, proposal.status === "open" ? _("A rematch is proposed: the same table, seats rotated.") : _("Every player accepted: the new game is being opened.")));
   }
   parts.push(answers(proposal));
   if (proposal.status === "open" && my?.answer === "waiting") {
     parts.push(
       el("p", { class: "row" },
-        el("button", { type: "button", id: "rematch-accept", class: "primary", onclick: () => answer(gameId, "/accept", { entropy: entropy() }) }, "Accept the rematch"),
+        el("button", { type: "button", id: "rematch-accept", class: "primary", onclick: () => answer(gameId, "/accept", { entropy: entropy() }) }, _("Accept the rematch")),
         " ",
-        el("button", { type: "button", id: "rematch-decline", onclick: () => answer(gameId, "/decline", {}) }, "Decline"),
+        el("button", { type: "button", id: "rematch-decline", onclick: () => answer(gameId, "/decline", {}) }, _("Decline")),
       ),
     );
   }
-  if (proposal.status === "declined" && seated) parts.push(proposeButton(gameId, "Propose again"));
+  if (proposal.status === "declined" && seated) parts.push(proposeButton(gameId, _("Propose again")));
   return parts;
 }
 
@@ -64,9 +67,9 @@ function proposeButton(gameId, words) {
 
 function draw(gameId, data, ended, seated) {
   const parts = [];
-  if (data.previous_game_id) parts.push(el("p", { id: "rematch-previous" }, "A rematch of ", el("a", { href: `/games/${data.previous_game_id}`, id: "rematch-previous-link" }, `game ${data.previous_game_id}`), "."));
-  if (ended && data.proposal) parts.push(el("h4", {}, "Rematch"), ...proposalPart(gameId, data.proposal, seated));
-  else if (ended && seated) parts.push(el("h4", {}, "Rematch"), el("p", { class: "muted" }, "Play the same table again, the seats rotated: the others accept when they come."), proposeButton(gameId, "Propose a rematch"));
+  if (data.previous_game_id) parts.push(el("p", { id: "rematch-previous" }, withNodes(_("A rematch of {game}."), { game: el("a", { href: `/games/${data.previous_game_id}`, id: "rematch-previous-link" }, _("game {id}", { id: data.previous_game_id })) })));
+  if (ended && data.proposal) parts.push(el("h4", {}, _("Rematch")), ...proposalPart(gameId, data.proposal, seated));
+  else if (ended && seated) parts.push(el("h4", {}, _("Rematch")), el("p", { class: "muted" }, _("Play the same table again, the seats rotated: the others accept when they come.")), proposeButton(gameId, _("Propose a rematch")));
   panel.hidden = parts.length === 0;
   panel.replaceChildren(...parts);
 }
@@ -93,7 +96,7 @@ async function look(gameId) {
  * is now: ``ended``, and whether this browser's account sits at it. */
 export function rematchPanel(gameId, ended, seated) {
   const first = panel === null;
-  panel ||= el("section", { id: "rematch", class: "card rematch", "aria-label": "Rematch", "aria-live": "polite", hidden: true });
+  panel ||= el("section", { id: "rematch", class: "card rematch", "aria-label": _("Rematch"), "aria-live": "polite", hidden: true });
   const was = panel.dataset.ended;
   panel.dataset.ended = ended ? "1" : "";
   panel.dataset.seated = seated ? "1" : "";

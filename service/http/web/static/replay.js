@@ -6,6 +6,7 @@
 
 import { api, el, nav, problemText } from "./api.js";
 import { Board, overlayFor } from "./board.js";
+import { _, number } from "./i18n.js";
 import { follow } from "./live.js";
 import { groupMoves, loadHistory, moveList } from "./moves.js";
 import { mountNotes } from "./notes.js";
@@ -28,12 +29,9 @@ async function show(version) {
   history.replaceState(null, "", url);
   document.getElementById("slider").value = String(version);
   document.getElementById("slider").max = String(r.head);
-  document.getElementById("where").textContent = `Version ${version} of ${r.head}`;
+  document.getElementById("where").textContent = _("Version {version} of {head}", { version, head: r.head });
   const step = r.history.steps.get(version);
-  const actor = step?.colour ? who(r.names, step.colour) : "";
-  document.getElementById("description").textContent = step
-    ? `${step.superseded ? "Superseded (a ruling's rewind or a takeback) — " : ""}Turn ${step.turn}, step ${step.step}${actor ? ` · ${actor}` : ""}: ${step.description}${step.rule ? ` (${step.rule})` : ""}`
-    : "";
+  document.getElementById("description").textContent = step ? stepWords(step) : "";
   if (state.ok) {
     // the frame of the whole game, so scrubbing never rescales the board
     board.render(state.data.position, { whole: true, extent: r.extent, overlay: overlayFor(r.history.events.get(version), state.data.position) });
@@ -43,6 +41,14 @@ async function show(version) {
   } else {
     document.getElementById("description").textContent = problemText(state.data);
   }
+}
+
+/** What a step does: its turn and step, who, what, the rule; a superseded one says so. */
+function stepWords(step) {
+  const actor = step.colour ? who(r.names, step.colour) : "";
+  const values = { turn: step.turn, step: step.step, actor, description: step.rule ? _("{description} ({rule})", { description: step.description, rule: step.rule }) : step.description };
+  const said = actor ? _("Turn {turn}, step {step} · {actor}: {description}", values) : _("Turn {turn}, step {step}: {description}", values);
+  return step.superseded ? _("Superseded (a ruling's rewind or a takeback) — {step}", { step: said }) : said;
 }
 
 function renderMoves() {
@@ -58,11 +64,11 @@ function play() {
   if (r.timer) {
     clearInterval(r.timer);
     r.timer = null;
-    button.textContent = "▶ Play";
+    button.textContent = _("▶ Play");
     button.setAttribute("aria-pressed", "false");
     return;
   }
-  button.textContent = "⏸ Pause";
+  button.textContent = _("⏸ Pause");
   button.setAttribute("aria-pressed", "true");
   const speed = Number(document.getElementById("speed").value);
   r.timer = setInterval(() => {
@@ -76,8 +82,8 @@ function turnOptions() {
   for (const s of r.history.steps.values()) if (!turns.has(s.turn) || turns.get(s.turn) > s.version) turns.set(s.turn, s.version);
   const select = document.getElementById("turn");
   select.replaceChildren(
-    el("option", { value: "" }, "Jump to turn…"),
-    ...[...turns.entries()].sort((a, b) => a[0] - b[0]).map(([turn, first]) => el("option", { value: first }, turn === 0 ? "Setup" : `Turn ${turn}`)),
+    el("option", { value: "" }, _("Jump to turn…")),
+    ...[...turns.entries()].sort((a, b) => a[0] - b[0]).map(([turn, first]) => el("option", { value: first }, turn === 0 ? _("Setup") : _("Turn {turn}", { turn }))),
   );
 }
 
@@ -94,6 +100,7 @@ async function main() {
   r.extent = game.data.position.tiles.map((t) => t[0]);
   await loadHistory(gameId, r.history);
   const wanted = Number(new URL(location.href).searchParams.get("v")) || r.head;
+  const players = game.data.players.map((p) => p.name || _("Seat {seat}", { seat: p.seat })).join(" · ");
   document.getElementById("main").replaceChildren(
     el(
       "section",
@@ -101,24 +108,24 @@ async function main() {
       el(
         "div",
         {},
-        el("h1", {}, `Replay: ${game.data.players.map((p) => p.name || `Seat ${p.seat}`).join(" · ") || gameId}`),
+        el("h1", {}, _("Replay: {players}", { players: players || gameId })),
         el(
           "div",
           { class: "row controls" },
-          el("button", { type: "button", id: "back", "aria-label": "Step back", onclick: () => show(r.version - 1) }, "◀ Back"),
-          el("button", { type: "button", id: "play", "aria-pressed": "false", onclick: play }, "▶ Play"),
-          el("button", { type: "button", id: "forward", "aria-label": "Step forward", onclick: () => show(r.version + 1) }, "Forward ▶"),
-          el("label", {}, "Speed ", el("select", { id: "speed", onchange: () => { if (r.timer) { play(); play(); } } }, ...[1, 2, 4, 8].map((n) => el("option", { value: n }, `${n}×`)))),
-          el("select", { id: "turn", "aria-label": "Jump to turn", onchange: (e) => e.target.value && show(Number(e.target.value)) }),
+          el("button", { type: "button", id: "back", "aria-label": _("Step back"), onclick: () => show(r.version - 1) }, _("◀ Back")),
+          el("button", { type: "button", id: "play", "aria-pressed": "false", onclick: play }, _("▶ Play")),
+          el("button", { type: "button", id: "forward", "aria-label": _("Step forward"), onclick: () => show(r.version + 1) }, _("Forward ▶")),
+          el("label", {}, _("Speed"), " ", el("select", { id: "speed", onchange: () => { if (r.timer) { play(); play(); } } }, ...[1, 2, 4, 8].map((n) => el("option", { value: n }, `${number(n)}×`)))),
+          el("select", { id: "turn", "aria-label": _("Jump to turn"), onchange: (e) => e.target.value && show(Number(e.target.value)) }),
         ),
-        el("input", { type: "range", id: "slider", min: 1, max: r.head, value: wanted, "aria-label": "Version", oninput: (e) => show(Number(e.target.value)) }),
+        el("input", { type: "range", id: "slider", min: 1, max: r.head, value: wanted, "aria-label": _("Version"), oninput: (e) => show(Number(e.target.value)) }),
         el("p", { id: "where" }),
         el("p", { id: "description", class: "step", "aria-live": "polite" }),
         el("div", { id: "replay-board", class: "board-host" }),
       ),
-      el("section", { id: "moves-panel", class: "moves-panel", "aria-label": "Move list" }, el("h3", {}, "Moves"), el("div", { id: "moves" })),
-      el("section", { id: "notes-panel", class: "notes-panel", "aria-label": "My notes", hidden: true }),
-      el("section", { id: "log-panel", class: "log-panel", "aria-label": "Public log" }),
+      el("section", { id: "moves-panel", class: "moves-panel", "aria-label": _("Move list") }, el("h3", {}, _("Moves")), el("div", { id: "moves" })),
+      el("section", { id: "notes-panel", class: "notes-panel", "aria-label": _("My notes"), hidden: true }),
+      el("section", { id: "log-panel", class: "log-panel", "aria-label": _("Public log") }),
     ),
   );
   logCheck = mountLogCheck(document.getElementById("log-panel"), gameId, () => ({ version: r.version }));
@@ -142,7 +149,7 @@ async function main() {
     await loadHistory(gameId, r.history, version - 1, version);
     turnOptions();
     document.getElementById("slider").max = String(r.head);
-    document.getElementById("where").textContent = `Version ${r.version} of ${r.head}`;
+    document.getElementById("where").textContent = _("Version {version} of {head}", { version: r.version, head: r.head });
     if (atEnd && !r.timer) show(r.head);
     else renderMoves();
     logCheck.recheck();

@@ -4,6 +4,7 @@
 // fingerprint of the checkpoint lets two players compare what they were shown. An
 // inconsistency is a loud banner that says what it means; nothing passes silently.
 import { api, el } from "./api.js";
+import { _, ngettext, number } from "./i18n.js";
 
 const KEPT = "tongiaki.log.kept";
 const EVIDENCE = "tongiaki.log.evidence";
@@ -36,9 +37,9 @@ class LogError extends Error {
 async function verifierKey(text) {
   const [name, id, ...rest] = text.trim().split("+"); // base64 may hold "+" too
   const raw = b64(rest.join("+"));
-  if (raw[0] !== 1 || raw.length !== 33) throw new LogError("the log's key is not an Ed25519 key");
+  if (raw[0] !== 1 || raw.length !== 33) throw new LogError(_("the log's key is not an Ed25519 key"));
   const want = (await sha256(concat(enc.encode(`${name}\n`), raw))).slice(0, 4);
-  if (hex(want) !== id) throw new LogError("the log's key id is not its key's");
+  if (hex(want) !== id) throw new LogError(_("the log's key id is not its key's"));
   const cryptoKey = await crypto.subtle.importKey("raw", raw.slice(1), { name: "Ed25519" }, false, ["verify"]);
   return { name, id: want, cryptoKey };
 }
@@ -46,7 +47,7 @@ async function verifierKey(text) {
 /** A signed checkpoint opened with the log's key: origin, size, root, its text. */
 async function openCheckpoint(note, key) {
   const split = note.lastIndexOf("\n\n");
-  if (split < 0) throw new LogError("the checkpoint is not a signed note");
+  if (split < 0) throw new LogError(_("the checkpoint is not a signed note"));
   const text = note.slice(0, split + 1);
   let signed = false;
   for (const line of note.slice(split + 2).split("\n").filter(Boolean)) {
@@ -55,13 +56,13 @@ async function openCheckpoint(note, key) {
     const raw = b64(sig);
     if (!equal(raw.slice(0, 4), key.id)) continue;
     if (!(await crypto.subtle.verify({ name: "Ed25519" }, key.cryptoKey, raw.slice(4), enc.encode(text)))) {
-      throw new LogError("the log's signature on its checkpoint does not check");
+      throw new LogError(_("the log's signature on its checkpoint does not check"));
     }
     signed = true;
   }
-  if (!signed) throw new LogError("the checkpoint is not signed by the log's key");
+  if (!signed) throw new LogError(_("the checkpoint is not signed by the log's key"));
   const [origin, size, root] = text.split("\n");
-  if (origin !== key.name) throw new LogError(`the checkpoint is ${origin}'s, not ${key.name}'s`);
+  if (origin !== key.name) throw new LogError(_("the checkpoint is {origin}'s, not {name}'s", { origin, name: key.name }));
   return { origin, size: Number(size), root: b64(root), note };
 }
 
@@ -161,8 +162,18 @@ async function extend(point) {
     localStorage.setItem(EVIDENCE, JSON.stringify(evidence));
     throw new LogError(
       point.size < before.size
-        ? `the log's checkpoint of ${point.size} entries is not a prefix of the one of ${before.size} this browser saw before`
-        : `the log's checkpoint of ${point.size} entries is not an extension of the one of ${before.size} this browser saw before`,
+        ? ngettext(
+            "the log's checkpoint of {n} entry is not a prefix of the one of {size} this browser saw before",
+            "the log's checkpoint of {n} entries is not a prefix of the one of {size} this browser saw before",
+            point.size,
+            { size: number(before.size) },
+          )
+        : ngettext(
+            "the log's checkpoint of {n} entry is not an extension of the one of {size} this browser saw before",
+            "the log's checkpoint of {n} entries is not an extension of the one of {size} this browser saw before",
+            point.size,
+            { size: number(before.size) },
+          ),
       true,
     );
   }
@@ -177,31 +188,31 @@ export function mountLogCheck(host, gameId, headOf) {
   const state = (name, words, at) => {
     document.body.dataset.log = name;
     const fp = at
-      ? el("code", { id: "log-fingerprint", title: "Everyone shown this move sees the same fingerprint: compare it with the other players" }, fingerprint(at))
+      ? el("code", { id: "log-fingerprint", title: _("Everyone shown this move sees the same fingerprint: compare it with the other players") }, fingerprint(at))
       : null;
     host.replaceChildren(
-      el("h3", {}, "Public log"),
+      el("h3", {}, _("Public log")),
       el("p", { class: "muted" }, words),
-      at ? el("p", {}, "Fingerprint of the log at this move: ", fp) : "",
-      el("p", {}, el("a", { href: "/docs/transparency" }, "What this means")),
+      at ? el("p", {}, _("Fingerprint of the log at this move:"), " ", fp) : "",
+      el("p", {}, el("a", { href: "/docs/transparency" }, _("What this means"))),
     );
   };
   const alarm = (error) => {
     document.body.dataset.log = "inconsistent";
     const words = error.forked
-      ? `This server has shown two different histories: ${error.message}. ` +
-        "The game's record may have been rewritten after the fact. Keep this page open, tell the other players " +
-        "and the auditors, and compare fingerprints; the evidence is kept in this browser."
-      : `This server's public log does not check: ${error.message}. ` +
-        "Do not trust the history shown here until it is explained; tell the auditors.";
+      ? _(
+          "This server has shown two different histories: {problem}. The game's record may have been rewritten after the fact. Keep this page open, tell the other players and the auditors, and compare fingerprints; the evidence is kept in this browser.",
+          { problem: error.message },
+        )
+      : _("This server's public log does not check: {problem}. Do not trust the history shown here until it is explained; tell the auditors.", { problem: error.message });
     document.getElementById("log-alarm")?.remove();
     document.getElementById("main").prepend(el("div", { id: "log-alarm", class: "banner error", role: "alert" }, words));
-    state("inconsistent", "The log is inconsistent (see the banner above).");
+    state("inconsistent", _("The log is inconsistent (see the banner above)."));
   };
   let waited = 0;
   async function check() {
     if (!globalThis.crypto?.subtle) {
-      state("unchecked", "This page cannot check the public log here: the browser allows it only over HTTPS.");
+      state("unchecked", _("This page cannot check the public log here: the browser allows it only over HTTPS."));
       return;
     }
     try {
@@ -209,7 +220,7 @@ export function mountLogCheck(host, gameId, headOf) {
       await extend(await openCheckpoint(await (await fetch("/log/checkpoint")).text(), key));
       const shown = headOf();
       if (!shown?.version) {
-        state("ok", "The log's checkpoint checks.");
+        state("ok", _("The log's checkpoint checks."));
         return;
       }
       const proof = await api("GET", `/games/${gameId}/proof?version=${shown.version}`);
@@ -218,8 +229,8 @@ export function mountLogCheck(host, gameId, headOf) {
         state(
           "pending",
           waited > 40
-            ? `Version ${shown.version} is still not in the public log after a minute: the server is not adding its moves to the log. Tell the auditors.`
-            : `Version ${shown.version} is not in the public log yet (it is added within a second).`,
+            ? _("Version {version} is still not in the public log after a minute: the server is not adding its moves to the log. Tell the auditors.", { version: shown.version })
+            : _("Version {version} is not in the public log yet (it is added within a second).", { version: shown.version }),
         );
         timer = setTimeout(check, 1500);
         return;
@@ -233,24 +244,28 @@ export function mountLogCheck(host, gameId, headOf) {
       const lines = p.entry.split("\n");
       const head = events.ok && events.data.events.length ? events.data.events[0].hash : null;
       if (lines[1] !== `game/${gameId}` || Number(lines[2]) !== p.entry_version || lines[3] !== head) {
-        throw new LogError(`the log records another history for version ${p.entry_version} of this game than the server shows`, true);
+        throw new LogError(_("the log records another history for version {version} of this game than the server shows", { version: p.entry_version }), true);
       }
       const tree = await openCheckpoint(p.bundle.slice(split + 2), key);
       if (!(await verifyInclusion(p.index, tree.size, await leafHash(p.entry), hashes, tree.root))) {
-        throw new LogError(`version ${p.entry_version} is not in the log's tree its checkpoint signs`);
+        throw new LogError(_("version {version} is not in the log's tree its checkpoint signs", { version: p.entry_version }));
       }
       const at = { size: p.index + 1, root: b64(p.root_at_entry) };
       if (!(await verifyConsistency(at.size, tree.size, at.root, tree.root, p.since_entry.map(b64)))) {
-        throw new LogError("the log's tree at this move's entry is not a prefix of its checkpoint");
+        throw new LogError(_("the log's tree at this move's entry is not a prefix of its checkpoint"));
       }
-      const which = p.entry_version === shown.version ? `Version ${shown.version}` : `Version ${shown.version} (in the commit ending at ${p.entry_version})`;
-      state("ok", `${which} is in the public log, entry ${p.index + 1} of ${Math.max(tree.size, proven.size)}.`, at);
+      const place = { version: shown.version, commit: p.entry_version, entry: number(p.index + 1), size: number(Math.max(tree.size, proven.size)) };
+      const words =
+        p.entry_version === shown.version
+          ? _("Version {version} is in the public log, entry {entry} of {size}.", place)
+          : _("Version {version} (in the commit ending at {commit}) is in the public log, entry {entry} of {size}.", place);
+      state("ok", words, at);
     } catch (error) {
       if (error instanceof LogError) alarm(error);
-      else state("unchecked", "The public log could not be reached; checking again shortly.");
+      else state("unchecked", _("The public log could not be reached; checking again shortly."));
     }
   }
-  state("checking", "Checking the public log…");
+  state("checking", _("Checking the public log…"));
   check();
   return {
     recheck() {

@@ -1,0 +1,1 @@
+"""What an account chose for itself beyond its notifications: its language (docs/i18n.md)."""
