@@ -109,14 +109,19 @@ def test_a_game_played_in_italian_leaves_no_english_on_the_game_page(browser, se
     played_in(browser, server, "it")
 
 
-def test_the_picker_is_on_every_page_and_names_each_language_in_itself(browser, server):
-    page = as_player(browser, server, game(server, names=("Cleo", "Dan"))[2][0])
+def test_the_picker_is_on_every_page_and_keeps_a_signed_in_accounts_choice(browser, server):
+    cleo = game(server, names=("Cleo", "Dan"))[2][0]
+    page = as_player(browser, server, cleo)
     for path in ("/", "/leaderboard", "/leagues", "/account", "/docs/rules", "/problems"):
         page.goto(f"{server}{path}?lang=it")
         names = page.locator("#languages a").all_inner_texts()
         assert names == ["English", "Français", "Italiano"], (path, names)
         assert page.locator("#languages a[aria-current]").inner_text() == "Italiano"
+    page.goto(f"{server}/")
+    page.wait_for_selector("#nav a")
     page.click("#languages a[hreflang=fr]")
     page.wait_for_function("document.documentElement.lang === 'fr'")
     page.goto(f"{server}/leaderboard")  # remembered: no ?lang= now
     assert page.evaluate("document.documentElement.lang") == "fr"
+    # and kept as the account's, for its mails (a signed-in browser's click)
+    assert call(server, "GET", "/me/language", cleo["token"])["language"] == "fr"

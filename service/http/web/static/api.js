@@ -259,6 +259,22 @@ export function nav(gameId) {
   links.push(el("a", { href: "/docs/rules" }, _("Rules")));
   document.getElementById("nav").replaceChildren(...links);
   document.getElementById("me").textContent = account ? (account.kind === "auditor" ? _("Signed in as {name} (auditor)", { name: account.name }) : _("Signed in as {name}", { name: account.name })) : "";
+  rememberLanguage();
+}
+
+/** The language picker's links (?lang=…: the page in that language, and the browser's
+ * cookie set) also keep a signed-in account's choice, for its mails (docs/i18n.md). */
+function rememberLanguage() {
+  const picker = document.getElementById("languages");
+  if (!picker || picker.dataset.keeps || !me()) return;
+  picker.dataset.keeps = "1";
+  picker.addEventListener("click", async (event) => {
+    const link = event.target.closest("a[hreflang]");
+    if (!link) return;
+    event.preventDefault();
+    await api("PUT", "/me/language", { language: link.hreflang });
+    location.assign(link.href);
+  });
 }
 
 export const COLOURS = ["blue", "red", "green", "yellow", "orange", "purple"];
