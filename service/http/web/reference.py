@@ -35,6 +35,7 @@ PAGES = {
     "invitations": N_("Invitations and rematches"),
     "profiles": N_("Profiles"),
     "leagues": N_("Leagues"),
+    "i18n": N_("Languages"),
 }
 # where a rule id is written: R… the rules, D… the dispute procedure, C… the clocks,
 # T… the offers at the table, M… the chat, N… private notes, G… ratings, V… vacation,
