@@ -44,11 +44,12 @@ def remember(response: Response, lang: str) -> None:
 
 def _remember_asked(response: Response) -> Response:
     """A request that asked for a language by ``?lang=`` is answered in it and leaves it
-    remembered; every answer that depends on the language says so (``Vary``)."""
+    remembered; every answer said in a language (a page, a problem, a timeline) says so
+    (``Vary``)."""
     asked = known(request.args.get("lang"))
     if asked is not None and asked != request.cookies.get(COOKIE):
         remember(response, asked)
-    if response.mimetype in ("text/html", "application/problem+json"):
+    if g.get("tongiaki_language") is not None:  # the answer was said in a language
         response.vary.update(("Accept-Language", "Cookie"))
     return response
 
