@@ -90,7 +90,7 @@ def shell(title: str, body: str, lang: str = DEFAULT) -> str:
 
 
 def translated(name: str, lang: str) -> bool:
-    """Whether ``docs/<lang>/<name>.md`` exists (the rules, clocks and disputes do)."""
+    """Whether ``docs/<lang>/<name>.md`` exists (every help page but docs/i18n.md)."""
     return lang != DEFAULT and (DOCS / lang / f"{name}.md").is_file()
 
 
