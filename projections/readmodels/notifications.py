@@ -43,6 +43,7 @@ class Notification(NamedTuple):
     created_at: str
     text: str
     created_ms: int
+    words: str | None = None  # the text as a phrase (JSON), kept since schema 11
 
 
 def apply(tx: Tx, writes: Writes, batch: Batch) -> None:
@@ -85,7 +86,7 @@ def of_account(
         params += [before[0], before[0], before[1]]
     found = rows(
         db,
-        "SELECT id, game_id, version, kind, created_at, text, created_ms"
+        "SELECT id, game_id, version, kind, created_at, text, created_ms, words"
         f" FROM rm_notifications WHERE {where} ORDER BY created_ms DESC, id LIMIT %s",
         (*params, limit),
     )

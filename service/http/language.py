@@ -19,7 +19,7 @@ from urllib.parse import urlencode
 from flask import Blueprint, Flask, Response, abort, g, has_request_context, request
 
 from service.i18n.catalogs import browser_catalog, gettext, stamp
-from service.i18n.locales import COOKIE, DEFAULT, NAMES, SUPPORTED, choose, known
+from service.i18n.locales import COOKIE, DEFAULT, NAMES, SUPPORTED, choose, first_known, known
 
 YEAR = 365 * 24 * 3600
 bp = Blueprint("language", __name__)
@@ -31,7 +31,7 @@ def reader_language() -> str:
         return DEFAULT
     found: str | None = g.get("tongiaki_language")
     if found is None:
-        accepted = request.accept_languages.best_match(SUPPORTED)
+        accepted = first_known(tag for tag, _ in request.accept_languages)
         found = choose(request.args.get("lang"), request.cookies.get(COOKIE), (), accepted)
         g.tongiaki_language = found
     return found
@@ -49,8 +49,10 @@ def _remember_asked(response: Response) -> Response:
     asked = known(request.args.get("lang"))
     if asked is not None and asked != request.cookies.get(COOKIE):
         remember(response, asked)
-    if g.get("tongiaki_language") is not None:  # the answer was said in a language
+    said = g.get("tongiaki_language")
+    if said is not None:  # the answer was said in a language
         response.vary.update(("Accept-Language", "Cookie"))
+        response.headers.setdefault("Content-Language", said)
     return response
 
 
@@ -72,7 +74,11 @@ def picker(lang: str, keep_args: bool = True) -> str:
     for code, name in NAMES.items():
         href = escape(f"{path}?{urlencode({**args, 'lang': code})}")
         current = ' aria-current="true"' if code == lang else ""
-        links.append(f'<a href="{href}" hreflang="{code}" lang="{code}"{current}>{name}</a>')
+        links.append(
+            f'<a href="{href}" hreflang="{code}" lang="{code}" aria-label="{name}"{current}>'
+            f'<span class="name">{name}</span><span class="code" aria-hidden="true">'
+            f"{code.upper()}</span></a>"
+        )
     label = escape(gettext(lang, "Language"))
     return f'<nav class="languages" id="languages" aria-label="{label}">{" ".join(links)}</nav>'
 

@@ -26,6 +26,16 @@ def known(tag: str | None) -> str | None:
     return primary if primary in NAMES else None
 
 
+def first_known(tags: Iterable[str]) -> str | None:
+    """The first of ``tags`` (Accept-Language's, best first) that names a language the
+    service speaks: ``fr-CA, en;q=0.3`` is French (a region counts as its language,
+    however an exact tag further down is written), ``de, it;q=0.5`` Italian."""
+    for tag in tags:
+        if (lang := known(tag)) is not None:
+            return lang
+    return None
+
+
 def choose(
     asked: str | None, remembered: str | None, preferred: Iterable[str | None], accepted: str | None
 ) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service.i18n.locales import DEFAULT, MAX_TAG, SUPPORTED, choose, known
+from service.i18n.locales import DEFAULT, MAX_TAG, SUPPORTED, choose, first_known, known
 
 
 def test_a_tag_names_its_primary_language_whatever_its_region_or_case():
@@ -38,3 +38,17 @@ def test_the_account_is_not_asked_when_the_request_or_cookie_chose():
 @given(st.text(max_size=80), st.text(max_size=80), st.text(max_size=80))
 def test_any_input_gives_a_language_the_service_speaks(asked, cookie, accepted):
     assert choose(asked, cookie, [cookie], accepted) in SUPPORTED
+
+
+def test_the_browsers_first_language_the_service_speaks_wins_region_or_not():
+    from werkzeug.datastructures import LanguageAccept
+    from werkzeug.http import parse_accept_header
+
+    def reader(header: str) -> str | None:
+        return first_known(tag for tag, _ in parse_accept_header(header, LanguageAccept))
+
+    assert reader("fr-CA,en-US;q=0.7,en;q=0.3") == "fr"  # Firefox's, in Canadian French
+    assert reader("fr-FR,en;q=0.9") == "fr" and reader("it-IT,en;q=0.9") == "it"
+    assert reader("de-CH,fr-CH;q=0.9,en;q=0.7") == "fr"
+    assert reader("en;q=0.2,it-IT;q=0.9,fr;q=0.4") == "it"  # by quality, not by place
+    assert reader("de, es") is None and reader("") is None

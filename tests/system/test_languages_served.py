@@ -10,6 +10,7 @@ an account's choice kept and set as the cookie of a browser that signs in to it.
 from __future__ import annotations
 
 import re
+import time
 
 from tests.servers import Server, embedded, production
 from tests.system.test_tables_served import accounts, finished_game
@@ -91,6 +92,16 @@ def replays_and_accounts_speak_it(a: Server, b: Server) -> None:
             sum(d != e["description"] for d, e in zip(said, english, strict=True)) > len(said) // 2
         )
         assert not any("{" in d for d in said)
+    told = []
+    deadline = time.monotonic() + 60  # the notifications' projection may be behind
+    while not any(n["kind"] == "game_over" for n in told) and time.monotonic() < deadline:
+        told = (
+            b.http()
+            .call("GET", "/me/notifications", None, cy, {"Cookie": "lang=it"})
+            .json["notifications"]
+        )
+    over = [n["text"] for n in told if n["kind"] == "game_over"]
+    assert over and over[0].startswith("La partita è finita"), told[:3]
     chosen = b.http().call("PUT", "/me/language", {"language": "it"}, cy)
     assert chosen.status == 200 and chosen.json["language"] == "it"
     assert chosen.headers["set-cookie"].startswith("lang=it")

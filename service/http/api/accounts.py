@@ -31,6 +31,8 @@ from service.http.api.schemas.accounts import (
 )
 from service.http.api.views import limit_query, readmodels
 from service.http.cookies import session_cookie
+from service.http.language import reader_language
+from service.i18n.phrases import described
 from service.identity.sessions import csrf_token
 from service.notifications.notify import Notifier
 from service.play.accounts import create_account
@@ -183,17 +185,18 @@ def notifications() -> ResponseReturnValue:
         before = (int(match[1]), match[2])
     rows, more = paged(readmodels().notifications(me, limit + 1, before), limit)
     sent = notifier().deliveries([r[0] for r in rows])
+    lang = reader_language()
     found = [
         {
-            "id": n,
-            "game_id": game_id,
-            "version": version,
-            "kind": kind,
-            "created_at": created,
-            "text": text,
-            "deliveries": sent.get(n, []),
+            "id": n.id,
+            "game_id": n.game_id,
+            "version": n.version,
+            "kind": n.kind,
+            "created_at": n.created_at,
+            "text": described({"description": n.text, "words": n.words}, lang)["description"],
+            "deliveries": sent.get(n.id, []),
         }
-        for n, game_id, version, kind, created, text, _ in rows
+        for n in rows
     ]
     last = rows[-1] if more and rows else None
     next_before = f"{last[6]}-{last[0]}" if last is not None else None

@@ -263,17 +263,20 @@ export function nav(gameId) {
 }
 
 /** The language picker's links (?lang=…: the page in that language, and the browser's
- * cookie set) also keep a signed-in account's choice, for its mails (docs/i18n.md). */
+ * cookie set) go to this very place in the page as it is now (the replay's move, an
+ * anchor), and also keep a signed-in account's choice, for its mails (docs/i18n.md). */
 function rememberLanguage() {
   const picker = document.getElementById("languages");
-  if (!picker || picker.dataset.keeps || !me()) return;
+  if (!picker || picker.dataset.keeps) return;
   picker.dataset.keeps = "1";
   picker.addEventListener("click", async (event) => {
     const link = event.target.closest("a[hreflang]");
     if (!link) return;
     event.preventDefault();
-    await api("PUT", "/me/language", { language: link.hreflang });
-    location.assign(link.href);
+    if (me()) await api("PUT", "/me/language", { language: link.hreflang });
+    const here = new URL(location.href);
+    here.searchParams.set("lang", link.hreflang);
+    location.assign(here.href);
   });
 }
 
