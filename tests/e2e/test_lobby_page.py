@@ -5,6 +5,8 @@ by player name, narrow every list."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from tests.e2e.test_browser import call, new_page
@@ -126,7 +128,12 @@ def test_a_redraw_while_more_is_asked_for_shows_no_game_twice(browser, server):
     page.wait_for_selector("#open-games .show-more")
     page.click("#open-games .show-more")
     page.wait_for_function("document.querySelector('#open-games .show-more').disabled")
-    assert held
+    # the button is disabled at the click, before its request goes out (the page signs
+    # in first): wait for the request to be held, Playwright dispatching meanwhile
+    deadline = time.monotonic() + 60
+    while not held:
+        assert time.monotonic() < deadline, "Show more sent no request"
+        page.wait_for_timeout(50)
     # meanwhile a game opens, and the next look draws the lists again, first
     other = call(server, "POST", "/accounts", body={"name": "Late Comer"})
     fresh = call(server, "POST", "/games", other["token"], {"max_players": 2})["game_id"]
