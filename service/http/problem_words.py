@@ -41,11 +41,21 @@ def _pattern(template: str) -> tuple[re.Pattern[str], tuple[str, ...], int]:
     return re.compile("".join(parts), re.S), tuple(fields), literal
 
 
-def _filled(template: str, values: dict[str, str]) -> str:
+# values said in the language too: the colours, as the engine names them (R1)
+COLOURS = {"blue": "Blue", "red": "Red", "green": "Green", "yellow": "Yellow",
+           "orange": "Orange", "purple": "Purple"}  # fmt: skip
+
+
+def _filled(template: str, values: dict[str, str], lang: str) -> str:
+    said = words(lang, "messages").singular
+
     def put(match: re.Match[str]) -> str:
         if match[1] is None:
             return match[0][0]
-        return values.get(match[1], match[0])
+        value = values.get(match[1], match[0])
+        if value in COLOURS:  # "blue" → "bleu"
+            return said.get(COLOURS[value], COLOURS[value]).lower()
+        return value
 
     return FIELD.sub(put, template)
 
@@ -69,7 +79,7 @@ def detail(lang: str, code: str, text: str) -> str:
             best = (literal, template, dict(zip(fields, match.groups(), strict=True)))
     if best is None:
         return text
-    return _filled(translated[best[1]], best[2])
+    return _filled(translated[best[1]], best[2], lang)
 
 
 def title(lang: str, text: str) -> str:

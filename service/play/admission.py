@@ -42,5 +42,6 @@ def authorise(account: Account, command: cmd.Command, state: GameState) -> None:
         return
     colour = state.active_colour
     if colour is None or state.owner(colour).player_id != account.account_id:
-        waiting = f"it is {colour}'s turn" if colour else "no move is awaited"
-        raise Forbidden("not_your_turn", f"not your turn: {waiting}")
+        if colour is None:
+            raise Forbidden("not_your_turn", "not your turn: no move is awaited")
+        raise Forbidden("not_your_turn", f"not your turn: it is {colour}'s turn")

@@ -54,3 +54,12 @@ def test_titles_are_translated_and_unknown_ones_kept():
     assert problem_words.title("fr", "Not found") == "Introuvable"
     assert problem_words.title("it", "Conflict") != "Conflict"
     assert problem_words.title("fr", "Teapot") == "Teapot"
+
+
+def test_a_colour_in_a_detail_is_said_in_the_language_too():
+    said = problem_words.detail("fr", "not_your_turn", "not your turn: it is blue's turn")
+    assert said == "ce n'est pas votre tour : c'est au tour de bleu"
+    assert (
+        problem_words.detail("it", "colour_taken", "red is already taken")
+        == "il colore rosso è già preso"
+    )
