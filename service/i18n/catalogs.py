@@ -16,6 +16,7 @@ from __future__ import annotations
 import io
 import logging
 import re
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -35,6 +36,7 @@ FIELD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 log = logging.getLogger(__name__)
 
 
+@lru_cache(maxsize=16)
 def po_path(lang: str, domain: str) -> Path:
     return LOCALES / lang / "LC_MESSAGES" / f"{domain}.po"
 
@@ -71,13 +73,24 @@ def compile_po(po: Path) -> bytes:
 ENGLISH = Words(DEFAULT, {}, {}, "(n != 1)")
 
 
+RESTAT = 1.0  # seconds a catalog's files' times are trusted before they are looked at again
+_seen: dict[tuple[str, str], tuple[float, tuple[int, int]]] = {}
+
+
 def stamp(lang: str, domain: str) -> tuple[int, int]:
-    """What a catalog is read from, as of now: its ``.po``'s and ``.mo``'s modification
-    times (0 for a missing ``.mo``; English: none)."""
+    """What a catalog is read from: its ``.po``'s and ``.mo``'s modification times (0 for
+    a missing ``.mo``; English: none), as looked at within the last ``RESTAT`` seconds
+    (a look is two ``stat`` calls; a page of 300 steps would make hundreds)."""
     if lang not in TRANSLATED:
         return (0, 0)
+    now = time.monotonic()
+    seen = _seen.get((lang, domain))
+    if seen is not None and now - seen[0] < RESTAT:
+        return seen[1]
     po, mo = po_path(lang, domain), mo_path(lang, domain)
-    return (po.stat().st_mtime_ns, mo.stat().st_mtime_ns if mo.exists() else 0)
+    found = (po.stat().st_mtime_ns, mo.stat().st_mtime_ns if mo.exists() else 0)
+    _seen[(lang, domain)] = (now, found)
+    return found
 
 
 def words(lang: str, domain: str) -> Words:

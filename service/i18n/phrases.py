@@ -13,12 +13,14 @@ import json
 from collections.abc import Iterable, Mapping
 from contextlib import suppress
 from datetime import UTC, datetime
-from typing import Any
+from functools import lru_cache
+from typing import Any, NamedTuple
 
+from babel import Locale
 from babel.dates import format_datetime
 from babel.lists import format_list
 
-from service.i18n.catalogs import fill, words
+from service.i18n.catalogs import Words, fill, words
 from service.i18n.locales import DEFAULT
 
 MAX_DEPTH = 12
@@ -28,8 +30,23 @@ class Unreadable(ValueError):
     """Data that is not a phrase as ``projections.phrases`` writes one."""
 
 
-def render(data: Any, lang: str, depth: int = 0) -> str:
+def render(data: Any, lang: str) -> str:
     """``data`` (a phrase's JSON data, or a plain value) said in ``lang``."""
+    return _render(data, _Speaker(lang, words(lang, "messages"), _locale(lang)), 0)
+
+
+class _Speaker(NamedTuple):
+    lang: str
+    words: Words
+    locale: Locale
+
+
+@lru_cache(maxsize=8)
+def _locale(lang: str) -> Locale:
+    return Locale.parse(lang)
+
+
+def _render(data: Any, speaker: _Speaker, depth: int) -> str:
     if depth > MAX_DEPTH:
         raise Unreadable("phrase nested too deep")
     if isinstance(data, str | int) and not isinstance(data, bool):
@@ -37,18 +54,19 @@ def render(data: Any, lang: str, depth: int = 0) -> str:
     if not isinstance(data, Mapping):
         raise Unreadable(f"not a phrase: {type(data).__name__}")
     if "t" in data:
-        return _phrase(data, lang, depth)
+        return _phrase(data, speaker, depth)
     if "l" in data:
-        items = [render(item, lang, depth + 1) for item in _items(data["l"])]
+        items = [_render(item, speaker, depth + 1) for item in _items(data["l"])]
         joined = data.get("j")
         if joined == "slash":
             return "/".join(items)
         if joined == "comma" or len(items) < 2:
             return ", ".join(items)
-        return str(format_list(items, style="standard", locale=lang))
+        return str(format_list(items, style="standard", locale=speaker.locale))
     if "d" in data:
         moment = datetime.fromisoformat(str(data["d"])).astimezone(UTC)
-        return str(format_datetime(moment, "d MMM y, HH:mm 'UTC'", tzinfo=UTC, locale=lang))
+        pattern = "d MMM y, HH:mm 'UTC'"
+        return str(format_datetime(moment, pattern, tzinfo=UTC, locale=speaker.locale))
     raise Unreadable("not a phrase")
 
 
@@ -58,12 +76,12 @@ def _items(value: Any) -> Iterable[Any]:
     return value
 
 
-def _phrase(data: Mapping[str, Any], lang: str, depth: int) -> str:
+def _phrase(data: Mapping[str, Any], speaker: _Speaker, depth: int) -> str:
     msgid, values = data["t"], data.get("v") or {}
     if not isinstance(msgid, str) or not isinstance(values, Mapping):
         raise Unreadable("a phrase that is not one")
-    said = {str(k): render(v, lang, depth + 1) for k, v in values.items()}
-    found = words(lang, "messages")
+    said = {str(k): _render(v, speaker, depth + 1) for k, v in values.items()}
+    found = speaker.words
     plural, n = data.get("p"), data.get("n")
     if isinstance(plural, str) and isinstance(n, int):
         forms = found.plural.get(msgid)
