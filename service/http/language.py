@@ -74,10 +74,10 @@ def picker(lang: str, keep_args: bool = True) -> str:
     for code, name in NAMES.items():
         href = escape(f"{path}?{urlencode({**args, 'lang': code})}")
         current = ' aria-current="true"' if code == lang else ""
+        # the name, or on phones its code (style.css): a link's name is what it shows
         links.append(
-            f'<a href="{href}" hreflang="{code}" lang="{code}" aria-label="{name}"{current}>'
-            f'<span class="name">{name}</span><span class="code" aria-hidden="true">'
-            f"{code.upper()}</span></a>"
+            f'<a href="{href}" hreflang="{code}" lang="{code}" title="{name}"{current}>'
+            f'<span class="name">{name}</span><span class="code">{code.upper()}</span></a>'
         )
     label = escape(gettext(lang, "Language"))
     return f'<nav class="languages" id="languages" aria-label="{label}">{" ".join(links)}</nav>'
