@@ -32,10 +32,7 @@ class Languages:
     def of(self, account_id: str) -> str | None:
         """The account's chosen language, or None."""
         with self.store.reading() as cur:
-            row = cur.execute(
-                "SELECT language FROM account_languages WHERE account_id = %s", (account_id,)
-            ).fetchone()
-        return str(row[0]) if row else None
+            return languages_of(cur, [account_id]).get(account_id)
 
     def choose(self, account_id: str, language: str | None) -> str | None:
         """Keep ``language`` as the account's (None: forget its choice): 422
