@@ -33,13 +33,26 @@ def listed(page) -> list[str]:  # type: ignore[no-untyped-def]
 
 
 def show_all(page) -> list[str]:  # type: ignore[no-untyped-def]
-    """Click "Show more" until there is no more, no game shown twice at any step: the ids."""
+    """Click "Show more" until there is no more, no game shown twice at any step: the ids.
+
+    The page may draw its lists again between a look and a click (its look each 5 s, or
+    the longer list a click on an older drawing's button asks for), and such a drawing
+    may hold every game and so no button: a click that finds its button gone is not a
+    failure, the loop looks again (CI saw the click wait 30 s for a button that the
+    whole list had rightly replaced)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    deadline = time.monotonic() + 120
     while page.is_visible("#open-games .show-more"):
+        assert time.monotonic() < deadline, "Show more never came to an end"
         before = len(listed(page))
-        page.click("#open-games .show-more")
+        try:
+            page.click("#open-games .show-more", timeout=5_000)
+        except PlaywrightTimeout:
+            continue
         page.wait_for_function(
             f"document.querySelectorAll('#open-games li[data-game]').length > {before}"
-            " || document.querySelector('#open-games .show-more').hidden"
+            " || (document.querySelector('#open-games .show-more')?.hidden ?? true)"
         )
         shown = listed(page)
         assert len(shown) == len(set(shown)), "a game shown twice"
