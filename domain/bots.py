@@ -1,8 +1,10 @@
-"""Bots that play from ``legal_commands``: a random one and a greedy one.
+"""Bots that play from ``legal_commands``: a random one, a greedy one, and the
+tree search of ``domain.mcts`` at levels of its budget.
 
-Bots never see the deck: they judge a command by what is already on the table.
-Their only chance is the ``random.Random`` they are given, so a seeded bot
-plays the same game every time.
+Bots never see the deck: they judge a command by what is already on the table
+(the search by the tiles still in the pile, in orders it deals itself). Their only
+chance is the ``random.Random`` they are given, so a seeded bot plays the same game
+every time (the search: with a budget of iterations, not of time).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from domain import commands as cmd
 from domain.errors import DeckRequired
 from domain.judge import apply
 from domain.legal import legal_commands
+from domain.mcts import MAX_PLAYOUTS, Budget, MctsBot
 from domain.scoring import current_scores
 from domain.state import GameState
 from domain.tiles import island
@@ -109,3 +112,39 @@ class GreedyBot:
 
 
 BOTS: dict[str, type[RandomBot] | type[GreedyBot]] = {"random": RandomBot, "greedy": GreedyBot}
+"""The one-ply bots by name (each made from a ``random.Random`` alone)."""
+
+LEVELS: dict[str, int] = {"mcts-easy": 50, "mcts": 200, "mcts-strong": 800}
+"""The search's levels: iterations a decision (``mcts:N`` names any other budget)."""
+
+
+def bot_names() -> tuple[str, ...]:
+    """Every bot name ``make_bot`` takes besides ``mcts:N``."""
+    return (*BOTS, *LEVELS)
+
+
+def budget_of(name: str) -> int | None:
+    """The search's iterations a decision for bot ``name``; None for a one-ply bot.
+    ``ValueError`` for a name that is neither (the message lists the names)."""
+    if name in BOTS:
+        return None
+    if name in LEVELS:
+        return LEVELS[name]
+    head, _, playouts = name.partition(":")
+    if head == "mcts" and playouts.isdigit() and len(playouts) <= 6:
+        value = int(playouts)
+        if 1 <= value <= MAX_PLAYOUTS:
+            return value
+        raise ValueError(f"the search's budget is 1 to {MAX_PLAYOUTS:,} iterations, not {value}")
+    raise ValueError(
+        f"no bot named {name[:40]!r}: one of {', '.join(bot_names())}, or mcts:N"
+        f" (N iterations a decision, 1 to {MAX_PLAYOUTS:,})"
+    )
+
+
+def make_bot(name: str, rng: random.Random) -> Bot:
+    """The bot called ``name`` (``random``, ``greedy``, a level, or ``mcts:N``)."""
+    playouts = budget_of(name)
+    if playouts is None:
+        return BOTS[name](rng)
+    return MctsBot(rng, Budget(playouts))

@@ -6,7 +6,7 @@ import random
 from dataclasses import dataclass
 
 from domain import commands as cmd
-from domain.bots import BOTS
+from domain.bots import make_bot
 from domain.deck import ALGORITHM, Deck, commitment
 from domain.events import Event
 from domain.forced import apply_forced
@@ -75,14 +75,15 @@ def play(
     free_orientation_after_first: bool = False,
     rules: RuleSet = CURRENT_RULES,
 ) -> SimulatedGame:
-    """Play one whole game with ``bots`` ("random" or "greedy") for every seat."""
+    """Play one whole game with ``bots`` (a name ``domain.bots.make_bot`` takes) for
+    every seat."""
     events, state, deck = setup_game(
         seed,
         players,
         two_colours_each=two_colours_each,
         free_orientation_after_first=free_orientation_after_first,
     )
-    bot = BOTS[bots](random.Random(seed ^ 0x5EED))
+    bot = make_bot(bots, random.Random(seed ^ 0x5EED))
     commands = 0
     while state.phase is not Phase.ENDED:
         forced, state = apply_forced(state, deck, rules)

@@ -151,13 +151,12 @@ def build(
     now = clock or (lambda: datetime.now(UTC))
     doorbell = doorbell or _doorbell(settings, readmodels)
     feed = _feed(settings, store, streams) if streams is not None else None
-    games = GameService(
+    games = _games(
+        settings,
         store,
-        clock=now,
-        doorbell=FeedDoorbell(feed, doorbell) if feed is not None else doorbell,
-        testing=settings.testing,
-        snapshot_every=settings.snapshot_every,
-        keyframes=readmodels.keyframe,
+        now,
+        FeedDoorbell(feed, doorbell) if feed is not None else doorbell,
+        readmodels,
     )
     notifier = Notifier(store, settings, games.clock)
     notifier.upgrade()
@@ -186,6 +185,26 @@ def build(
         languages,
     )
     return _around_the_games(services, now)
+
+
+def _games(
+    settings: Settings,
+    store: SqlStore,
+    now: Callable[[], datetime],
+    doorbell: Doorbell,
+    readmodels: ReadModels,
+) -> GameService:
+    """The games' service on the settings (its seat's bot too, docs/bots.md), loading
+    states from the replay's keyframes too."""
+    return GameService(
+        store,
+        clock=now,
+        doorbell=doorbell,
+        testing=settings.testing,
+        snapshot_every=settings.snapshot_every,
+        keyframes=readmodels.keyframe,
+        seat_bot=settings.seat_bot,
+    )
 
 
 def _around_the_games(services: Services, now: Callable[[], datetime]) -> Services:

@@ -9,7 +9,17 @@ from collections import Counter
 
 import click
 
+from domain.bots import budget_of
 from domain.simulation import GameDidNotEnd, play
+
+
+def _bot(value: str) -> str:
+    """``--bots``: a bot's name, refused with the names there are."""
+    try:
+        budget_of(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from exc
+    return value
 
 
 @click.command()
@@ -24,7 +34,12 @@ from domain.simulation import GameDidNotEnd, play
 @click.option("--players", "-p", default=4, show_default=True, type=click.IntRange(2, 6))
 @click.option("--seed", "-s", default=0, show_default=True, help="Seed of the first game.")
 @click.option(
-    "--bots", type=click.Choice(["random", "greedy"]), default="random", show_default=True
+    "--bots",
+    default="random",
+    show_default=True,
+    callback=lambda _ctx, _param, value: _bot(value),
+    help="random, greedy, mcts-easy, mcts, mcts-strong (50, 200, 800 iterations a"
+    " decision), or mcts:N.",
 )
 @click.option("--two-colours-each", is_flag=True, help="Two-player variant (R5).")
 @click.option("--free-orientation", is_flag=True, help="Rody variant (R11).")

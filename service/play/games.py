@@ -76,6 +76,7 @@ class GameService:
         testing: bool = False,
         snapshot_every: int = 100,
         keyframes: Keyframes | None = None,
+        seat_bot: str = "greedy",
     ) -> None:
         self.store = store
         self.clock = clock
@@ -83,7 +84,7 @@ class GameService:
         self.testing = testing
         self.repository = GameRepository(store, snapshot_every=snapshot_every, keyframes=keyframes)
         self.receipts = Receipts(store)
-        self.timeouts = SeatTimeouts(self.repository)
+        self.timeouts = SeatTimeouts(self.repository, seat_bot)
         self.leaves: Plan | None = None  # vacation's planner (docs/vacation.md V3, V4)
 
     # --- reading (the repository's) -------------------------------------------------

@@ -10,12 +10,14 @@ how a late player is answered.
 from __future__ import annotations
 
 import random
+import time
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
 from domain import commands as cmd
-from domain.bots import GreedyBot
+from domain.bots import budget_of, make_bot
+from domain.mcts import Budget, MctsBot
 from domain.serialization import encode
 from domain.state import GameState
 from service.errors import Conflict, ServiceError
@@ -24,6 +26,7 @@ from service.store.base import Account, CommandRecord, canonical
 from service.timing.clocks import parse_time, pending_seat, stamp
 
 BOT = "greedy"  # the bot that plays timed-out, absent and resigned seats (docs/clocks.md)
+SEAT_SECONDS = 1.0  # the most a search may think for a seat (it runs in a web or worker process)
 
 
 @dataclass(frozen=True)
@@ -37,8 +40,10 @@ class BotMove:
 class SeatTimeouts:
     """What the recorded clocks say of a game's pending decision."""
 
-    def __init__(self, repository: GameRepository) -> None:
+    def __init__(self, repository: GameRepository, bot: str = BOT) -> None:
+        budget_of(bot)  # a name the bots know (ValueError otherwise)
         self.repository = repository
+        self.bot = bot  # TONGIAKI_SEAT_BOT: the operator's choice
 
     def running(self, game_id: str, version: int, state: GameState) -> datetime | None:
         """The deadline the clock recorded with ``version`` runs to (None: untimed, or no
@@ -96,14 +101,22 @@ class SeatTimeouts:
         if reason == "timeout" and state.timeout_leaves_nobody(seat):
             played = ""  # C7: the game ends with this timeout; no move is made for it
         else:
-            move = GreedyBot(random.Random(f"{game_id}:{version}")).choose(state)
-            played = canonical(encode(move))
+            played = canonical(encode(self.choose(game_id, version, state)))
         command = cmd.ActForSeat(state.active_colour, reason, played)
-        actor = {"bot": BOT, "seat": seat, "acting_for": player.player_id, "reason": reason}
+        actor = {"bot": self.bot, "seat": seat, "acting_for": player.player_id, "reason": reason}
         record = CommandRecord(
             game_id, uuid.uuid4().hex, actor, stamp(now), encode(command), version
         )
         return BotMove(command, record)
+
+    def choose(self, game_id: str, version: int, state: GameState) -> cmd.Command:
+        """The seat's bot's move, seeded by the game and version; the search thinks at
+        most ``SEAT_SECONDS`` (the move is journalled: verification never searches)."""
+        rng = random.Random(f"{game_id}:{version}")
+        bot = make_bot(self.bot, rng)
+        if isinstance(bot, MctsBot):
+            bot = MctsBot(rng, Budget(bot.budget.playouts, SEAT_SECONDS), time.monotonic)
+        return bot.choose(state)
 
 
 def timed_out(

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from domain.bots import budget_of
+
 # what the rate limits guard, and their defaults (``limits`` notation, "; " between)
 RATE_LIMITS: dict[str, str] = {
     "accounts": "10/minute; 100/day",  # sign-ups per client address
@@ -26,6 +28,7 @@ RATE_LIMITS: dict[str, str] = {
     "sign_in_address": "3/10minutes; 20/day",  # sign-in links mailed per address
 }
 OFF = "off"
+SEAT_PLAYOUTS = 2000  # the most iterations a decision of the seat's bot (TONGIAKI_SEAT_BOT)
 
 
 class ConfigError(ValueError):
@@ -277,6 +280,23 @@ def _public_url(raw: str) -> str:
     return raw.rstrip("/")
 
 
+def _seat_bot(raw: str) -> str:
+    """``TONGIAKI_SEAT_BOT``: the bot that plays for a seat (docs/clocks.md): greedy (the
+    default), random, or the search at a level or ``mcts:N`` (at most ``SEAT_PLAYOUTS``
+    iterations, and a second, a decision: it plays inside a web or worker process)."""
+    name = raw.strip() or "greedy"
+    try:
+        playouts = budget_of(name)
+    except ValueError as exc:
+        raise ConfigError(f"TONGIAKI_SEAT_BOT: {exc}") from exc
+    if playouts is not None and playouts > SEAT_PLAYOUTS:
+        raise ConfigError(
+            f"TONGIAKI_SEAT_BOT: {name} searches {playouts:,} iterations a decision; a seat's"
+            f" bot searches at most {SEAT_PLAYOUTS:,}"
+        )
+    return name
+
+
 def _flag(env: Mapping[str, str], name: str) -> bool:
     raw = env.get(name, "").strip()
     if raw not in ("", "0", "1"):
@@ -388,6 +408,7 @@ class Settings:
     notify_backoff: tuple[float, ...] = (5.0, 30.0, 120.0, 600.0, 3600.0)  # retry delays
     remind_before: int = 3600  # seconds before a deadline that "deadline_soon" is sent
     remind_quiet: int = 15  # minutes: at most one "your move" message per quiet period
+    seat_bot: str = "greedy"  # the bot that plays timed-out, absent, resigned seats (C3-C6)
     host: str = "127.0.0.1"
     port: int = 8000
     # the transparency log (service.transparency): its signer key's file; "": made under
@@ -452,6 +473,7 @@ class Settings:
             notify_backoff=_backoff(e.get("TONGIAKI_NOTIFY_BACKOFF", "")),
             remind_before=_integer(e, "TONGIAKI_REMIND_BEFORE", 3600, 60, 7 * 86_400),
             remind_quiet=_integer(e, "TONGIAKI_REMIND_QUIET", 15, 1, 1440),
+            seat_bot=_seat_bot(e.get("TONGIAKI_SEAT_BOT", "")),
             host=host,
             port=_integer(e, "TONGIAKI_PORT", 8000, 1, 65_535),
             rate_limits=parse_rate_limits(e.get("TONGIAKI_RATE_LIMITS", "")),
