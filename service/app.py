@@ -22,6 +22,7 @@ from service.http.api.invitations import bp as invitations_bp
 from service.http.api.languages import bp as languages_bp
 from service.http.api.leagues import bp as leagues_bp
 from service.http.api.meta import bp as meta_bp
+from service.http.api.notation import bp as notation_bp
 from service.http.api.notes import bp as notes_bp
 from service.http.api.profiles import bp as profiles_bp
 from service.http.api.proofs import bp as proofs_bp
@@ -63,6 +64,7 @@ API_BLUEPRINTS = (
     meta_bp,
     notes_bp,
     scores_bp,
+    notation_bp,
     ratings_bp,
     vacation_bp,
     invitations_bp,

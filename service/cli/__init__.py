@@ -9,6 +9,7 @@ from service.cli import (
     check_install,
     db,
     disputes,
+    notation,
     projections,
     records,
     serve,
@@ -32,6 +33,7 @@ main.add_command(check_install.check_install)
 main.add_command(records.verify)
 main.add_command(records.export_game)
 main.add_command(records.import_game)
+main.add_command(notation.notation)
 main.add_command(disputes.auditor)
 main.add_command(disputes.disputes)
 main.add_command(chat.chat)

@@ -299,6 +299,11 @@ def test_the_replay_slider_shows_the_board_of_state_at_that_version(browser, ser
     page.screenshot(path=str(shots / "replay.png"), full_page=True)
     page.select_option("#turn", index=2)
     page.wait_for_function(f"document.body.dataset.version !== '{head - 1}'")
+    # the whole game as text (docs/notation.md): the link opens its TGN
+    href = page.get_attribute("#notation-link", "href")
+    assert href == f"/api/v1/games/{game_id}/notation"
+    page.goto(f"{server}{href}")
+    assert page.inner_text("body").startswith(f'[Game "{game_id}"]')
     assert page.errors == []
 
 

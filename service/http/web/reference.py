@@ -35,6 +35,8 @@ PAGES = {
     "invitations": N_("Invitations and rematches"),
     "profiles": N_("Profiles"),
     "leagues": N_("Leagues"),
+    "bots": N_("Bots"),
+    "notation": N_("Game notation (TGN)"),
     "i18n": N_("Languages"),
 }
 # where a rule id is written: R… the rules, D… the dispute procedure, C… the clocks,

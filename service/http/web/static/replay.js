@@ -123,7 +123,14 @@ async function main() {
         el("p", { id: "description", class: "step", "aria-live": "polite" }),
         el("div", { id: "replay-board", class: "board-host" }),
       ),
-      el("section", { id: "moves-panel", class: "moves-panel", "aria-label": _("Move list") }, el("h3", {}, _("Moves")), el("div", { id: "moves" })),
+      el(
+        "section",
+        { id: "moves-panel", class: "moves-panel", "aria-label": _("Move list") },
+        el("h3", {}, _("Moves")),
+        el("div", { id: "moves" }),
+        // the whole game as text, one line a decision (docs/notation.md)
+        el("p", { class: "muted" }, el("a", { id: "notation-link", href: `/api/v1/games/${gameId}/notation` }, _("Notation (TGN)")), " · ", el("a", { href: "/docs/notation" }, _("what it says"))),
+      ),
       el("section", { id: "notes-panel", class: "notes-panel", "aria-label": _("My notes"), hidden: true }),
       el("section", { id: "log-panel", class: "log-panel", "aria-label": _("Public log") }),
     ),
