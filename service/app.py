@@ -17,6 +17,7 @@ from service.http.api.chat import bp as chat_bp
 from service.http.api.credentials import bp as credentials_bp
 from service.http.api.disputes import DisputeIdConverter
 from service.http.api.disputes import bp as disputes_bp
+from service.http.api.forks import bp as forks_bp
 from service.http.api.games import bp as games_bp
 from service.http.api.invitations import bp as invitations_bp
 from service.http.api.languages import bp as languages_bp
@@ -65,6 +66,7 @@ API_BLUEPRINTS = (
     notes_bp,
     scores_bp,
     notation_bp,
+    forks_bp,
     ratings_bp,
     vacation_bp,
     invitations_bp,
@@ -116,6 +118,7 @@ def web_app(services: Services) -> Flask:
     app.extensions["tongiaki.identity"] = services.identity
     app.extensions["tongiaki.chat"] = services.chat
     app.extensions["tongiaki.notes"] = services.notes
+    app.extensions["tongiaki.forks"] = services.forks
     app.extensions["tongiaki.vacations"] = services.vacations
     app.extensions["tongiaki.profiles"] = services.profiles
     app.extensions["tongiaki.languages"] = services.languages

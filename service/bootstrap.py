@@ -20,6 +20,7 @@ from domain.state import Phase
 from projections.store import ReadModels
 from service.audit.disputes import DisputeService
 from service.chat.service import ChatService
+from service.forks.service import Forks
 from service.identity.service import Identity
 from service.invitations.service import Invitations
 from service.leagues.service import Leagues
@@ -124,6 +125,7 @@ class Services:
     rematches: Rematches | None = None  # rematches (docs/invitations.md)
     profiles: Profiles | None = None  # names and deletions (docs/profiles.md)
     leagues: Leagues | None = None  # round-robin leagues (docs/leagues.md)
+    forks: Forks | None = None  # analysis forks (docs/forks.md)
 
 
 def build(
@@ -209,12 +211,14 @@ def _games(
 
 def _around_the_games(services: Services, now: Callable[[], datetime]) -> Services:
     """The services beside the games, each with its own tables: the chat, vacation,
-    private tables, rematches and leagues, profiles."""
+    private tables, rematches and leagues, profiles, analysis forks."""
     store, games = services.store, services.games
     services.chat = _chat(store, games, now, services.feed)
     services.vacations = _vacations(store, services.settings, games)
     services.invitations, services.rematches, services.leagues = _tables(store, games)
     services.profiles = _profiles(services)
+    services.forks = Forks(store, games)
+    services.forks.upgrade()
     return services
 
 

@@ -161,6 +161,7 @@ SERVICE_FLOORS = (
     {"play"},
     # beside each other, none using another
     {"live", "audit", "notifications", "chat", "notes", "vacation", "invitations", "rematch"},
+    {"forks"},  # analysis forks: over play, beside the rest
     {"leagues"},  # leagues open their tables as private tables (invitations)
     {"identity"},  # accounts people keep: sign-in mails go out as notifications' do
     {"profiles"},  # a player's page, names, deletion: over play, identity and the read models

@@ -171,6 +171,7 @@ class Target:
     legal: list[dict[str, Any]]
     disputes: list[str] = field(default_factory=list)  # the fuzz account's, on its games
     leagues: list[str] = field(default_factory=list)  # one open, one started (leagues.md)
+    forks: list[str] = field(default_factory=list)  # the fuzz account's, of the game in play
     session: Any = field(default_factory=lambda: requests.Session())  # kept alive
     cases: Counter[str] = field(default_factory=Counter)
     explicit: int = 0
@@ -322,9 +323,13 @@ def _seed(backend: str, server: Server) -> Target:
     league = {"name": "fuzz league", "table_size": 2, "players": [rival_id], "link": True}
     leagues = [_ok(api.call("POST", "/leagues", league, token))["league_id"] for _ in range(2)]
     _ok(api.call("POST", f"/leagues/{leagues[1]}/start", None, token))
+    head = _ok(api.call("GET", f"/games/{playing}"))["version"]
+    forks = [_ok(api.call("POST", f"/games/{playing}/forks", {"version": head}, token))["fork_id"]]
     api.close()
     mine = legal["commands"] if legal.get("colour") == "blue" else []
-    return Target(backend, server, token, [playing, ended, open_game], mine, disputes, leagues)
+    return Target(
+        backend, server, token, [playing, ended, open_game], mine, disputes, leagues, forks
+    )
 
 
 # --- schemathesis ----------------------------------------------------------------
@@ -362,6 +367,9 @@ def _schema(target: Target) -> Any:
             return st.one_of(real, strategy)
         if "{league_id}" in context.operation.path:
             real = st.fixed_dictionaries({"league_id": st.sampled_from(target.leagues)})
+            return st.one_of(real, strategy)
+        if "{fork_id}" in context.operation.path:
+            real = st.fixed_dictionaries({"fork_id": st.sampled_from(target.forks)})
             return st.one_of(real, strategy)
         if "{game_id}" not in context.operation.path:
             return strategy
@@ -518,6 +526,8 @@ def _explicit_cases(target: Target, operation: Any) -> list[tuple[Any, dict[str,
         where = {"dispute_id": target.disputes[0]}
     if "{league_id}" in operation.path:
         where = {"league_id": target.leagues[0]}
+    if "{fork_id}" in operation.path:
+        where = {"fork_id": target.forks[0]}
     if "{seq}" in operation.path:  # a game's chat message (docs/chat.md)
         where = {**where, "seq": "1"}
     if "{account_id}" in operation.path:

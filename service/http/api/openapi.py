@@ -20,6 +20,7 @@ from service.http.api.schemas import (
     base,
     chat,
     disputes,
+    forks,
     games,
     identity,
     languages,
@@ -191,7 +192,9 @@ def _statuses(op: Operation) -> set[int]:
         codes |= {429}
     if op.method in ("post", "put", "patch") or op.request is not None:  # a JSON body
         codes |= {400, 408, 413, 415, 422}
-    if any("{" + name + "}" in op.path for name in ("game_id", "dispute_id", "league_id")):
+    if any(
+        "{" + name + "}" in op.path for name in ("game_id", "dispute_id", "league_id", "fork_id")
+    ):
         codes |= {404}
     if any(p["in"] in ("query", "header") for p in op.params):
         codes |= {422}
@@ -239,7 +242,8 @@ def build_spec() -> dict[str, Any]:
 
 # every module of schemas (tests/service/test_api.py checks none is left out)
 SCHEMA_MODULES = (
-    *(accounts, base, chat, disputes, games, identity, languages, leagues, meta, notes),
+    *(accounts, base, chat, disputes, forks, games, identity, languages, leagues, meta),
+    notes,
     *(profiles, proofs, ratings, scores, tables, vacation, views),
 )
 
@@ -303,6 +307,7 @@ PATH_PARAMETERS = {
     "seq": "^[1-9][0-9]{0,9}$",  # a chat message's (docs/chat.md)
     "account_id": "^[A-Za-z0-9_-]{1,64}$",
     "league_id": "^[0-9a-f]{12}$",  # docs/leagues.md
+    "fork_id": "^f[0-9a-f]{20}$",  # docs/forks.md
 }
 
 

@@ -33,6 +33,7 @@ PAGES = {
     "leaderboard": "leaderboard",
     "profile": "profile",
     "leagues": "leagues",
+    "fork": "fork",
 }
 
 bp = Blueprint("web", __name__, static_folder=str(STATIC), static_url_path="/static")
@@ -112,6 +113,12 @@ def leagues() -> ResponseReturnValue:
 def league(league_id: str) -> ResponseReturnValue:
     """A league's page (docs/leagues.md); the script asks for the league by its id."""
     return page("leagues", N_("Tongiaki — league"))
+
+
+@bp.get("/forks/<fork_id>")
+def fork(fork_id: str) -> ResponseReturnValue:
+    """An analysis fork (docs/forks.md): the script asks the API for it by its id."""
+    return page("fork", N_("Tongiaki — analysis"))
 
 
 @bp.get("/sign-in/link")

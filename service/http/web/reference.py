@@ -37,16 +37,17 @@ PAGES = {
     "leagues": N_("Leagues"),
     "bots": N_("Bots"),
     "notation": N_("Game notation (TGN)"),
+    "forks": N_("Analysis forks"),
     "i18n": N_("Languages"),
 }
 # where a rule id is written: R… the rules, D… the dispute procedure, C… the clocks,
 # T… the offers at the table, M… the chat, N… private notes, G… ratings, V… vacation,
 # I… private tables and invitations, RM… rematches (both docs/invitations.md),
-# P… profiles, Q… the "my move" queue (both docs/profiles.md), L… leagues
+# P… profiles, Q… the "my move" queue (both docs/profiles.md), L… leagues, F… forks
 RULE_DOCS = {
     "R": "rules", "D": "disputes", "C": "clocks", "T": "table", "M": "chat", "N": "notes",
     "G": "ratings", "V": "vacation", "I": "invitations", "RM": "invitations",
-    "P": "profiles", "Q": "profiles", "L": "leagues",
+    "P": "profiles", "Q": "profiles", "L": "leagues", "F": "forks",
 }  # fmt: skip
 RULE = re.compile(r"R([1-9]|1[0-9]|2[0-5])")
 SOURCES = {

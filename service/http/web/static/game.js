@@ -326,6 +326,8 @@ function resultPanel() {
     el("p", { class: "headline" }, yours ? [el("strong", { id: "you-win" }, yours), " "] : null, words.headline),
     el("ol", { class: "ranking" }, words.ranking.map((line) => el("li", {}, line.replace(/^\d+\. /, "")))),
     scoreExplained(gameId, view.version),
+    // the game is over: its players may analyse it, from any moment of its replay (docs/forks.md)
+    seatedHere() ? el("p", {}, el("a", { id: "analyse-link", href: `/games/${gameId}/replay` }, _("Analyse the game: open the replay at a moment and choose “Analyse from here”"))) : null,
   );
 }
 

@@ -4,7 +4,7 @@
 // route, a failed path, boats going home). The URL keeps the version (?v=123).
 // For a live game the slider and the list grow as events arrive.
 
-import { api, el, nav, problemText } from "./api.js";
+import { api, el, nav, problemText, toast } from "./api.js";
 import { Board, overlayFor } from "./board.js";
 import { _, number } from "./i18n.js";
 import { follow } from "./live.js";
@@ -57,6 +57,12 @@ function renderMoves() {
   const mark = host.querySelector(".move.current");
   const panel = document.getElementById("moves-panel");
   if (mark && panel.scrollHeight > panel.clientHeight) panel.scrollTop = mark.offsetTop - panel.offsetTop - panel.clientHeight / 2;
+}
+
+async function analyse() {
+  const opened = await api("POST", `/games/${gameId}/forks`, { version: r.version });
+  if (!opened.ok) return toast(problemText(opened.data), "error");
+  location.assign(`/forks/${opened.data.fork_id}`);
 }
 
 function play() {
@@ -130,6 +136,8 @@ async function main() {
         el("div", { id: "moves" }),
         // the whole game as text, one line a decision (docs/notation.md)
         el("p", { class: "muted" }, el("a", { id: "notation-link", href: `/api/v1/games/${gameId}/notation` }, _("Notation (TGN)")), " · ", el("a", { href: "/docs/notation" }, _("what it says"))),
+        // a sandbox from the version shown: every seat, the bot's advice, undo (docs/forks.md)
+        el("p", {}, el("button", { type: "button", id: "analyse", onclick: analyse }, _("Analyse from here")), " ", el("a", { href: "/docs/forks", class: "muted" }, _("what a fork is"))),
       ),
       el("section", { id: "notes-panel", class: "notes-panel", "aria-label": _("My notes"), hidden: true }),
       el("section", { id: "log-panel", class: "log-panel", "aria-label": _("Public log") }),
