@@ -189,13 +189,18 @@ def match(args: argparse.Namespace) -> dict[str, object]:
     label = f"{args.bot} vs {args.opponent}"
     games: list[Game] = []
     started = time.perf_counter()
-    for i, game in enumerate(results(todo, args.workers), start=1):
-        games.append(game)
-        if not args.quiet:
-            so_far = statistics.fmean(g.score for g in games)
-            print(f"\r  {i}/{len(todo)} games, score {so_far:.1%}", end="", file=sys.stderr)
+    try:
+        for i, game in enumerate(results(todo, args.workers), start=1):
+            games.append(game)
+            if not args.quiet:
+                so_far = statistics.fmean(g.score for g in games)
+                print(f"\r  {i}/{len(todo)} games, score {so_far:.1%}", end="", file=sys.stderr)
+    except KeyboardInterrupt:  # Ctrl-C: the figures of the games played so far
+        label += f" (stopped after {len(games)} of {len(todo)} games)"
     if not args.quiet:
         print(file=sys.stderr)
+    if not games:
+        raise SystemExit("no game finished")
     return summary(games, label, args.players, time.perf_counter() - started)
 
 

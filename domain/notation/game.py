@@ -158,6 +158,12 @@ def _drawn(events: Sequence[Event]) -> tuple[str, ...]:
 def export(commands: Sequence[cmd.Command], events: Sequence[Event]) -> str:
     """The TGN text of a game recorded as its accepted ``commands`` (setup included, in
     order) and its ``events``; ``Unwritable`` if TGN cannot hold it exactly."""
+    return write(record_of(commands, events)[0])
+
+
+def record_of(commands: Sequence[cmd.Command], events: Sequence[Event]) -> tuple[Record, list[int]]:
+    """The game's record, and the version each of its decisions ends at (the first
+    entry: where the setup ends, before decision 1)."""
     moves = [c for c in commands if not isinstance(c, cmd.RevealDeck)]
     starts = next((i for i, c in enumerate(moves) if isinstance(c, cmd.StartGame)), None)
     if starts is None or not events:
@@ -172,15 +178,45 @@ def export(commands: Sequence[cmd.Command], events: Sequence[Event]) -> str:
     seed = bytes.fromhex(revealed.seed_hex) if revealed is not None else None
     table = _Table(moves[: starts + 1], order, seed)
     record = Record()
+    ends = [len(table.events)]
     for number, c in enumerate(moves[starts + 1 :], start=1):
         words = say(table.state, c)
         record.moves.append(Move(number, words, _drawn(table.play(c, number, 1))))
+        ends.append(len(table.events))
     if [encode(e) for e in table.events] != [encode(e) for e in events]:
         raise Unwritable(
             "its events differ from the ones its decisions give today: export the journal"
         )
     record.tags = _tags(events, table.state)
-    return write(record)
+    return record, ends
+
+
+def with_variation(
+    record: Record,
+    ends: Sequence[int],
+    version: int,
+    line: Sequence[tuple[GameState, cmd.Command, Sequence[Event]]],
+    comment: str,
+) -> Record:
+    """``record`` with ``line`` (each move's state before it, the move, its events) as a
+    variation of the decision that followed ``version`` (a version a decision ends at),
+    its first move carrying ``comment``. ``Unwritable`` when the game has no decision
+    after ``version`` yet (a variation replaces a decision that was made)."""
+    if version not in ends:
+        raise Unwritable(f"version {version} ends no decision of the game")
+    k = list(ends).index(version)
+    if k >= len(record.moves) or not line:
+        raise Unwritable(
+            "the fork goes on from the game's last decision so far: no decision of the game"
+            " there for it to stand beside"
+        )
+    variation = [
+        Move(k + 1 + i, say(before, c), _drawn(events))
+        for i, (before, c, events) in enumerate(line)
+    ]
+    variation[0].comment = comment
+    record.moves[k].variations.append(variation)
+    return record
 
 
 def load(text: str) -> Loaded:

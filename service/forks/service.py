@@ -33,9 +33,12 @@ from domain.events import Event
 from domain.forced import apply_forced
 from domain.judge import apply
 from domain.mcts import Appraisal, Budget, MctsBot, remaining
+from domain.notation import Unwritable, write
+from domain.notation.game import with_variation
 from domain.play import UNDER_WAY, deck_of
 from domain.serialization import decode_command, encode
 from domain.state import GameState, Phase
+from service.audit.notation import game_record
 from service.errors import BadRequest, Conflict, Forbidden, NotFound
 from service.forks.schema import FORKS_SCHEMA, TABLES
 from service.forks.table import ForkRow, ForkTable
@@ -245,6 +248,19 @@ class Forks:
 
     def mine(self, who: Account) -> list[ForkRow]:
         return self.table.mine(who.account_id, MOST_FORKS)
+
+    def notation(self, fork_id: str) -> str:
+        """The original's TGN with the fork's moves as a variation of the decision that
+        followed its anchor (docs/notation.md); 409 ``not_in_notation`` when there is
+        none to stand beside (a fork from a game's last decision so far), or no move."""
+        fork = self.get(fork_id)
+        record, ends = game_record(self.games.store, fork.row.game_id)
+        line = [(before, command, events) for command, before, events in fork.moves]
+        comment = f"fork {fork.row.fork_id}, {fork.row.moves_made} moves"
+        try:
+            return write(with_variation(record, ends, fork.row.version, line, comment))
+        except Unwritable as exc:
+            raise Conflict("not_in_notation", f"this fork cannot be written in TGN: {exc}") from exc
 
     def appraise(self, fork_id: str, playouts: int) -> tuple[Fork, list[Appraisal]]:
         """F7: the bot's appraisal of every legal command of the fork's position."""

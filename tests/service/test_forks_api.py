@@ -162,3 +162,33 @@ def test_f4_a_finished_games_fork_may_deal_the_true_order(client, app):
     _, final = games.load(game_id)
     real = deck_of(then, bytes.fromhex(final.seed_hex)).tile_at(len(then.drawn))
     assert first_draw(players[0], fork, random.Random(1)) == real
+
+
+def test_a_forks_moves_are_a_variation_of_the_games_notation(client):
+    from domain.notation import load
+
+    game_id, players = open_game(client, ["blue", "red"])
+    play_to_the_end(client, game_id, players, seed=6)
+    fork = players[1].post(f"/games/{game_id}/forks", {"version": 30}).json
+    fid = fork["fork_id"]
+    for _ in range(3):
+        view = client.get(f"/api/v1/forks/{fid}").json
+        assert (
+            players[1].post(f"/forks/{fid}/commands", view["legal"][-1]["command"]).status_code
+            == 200
+        )
+    r = client.get(f"/api/v1/forks/{fid}/notation")
+    assert r.status_code == 200 and r.mimetype == "text/plain"
+    loaded = load(r.get_data(as_text=True))  # the variation is played and checked too
+    varied = [m for m in loaded.record.moves if m.variations]
+    assert len(varied) == 1 and len(varied[0].variations[0]) == 3
+    assert varied[0].variations[0][0].comment.startswith(f"fork {fid}")
+    assert [m.words for m in varied[0].variations[0]] == [
+        m["words"] for m in client.get(f"/api/v1/forks/{fid}").json["moves"]
+    ]
+    # a fork from a game's last decision so far has no decision to stand beside
+    running, others = open_game(client, ["blue", "red"])
+    head = client.get(f"/api/v1/games/{running}").json["version"]
+    at_head = others[0].post(f"/games/{running}/forks", {"version": head}).json
+    r = client.get(f"/api/v1/forks/{at_head['fork_id']}/notation")
+    assert r.status_code == 409 and r.json["code"] == "not_in_notation"

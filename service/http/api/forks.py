@@ -3,7 +3,7 @@ open one from a game's version, look at it, play it, undo, branch, ask the bot."
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app
+from flask import Blueprint, Response, current_app
 from flask.typing import ResponseReturnValue
 
 from domain.legal import legal_commands
@@ -259,6 +259,25 @@ def analyse_fork(fork_id: str) -> ResponseReturnValue:
             "appraisals": said,
         }
     )
+
+
+@bp.get("/forks/<fork_id>/notation")
+@documented(
+    Operation(
+        "/forks/{fork_id}/notation",
+        "get",
+        "The original game in TGN with the fork's moves as a variation (docs/notation.md);"
+        " 409 not_in_notation when the game has no decision after the fork's anchor",
+        None,
+        content="text/plain",
+        errors=(404, 409),
+    )
+)
+def fork_notation(fork_id: str) -> ResponseReturnValue:
+    text = forks().notation(_fork_id(fork_id))
+    answer = Response(text, mimetype="text/plain")
+    answer.headers["Content-Disposition"] = f'inline; filename="{fork_id}.tgn"'
+    return answer
 
 
 def _appraised(state: GameState, a: Appraisal) -> dict[str, object]:

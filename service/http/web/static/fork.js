@@ -126,6 +126,7 @@ async function main() {
         el("h3", {}, _("Moves made")),
         el("ol", { id: "made" }),
         el("p", { class: "muted" }, _("Share this page's address: anyone may look, and branch it.")),
+        el("p", { class: "muted" }, el("a", { id: "fork-notation", href: `/api/v1/forks/${forkId}/notation` }, _("The game in TGN, this fork as a variation"))),
       ),
     ),
   );
