@@ -47,6 +47,12 @@ def test_axe_finds_nothing_serious_on_the_game_pages(browser, server, viewport):
     check(page, "the replay", "li.move.current")
     page.goto(f"{server}/games/{gid}/audit")
     check(page, "the audit", "#audit-board svg .tile")
+    head = call(server, "GET", f"/games/{gid}")["version"]
+    fork = call(
+        server, "POST", f"/games/{gid}/forks", tokens[player["account_id"]], {"version": head}
+    )
+    page.goto(f"{server}/forks/{fork['fork_id']}")
+    check(page, "an analysis fork, its owner", "#legal button[data-move]")
     page.goto(f"{server}/account")
     check(page, "the account", "#credentials")
     page.goto(f"{server}/")
@@ -56,6 +62,8 @@ def test_axe_finds_nothing_serious_on_the_game_pages(browser, server, viewport):
     watcher = new_page(browser, server, viewport=(size["width"], size["height"]))
     watcher.goto(f"{server}/games/{gid}")
     check(watcher, "the game, watched", "li.move")
+    watcher.goto(f"{server}/forks/{fork['fork_id']}")
+    check(watcher, "an analysis fork, watched", "#legal li")
     watcher.goto(f"{server}/")
     check(watcher, "the lobby, signed out", "#signup")
     watcher.goto(f"{server}/account")
