@@ -114,11 +114,17 @@ def results(todo: list[tuple[int, int, int, str, str, int]], workers: int) -> It
 
 
 def interval(scores: list[float]) -> tuple[float, float, float]:
-    """The mean score and its 95 % confidence interval (normal approximation)."""
+    """The mean score and its 95 % confidence interval: normal, from the scores' own
+    variance; Wilson's where they do not vary (every game won, or every one lost)."""
     mean = statistics.fmean(scores)
-    if len(scores) < 2:
-        return mean, 0.0, 1.0
-    half = 1.96 * statistics.stdev(scores) / math.sqrt(len(scores))
+    n = len(scores)
+    spread = statistics.stdev(scores) if n > 1 else 0.0
+    if spread == 0.0:
+        z = 1.96
+        centre = (mean + z * z / (2 * n)) / (1 + z * z / n)
+        half = z * math.sqrt(mean * (1 - mean) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+        return mean, max(0.0, centre - half), min(1.0, centre + half)
+    half = 1.96 * spread / math.sqrt(n)
     return mean, max(0.0, mean - half), min(1.0, mean + half)
 
 
@@ -129,6 +135,11 @@ def elo(score: float) -> float:
     if score >= 1.0:
         return math.inf
     return -400 * math.log10(1 / score - 1)
+
+
+def _signed(value: float) -> str:
+    """An Elo difference as said: +120, -35, 0, +inf."""
+    return "0" if round(value) == 0 else f"{value:+.0f}"
 
 
 def expected(elo_diff: float) -> float:
@@ -171,10 +182,12 @@ def summary(games: list[Game], label: str, players: int, elapsed: float) -> dict
         "playouts_per_s": round(playouts / thinking, 1) if playouts and thinking else 0,
         "seconds": round(elapsed, 1),
     }
+    said_elo = ""
     if players == 2:
         figures["elo"] = round(elo(mean), 1) if 0 < mean < 1 else str(elo(mean))
+        said_elo = f"  Elo {_signed(elo(mean))} ({_signed(elo(low))}..{_signed(elo(high))})"
     print(f"{label}: {len(games)} games, {players} players (fair share {1 / players:.0%})")
-    print(f"  score {mean:.1%}  95% CI {low:.1%}..{high:.1%}  wins {figures['wins']}")
+    print(f"  score {mean:.1%}  95% CI {low:.1%}..{high:.1%}  wins {figures['wins']}{said_elo}")
     print(
         f"  decision {figures['decision_ms_mean']} ms mean, {figures['decision_ms_max']} ms"
         f" slowest; {figures['playouts_per_s']} iterations/s; capped {figures['capped']};"
@@ -192,7 +205,7 @@ def match(args: argparse.Namespace) -> dict[str, object]:
     try:
         for i, game in enumerate(results(todo, args.workers), start=1):
             games.append(game)
-            if not args.quiet:
+            if not args.quiet and sys.stderr.isatty():
                 so_far = statistics.fmean(g.score for g in games)
                 print(f"\r  {i}/{len(todo)} games, score {so_far:.1%}", end="", file=sys.stderr)
     except KeyboardInterrupt:  # Ctrl-C: the figures of the games played so far
@@ -219,7 +232,7 @@ def ab_test(args: argparse.Namespace) -> dict[str, object]:
         if len(games) % 2:
             continue
         llr = sprt_llr([g.score for g in games], 0.0, args.elo1)
-        if not args.quiet:
+        if not args.quiet and sys.stderr.isatty():
             print(
                 f"\r  {len(games)} games, LLR {llr:+.2f} ({low:.2f}, {high:.2f})",
                 end="",

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from domain import commands as cmd
-from domain.deck import Deck, complete_order
+from domain.deck import ALGORITHM, FIXED, Deck, commitment, complete_order, draw_order
 from domain.errors import DomainError
 from domain.events import DeckRevealed, Event, GameCreated, PlayerJoined, TileDrawn
 from domain.notation.phrases import TILES, Unheard, hear, say
@@ -90,8 +90,9 @@ def result_of(state: GameState) -> str:
     return ", ".join(f"{s.player_id} {s.points}" for s in current_scores(state))
 
 
-def _setup(tags: dict[str, str]) -> tuple[list[cmd.Command], bytes | None]:
+def _setup(record: Record) -> tuple[list[cmd.Command], bytes | None]:
     """The commands the tags stand for (create, join each seat, start), and the seed."""
+    tags = record.tags
     try:
         game_id, options = tags["Game"], _read_options(tags["Options"])
         algorithm, commitment = tags["Deck"].split(" ")
@@ -109,10 +110,12 @@ def _setup(tags: dict[str, str]) -> tuple[list[cmd.Command], bytes | None]:
         setup.append(cmd.StartGame())
         seed = bytes.fromhex(tags["Seed"]) if "Seed" in tags else None
     except (KeyError, ValueError, DomainError) as exc:
+        missing = f"the tag {exc}" if isinstance(exc, KeyError) else str(exc)
         raise NotationError(
             1,
             1,
-            f"the tags Game, Options, Deck, and Seat, Colours and Entropy 1… are needed: {exc}",
+            "a record's tags are Game, Options, Deck, and SeatN, ColoursN, EntropyN for each"
+            f" seat: {missing} is missing or wrong",
         ) from exc
     return setup, seed
 
@@ -121,14 +124,18 @@ class _Table:
     """A game being played from its setup, the deck dealing the tiles given in order."""
 
     def __init__(
-        self, setup: Sequence[cmd.Command], order: Sequence[str], seed: bytes | None
+        self,
+        setup: Sequence[cmd.Command],
+        order: Sequence[str],
+        seed: bytes | None,
+        seed_line: int = 1,
     ) -> None:
         try:
             deck = Deck("tgn", complete_order(order))
         except ValueError as exc:
             raise NotationError(1, 1, f"the draws: {exc}") from exc
         self.decks: Callable[[GameState, bytes], Deck] = lambda _state, _seed: deck
-        self.seed = seed
+        self.seed, self.seed_line = seed, seed_line
         self.state = GameState()
         self.events: list[Event] = []
         for command in setup:
@@ -141,6 +148,10 @@ class _Table:
             if self.seed is None and getattr(exc, "code", "") == "seed_mismatch":
                 raise NotationError(
                     line, column, "the game ends here: the [Seed] tag must give its seed"
+                ) from exc
+            if getattr(exc, "code", "") == "seed_mismatch":
+                raise NotationError(
+                    self.seed_line, 1, f"the game ends at line {line}: {exc}"
                 ) from exc
             raise NotationError(line, column, f"the rules refuse it: {exc}") from exc
         if self.seed is None and any(isinstance(e, DeckRevealed) for e in events):
@@ -223,18 +234,40 @@ def load(text: str) -> Loaded:
     """Play a TGN text: its events (``NotationError`` names the line and column of
     anything the text or the rules refuse)."""
     record = parse(text)
-    setup, seed = _setup(record.tags)
-    order = _order(record.moves, ())
-    table = _Table(setup, order, seed)
+    setup, seed = _setup(record)
+    # with the seed, the draws are what the seed deals: a wrong one is named on its line
+    order = _dealt(setup, seed, record) or _order(record.moves, ())
+    table = _Table(setup, order, seed, record.line_of("Seed"))
     _play_line(table, record.moves, setup, seed, ())
     if "Result" in record.tags and record.tags["Result"] != result_of(table.state):
         raise NotationError(
-            1,
+            record.line_of("Result"),
             1,
             f"the Result tag says {record.tags['Result']!r};"
             f" the game gives {result_of(table.state)!r}",
         )
     return Loaded(record, tuple(table.events), table.state)
+
+
+def _dealt(setup: Sequence[cmd.Command], seed: bytes | None, record: Record) -> tuple[str, ...]:
+    """The whole order the seed deals (R2), or () without a seed or for another deck."""
+    if seed is None:
+        return ()
+    create = setup[0]
+    assert isinstance(create, cmd.CreateGame)
+    if commitment(seed) != create.deck_commitment:
+        raise NotationError(
+            record.line_of("Seed"), 1, "sha256 of the seed is not the Deck tag's commitment (R2)"
+        )
+    entropies = [c.entropy for c in setup if isinstance(c, cmd.JoinGame)]
+    try:
+        if create.deck_algorithm == ALGORITHM:
+            return draw_order(seed, create.game_id, entropies)
+        if create.deck_algorithm == FIXED:
+            return tuple(json.loads(seed))
+    except ValueError as exc:
+        raise NotationError(record.line_of("Seed"), 1, f"the seed deals no order: {exc}") from exc
+    return ()
 
 
 def _order(moves: Sequence[Move], before: tuple[str, ...]) -> tuple[str, ...]:

@@ -22,6 +22,7 @@ from domain.tiles import PILE, TONGA, display_name, island
 
 NAMES = {display_name(t): t for t in (TONGA, *ISLAND_IDS)}
 TILES = {display_name(t): t for t in PILE}
+_FOLDED = {name.casefold(): tile for name, tile in NAMES.items()}
 REASONS = ("timeout", "absent", "resigned")
 
 
@@ -120,19 +121,19 @@ def hear(state: GameState, text: str) -> cmd.Command:
         raise Unheard("a decision starts with a colour (Blue, Red, …)", 0)
     colour, reason = head[1].lower(), head[2]
     rest, at = text[head.end() :], head.end()
+    if state.active_colour != colour:
+        raise Unheard(f"{head[1]} has no decision here ({state.active_colour} has)", 0)
     if reason is not None:
         if rest == "plays nothing":
             return cmd.ActForSeat(colour, reason, "")
         move = hear_move(state, rest, at)
         played = json.dumps(encode(move), sort_keys=True, separators=(",", ":"))
         return cmd.ActForSeat(colour, reason, played)
-    if state.active_colour != colour:
-        raise Unheard(f"{head[1]} has no decision here ({state.active_colour} has)", 0)
     return hear_move(state, rest, at)
 
 
 def _island(word: str, at: int) -> str:
-    found = NAMES.get(word)
+    found = _FOLDED.get(word.casefold())
     if found is None:
         raise Unheard(f"no island is called {word!r}", at)
     return found
@@ -156,7 +157,7 @@ def _beaches(state: GameState, island_id: str, words: str, at: int) -> tuple[int
     return tuple(out)
 
 
-_ISLE = r"([A-Z][a-z]+(?: [A-Z][a-z]+)?)"
+_ISLE = r"([A-Za-z]+(?: [A-Za-z]+)?)"
 _DIRS = r"((?:[NS][EW]?|[NS])(?:, (?:[NS][EW]?))*)"
 
 

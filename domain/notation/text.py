@@ -44,6 +44,11 @@ class Record:
     tags: dict[str, str] = field(default_factory=dict)
     moves: list[Move] = field(default_factory=list)
     comment: str = ""
+    tag_lines: dict[str, int] = field(default_factory=dict)  # where each tag was read
+
+    def line_of(self, tag: str) -> int:
+        """The line a tag was read on (1 for a record written here)."""
+        return self.tag_lines.get(tag, 1)
 
 
 def _quoted(value: str) -> str:
@@ -126,6 +131,9 @@ def parse(text: str) -> Record:
     """A TGN text as a record (``NotationError`` names the line and column)."""
     if len(text) > MAX_TEXT:
         raise NotationError(1, 1, f"a record is at most {MAX_TEXT:,} characters")
+    text = text.removeprefix("\ufeff")  # a byte-order mark, as some editors save
+    if not text.strip():
+        raise NotationError(1, 1, "the record is empty: TGN starts with its tags")
     record = Record()
     stack: list[list[Move]] = [record.moves]
     in_tags = True
@@ -159,6 +167,7 @@ def _tag(record: Record, text: str, number: int, col: int) -> None:
     if m[1] in record.tags:
         raise NotationError(number, col + 1, f"the tag {m[1]} is given twice")
     record.tags[m[1]] = re.sub(r"\\(.)", r"\1", m[2])
+    record.tag_lines[m[1]] = number
 
 
 def _body(text: str, stack: list[list[Move]], number: int, col: int) -> None:

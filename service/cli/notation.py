@@ -37,14 +37,14 @@ def export_notation(game_id: str, output: IO[str]) -> None:
 
 
 @notation.command(name="import")
-@click.argument("source", type=click.File("r", encoding="utf-8"))
+@click.argument("source", type=click.File("rb"))
 @click.option(
     "--events",
     "events_out",
     type=click.File("w", encoding="utf-8"),
     help="Write the events as NDJSON here.",
 )
-def import_notation(source: IO[str], events_out: IO[str] | None) -> None:
+def import_notation(source: IO[bytes], events_out: IO[str] | None) -> None:
     """Play a TGN file through the rules: its events, checked line by line (a mistake
     names its line and column). It does not add the game to a store: a game comes in
     with its whole journal (``tongiaki import``)."""
@@ -52,7 +52,17 @@ def import_notation(source: IO[str], events_out: IO[str] | None) -> None:
     from domain.notation.game import result_of
     from domain.serialization import encode
 
-    text = source.read(2_000_001)
+    raw = source.read(8_000_001)  # at most 2,000,000 characters of UTF-8
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        before = raw[: exc.start]
+        line = before.count(b"\n") + 1
+        column = len(before[before.rfind(b"\n") + 1 :].decode("utf-8", "replace")) + 1
+        raise click.ClickException(
+            f"{source.name}: line {line}, column {column}: TGN is UTF-8 text, and this byte"
+            f" ({raw[exc.start]:#04x}) is not UTF-8"
+        ) from exc
     try:
         loaded = load(text)
     except NotationError as exc:

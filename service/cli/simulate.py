@@ -79,9 +79,9 @@ def simulate(
                 )
             except GameDidNotEnd as exc:
                 raise click.ClickException(
-                    f"{exc}: the bots keep playing the same moves (greedy bots can send"
-                    " fleets that royal islands turn back for ever, R15); try --bots random"
-                    " or other seeds"
+                    f"{exc}: the bots keep playing the same moves (one-ply bots and small"
+                    " searches can send fleets that royal islands turn back for ever, R15);"
+                    " try --bots random, a larger search (--bots mcts) or other seeds"
                 ) from exc
     elapsed = time.perf_counter() - started
     turns = [g.state.turn for g in results]

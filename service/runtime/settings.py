@@ -281,14 +281,18 @@ def _public_url(raw: str) -> str:
 
 
 def _seat_bot(raw: str) -> str:
-    """``TONGIAKI_SEAT_BOT``: the bot that plays for a seat (docs/clocks.md): greedy (the
-    default), random, or the search at a level or ``mcts:N`` (at most ``SEAT_PLAYOUTS``
-    iterations, and a second, a decision: it plays inside a web or worker process)."""
-    name = raw.strip() or "greedy"
+    """``TONGIAKI_SEAT_BOT`` (docs/clocks.md): greedy (the default), random, or the search
+    at a level or ``mcts:N`` (at most ``SEAT_PLAYOUTS`` iterations and a second a move)."""
+    if raw != raw.strip():
+        raise ConfigError(f"TONGIAKI_SEAT_BOT: {raw!r} has spaces around it")
+    name = raw or "greedy"
     try:
         playouts = budget_of(name)
     except ValueError as exc:
-        raise ConfigError(f"TONGIAKI_SEAT_BOT: {exc}") from exc
+        raise ConfigError(
+            f"TONGIAKI_SEAT_BOT: {name[:40]!r} is not greedy, random, mcts-easy, mcts,"
+            f" mcts-strong or mcts:N (N at most {SEAT_PLAYOUTS:,})"
+        ) from exc
     if playouts is not None and playouts > SEAT_PLAYOUTS:
         raise ConfigError(
             f"TONGIAKI_SEAT_BOT: {name} searches {playouts:,} iterations a decision; a seat's"

@@ -62,8 +62,15 @@ def test_the_wrong_colour_the_wrong_number_and_the_wrong_draws(text):
     assert error.line == line_of(text, "10. ")
     assert "the line says nothing" in error.reason
     n = line_of(text, "10. ")
+    # the seed says what each line draws: a wrong tile is named on its own line
+    error = refused(text.replace("— draws Hawaii", "— draws Samoa", 1))
+    assert error.line == n and "it draws Hawaii; the line says Samoa" in error.reason
     error = refused(text.replace("— draws Hawaii", "— draws Hawaii, Hawaii", 1))
-    assert error.line == n and "Hawaii was drawn already" in error.reason
+    assert error.line == n and "the line says Hawaii, Hawaii" in error.reason
+    # without a seed (a game under way), a tile listed twice is named where it repeats
+    unseeded = "\n".join(line for line in text.splitlines() if not line.startswith("[Seed "))
+    error = refused(unseeded.replace("— draws Hawaii", "— draws Hawaii, Hawaii", 1))
+    assert error.line == line_of(unseeded, "10. ") and "Hawaii was drawn already" in error.reason
 
 
 @pytest.mark.parametrize(
@@ -89,6 +96,22 @@ def test_the_wrong_colour_the_wrong_number_and_the_wrong_draws(text):
 def test_malformed_text_is_refused_by_line(text, change, said):
     error = refused(change(text))
     assert said in error.reason and error.line >= 1 and error.column >= 1, error
+
+
+def test_the_tags_the_seed_and_the_result_are_named_on_their_own_lines(text):
+    result_line = line_of(text, "[Result ")
+    error = refused(text.replace('[Result "', '[Result "nobody 0, ', 1))
+    assert error.line == result_line
+    seed_line = line_of(text, "[Seed ")
+    seed = text.splitlines()[seed_line - 1]
+    error = refused(text.replace(seed, seed[:7] + "00" + seed[9:], 1))
+    assert error.line == seed_line and "commitment" in error.reason, error
+    assert refused("").reason.startswith("the record is empty")
+    error = refused('[Game "g"]\n')
+    assert "is missing or wrong" in error.reason
+    assert load("\ufeff" + text).state.phase.value == "ended"  # a byte-order mark
+    lowered = text.replace("expands on Tonga: S, NW", "expands on tonga: S, NW", 1)
+    assert load(lowered).state.phase.value == "ended"
 
 
 def test_a_game_that_ends_needs_its_seed(text):

@@ -21,8 +21,14 @@ def test_a_finished_game_is_its_notation(client):
     assert r.headers["Content-Disposition"] == f'inline; filename="{game_id}.tgn"'
     text = r.get_data(as_text=True)
     assert f'[Game "{game_id}"]' in text and "[Seed " in text and "[Result " in text
+    assert '[Name1 "player-blue"]' in text  # the players' names, beside their ids
     loaded = load(text)
     assert [encode(e) for e in loaded.events] == events_of(client, game_id)
+    # the head it was written from is its ETag: asked again with it, nothing moved
+    tag = r.headers["ETag"]
+    again = client.get(f"/api/v1/games/{game_id}/notation", headers={"If-None-Match": tag})
+    assert again.status_code == 304 and again.headers["ETag"] == tag
+    assert client.get(f"/api/v1/games/{game_id}/notation").get_data(as_text=True) == text
 
 
 def test_a_game_under_way_is_written_as_it_stands_without_its_seed(client):
@@ -30,7 +36,16 @@ def test_a_game_under_way_is_written_as_it_stands_without_its_seed(client):
     legal = client.get(f"/api/v1/games/{game_id}/legal").json
     mover = next(p for p in players if p.id == legal["player_id"])
     assert mover.post(f"/games/{game_id}/commands", legal["commands"][0]).status_code == 200
-    text = client.get(f"/api/v1/games/{game_id}/notation").get_data(as_text=True)
+    first = client.get(f"/api/v1/games/{game_id}/notation")
+    legal = client.get(f"/api/v1/games/{game_id}/legal").json
+    mover = next(p for p in players if p.id == legal["player_id"])
+    assert mover.post(f"/games/{game_id}/commands", legal["commands"][0]).status_code == 200
+    moved = client.get(
+        f"/api/v1/games/{game_id}/notation", headers={"If-None-Match": first.headers["ETag"]}
+    )
+    assert moved.status_code == 200 and moved.headers["ETag"] != first.headers["ETag"]
+    text = moved.get_data(as_text=True)
+    assert len(text.splitlines()) > len(first.get_data(as_text=True).splitlines())
     assert "[Seed " not in text and text.rstrip().endswith(": " + text.rstrip().split(": ")[-1])
     assert [encode(e) for e in load(text).events] == events_of(client, game_id)
 

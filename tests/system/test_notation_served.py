@@ -79,6 +79,10 @@ def check_notation(http: Http, env: dict[str, str], gid: str, tmp: Path) -> None
     refused = cli(env, "import", str(tmp / "broken.tgn"))
     assert refused.returncode == 1 and "Traceback" not in refused.stderr
     assert "line " in refused.stderr and ", column " in refused.stderr, refused.stderr
+    (tmp / "latin1.tgn").write_bytes(text.encode("utf-8").replace(b"\n9. ", b"\n9. caf\xe9 ", 1))
+    refused = cli(env, "import", str(tmp / "latin1.tgn"))
+    assert refused.returncode == 1 and "is not UTF-8" in refused.stderr, refused.stderr
+    assert "Traceback" not in refused.stderr and ", column " in refused.stderr
     missing = cli(env, "export", "g-nothing-here")
     assert missing.returncode == 1 and "there is no game" in missing.stderr
 

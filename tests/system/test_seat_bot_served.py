@@ -88,7 +88,11 @@ def test_the_search_plays_a_resigned_seat_from_the_worker(tmp_path, pg_schema, r
 
 
 def test_a_seat_bot_nobody_knows_stops_the_service_at_its_start(tmp_path):
-    for value, said in (("deep-blue", "no bot named"), ("mcts:5000", "at most 2,000")):
+    for value, said in (
+        ("deep-blue", "is not greedy, random"),
+        ("mcts:5000", "at most 2,000"),
+        (" mcts", "spaces around it"),
+    ):
         env = base_env(TONGIAKI_DATA_DIR=str(tmp_path), TONGIAKI_SEAT_BOT=value)
         done = subprocess.run(
             [sys.executable, "-m", "service.cli", "serve"],

@@ -3,7 +3,7 @@ its events: the decisions and the tiles they drew, and the seed once revealed.""
 
 from __future__ import annotations
 
-from flask import Blueprint, Response
+from flask import Blueprint, Response, request
 from flask.typing import ResponseReturnValue
 
 from service.audit.notation import notation_of
@@ -23,10 +23,18 @@ bp = Blueprint("notation", __name__)
         None,
         content="text/plain",
         errors=(404, 409),
+        headers=("ETag",),
+        more={304: "If-None-Match names the game's head: it has not moved"},
     )
 )
 def notation(game_id: str) -> ResponseReturnValue:
-    text = notation_of(game_service().store, game_id)
-    answer = Response(text, mimetype="text/plain")
+    store = game_service().store
+    head = store.head(game_id)
+    tag = f'"{head.version}-{head.hash[:32]}"' if head is not None else None
+    if tag is not None and request.headers.get("If-None-Match") == tag:
+        return Response(status=304, headers={"ETag": tag})  # the game has not moved since
+    answer = Response(notation_of(store, game_id), mimetype="text/plain")
     answer.headers["Content-Disposition"] = f'inline; filename="{game_id}.tgn"'
+    if tag is not None:
+        answer.headers["ETag"] = tag  # the head it was written from: a move changes it
     return answer
