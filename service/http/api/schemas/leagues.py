@@ -40,7 +40,13 @@ class LeagueCreate(Strict):
         metadata={"description": "L1: the games' options, as POST /games takes them"},
     )
     players = fields.List(
-        fields.String(validate=validate.Length(1, 64)),
+        fields.String(
+            validate=[
+                validate.Length(1, 64),
+                # no NUL: PostgreSQL stores no such text (a name never has one)
+                validate.Regexp(r"^[^\x00]*$", error="an account id or a name has no NUL"),
+            ]
+        ),
         load_default=list,
         validate=validate.Length(0, 200),  # bounded; past 29 the rules say why (L2)
         metadata={
