@@ -17,6 +17,7 @@ from service.http.api.chat import bp as chat_bp
 from service.http.api.credentials import bp as credentials_bp
 from service.http.api.disputes import DisputeIdConverter
 from service.http.api.disputes import bp as disputes_bp
+from service.http.api.forks import ForkIdConverter
 from service.http.api.forks import bp as forks_bp
 from service.http.api.games import bp as games_bp
 from service.http.api.invitations import bp as invitations_bp
@@ -106,6 +107,7 @@ def web_app(services: Services) -> Flask:
     app.url_map.merge_slashes = False
     app.url_map.converters["game"] = GameIdConverter
     app.url_map.converters["dispute"] = DisputeIdConverter
+    app.url_map.converters["fork"] = ForkIdConverter
     app.url_map.converters["version"] = VersionConverter
     app.extensions["tongiaki.services"] = services
     app.extensions["tongiaki.settings"] = settings

@@ -17,7 +17,7 @@ import re
 from domain import commands as cmd
 from domain.hexgrid import DIRECTION_NAMES, world_direction
 from domain.serialization import decode_command, encode
-from domain.state import COLOURS, ISLAND_IDS, GameState
+from domain.state import COLOURS, ISLAND_IDS, GameState, IslandState
 from domain.tiles import PILE, TONGA, display_name, island
 
 NAMES = {display_name(t): t for t in (TONGA, *ISLAND_IDS)}
@@ -139,10 +139,16 @@ def _island(word: str, at: int) -> str:
     return found
 
 
-def _beach(state: GameState, island_id: str, word: str, at: int) -> int:
+def _on_table(state: GameState, island_id: str, at: int) -> IslandState:
+    """The island a phrase names, which must have been placed already."""
     isl = state.islands.get(island_id)
     if isl is None:
         raise Unheard(f"{display_name(island_id)} is not on the table", at)
+    return isl
+
+
+def _beach(state: GameState, island_id: str, word: str, at: int) -> int:
+    isl = _on_table(state, island_id, at)
     for i, beach in enumerate(island(isl.tile).beaches):
         if word in (DIRECTION_NAMES[world_direction(j, isl.rotation)] for j in beach.jetties):
             return i
@@ -200,9 +206,7 @@ def hear_move(state: GameState, text: str, at: int = 0) -> cmd.Command:
 
 
 def _emigrate(state: GameState, island_id: str, word: str, at: int) -> cmd.Emigrate:
-    isl = state.islands.get(island_id)
-    if isl is None:
-        raise Unheard(f"{display_name(island_id)} is not on the table", at)
+    isl = _on_table(state, island_id, at)
     for i, beach in enumerate(island(isl.tile).beaches):
         for jetty in beach.jetties:
             if DIRECTION_NAMES[world_direction(jetty, isl.rotation)] == word:
@@ -211,9 +215,7 @@ def _emigrate(state: GameState, island_id: str, word: str, at: int) -> cmd.Emigr
 
 
 def _land(state: GameState, island_id: str, words: str, at: int) -> cmd.Land:
-    isl = state.islands.get(island_id)
-    if isl is None:
-        raise Unheard(f"{display_name(island_id)} is not on the table", at)
+    isl = _on_table(state, island_id, at)
     beaches: list[tuple[str, ...]] = [() for _ in isl.beaches]
     if words != "none":
         col = at

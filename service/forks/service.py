@@ -19,10 +19,11 @@
 
 from __future__ import annotations
 
+import json
 import random
 import secrets
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
 
@@ -101,6 +102,10 @@ class Forks:
             self._hash_at(game_id, version), "", int(deck == TRUE),
             _json(list(order)), "[]", 0, stamp(now), stamp(now),
         )  # fmt: skip
+        return self._keep(row, base)
+
+    def _keep(self, row: ForkRow, base: GameState) -> Fork:
+        """F6: a new fork kept within its account's bound, played out from ``base``."""
         if not self.table.create(row, MOST_FORKS):
             raise Conflict(
                 "too_many_forks",
@@ -214,7 +219,8 @@ class Forks:
         now = stamp(self.games.clock())
         if not self.table.replace_moves(fork.row.fork_id, fork.row.moves_made, moves, now):
             raise Conflict("stale_fork", "the fork changed meanwhile: look at it again", rule="F3")
-        return self.get(fork.row.fork_id)
+        row = replace(fork.row, moves=_json(moves), moves_made=len(moves), touched_at=now)
+        return self.played(row, fork.base)  # what was written, from the base already loaded
 
     def branch(self, who: Account, fork_id: str, at: int | None) -> Fork:
         """F3: a new fork of ``who``'s, with this one's anchor, deck and first ``at`` moves
@@ -234,13 +240,7 @@ class Forks:
             fork.row.anchor_hash, fork.row.fork_id, fork.row.revealed, fork.row.deck,
             _json(moves), len(moves), now, now,
         )  # fmt: skip
-        if not self.table.create(row, MOST_FORKS):
-            raise Conflict(
-                "too_many_forks",
-                f"an account keeps at most {MOST_FORKS} forks: delete one first",
-                rule="F6",
-            )
-        return self.played(row, fork.base)
+        return self._keep(row, fork.base)
 
     def delete(self, who: Account, fork_id: str) -> None:
         self._own(who, fork_id)
@@ -277,6 +277,4 @@ class Forks:
 
 
 def _json(value: Any) -> str:
-    import json
-
     return json.dumps(value, separators=(",", ":"))

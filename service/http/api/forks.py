@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, current_app
 from flask.typing import ResponseReturnValue
+from werkzeug.routing import BaseConverter
 
 from domain.legal import legal_commands
 from domain.mcts import Appraisal, evaluations
@@ -30,6 +31,13 @@ from service.http.api.schemas.games import CommandEnvelope
 
 bp = Blueprint("forks", __name__)
 FORK_ID = r"f[0-9a-f]{20}"
+
+
+class ForkIdConverter(BaseConverter):
+    """``<fork:fork_id>``: a fork id's shape, ``f`` and 20 hexadecimal digits (F6); others
+    are 404 before any query."""
+
+    regex = FORK_ID
 
 
 def forks() -> Forks:
@@ -113,7 +121,7 @@ def open_fork(game_id: str) -> ResponseReturnValue:
     return reply(fork_view(forks().open(who, game_id, data["version"], data["deck"])), 201)
 
 
-@bp.get("/forks/<fork_id>")
+@bp.get("/forks/<fork:fork_id>")
 @documented(
     Operation(
         "/forks/{fork_id}",
@@ -124,10 +132,10 @@ def open_fork(game_id: str) -> ResponseReturnValue:
     )
 )
 def show_fork(fork_id: str) -> ResponseReturnValue:
-    return reply(fork_view(forks().get(_fork_id(fork_id))))
+    return reply(fork_view(forks().get(fork_id)))
 
 
-@bp.post("/forks/<fork_id>/commands")
+@bp.post("/forks/<fork:fork_id>/commands")
 @documented(
     Operation(
         "/forks/{fork_id}/commands",
@@ -144,10 +152,10 @@ def play_fork(fork_id: str) -> ResponseReturnValue:
     limit("commands", who.account_id)
     envelope = body(CommandEnvelope)
     seen = envelope.pop("expected_version", None)
-    return reply(fork_view(forks().play(who, _fork_id(fork_id), envelope, seen)))
+    return reply(fork_view(forks().play(who, fork_id, envelope, seen)))
 
 
-@bp.post("/forks/<fork_id>/undo")
+@bp.post("/forks/<fork:fork_id>/undo")
 @documented(
     Operation(
         "/forks/{fork_id}/undo",
@@ -162,10 +170,10 @@ def play_fork(fork_id: str) -> ResponseReturnValue:
 def undo_fork(fork_id: str) -> ResponseReturnValue:
     who = account()
     limit("commands", who.account_id)
-    return reply(fork_view(forks().undo(who, _fork_id(fork_id), body(ForkUndo)["steps"])))
+    return reply(fork_view(forks().undo(who, fork_id, body(ForkUndo)["steps"])))
 
 
-@bp.post("/forks/<fork_id>/branch")
+@bp.post("/forks/<fork:fork_id>/branch")
 @documented(
     Operation(
         "/forks/{fork_id}/branch",
@@ -181,17 +189,17 @@ def undo_fork(fork_id: str) -> ResponseReturnValue:
 def branch_fork(fork_id: str) -> ResponseReturnValue:
     who = account()
     limit("commands", who.account_id)
-    return reply(fork_view(forks().branch(who, _fork_id(fork_id), body(ForkBranch)["at"])), 201)
+    return reply(fork_view(forks().branch(who, fork_id, body(ForkBranch)["at"])), 201)
 
 
-@bp.delete("/forks/<fork_id>")
+@bp.delete("/forks/<fork:fork_id>")
 @documented(
     Operation(
         "/forks/{fork_id}", "delete", "Delete my fork", None, 204, auth=True, errors=(401, 403, 404)
     )
 )
 def delete_fork(fork_id: str) -> ResponseReturnValue:
-    forks().delete(account(), _fork_id(fork_id))
+    forks().delete(account(), fork_id)
     return "", 204
 
 
@@ -230,7 +238,7 @@ PLAYOUTS = query(
 )
 
 
-@bp.get("/forks/<fork_id>/analysis")
+@bp.get("/forks/<fork:fork_id>/analysis")
 @documented(
     Operation(
         "/forks/{fork_id}/analysis",
@@ -246,7 +254,7 @@ def analyse_fork(fork_id: str) -> ResponseReturnValue:
 
     limit("commands", client_address())
     playouts = int_arg("playouts", 400, 1, 2000) or 400
-    fork, appraisals = forks().appraise(_fork_id(fork_id), playouts)
+    fork, appraisals = forks().appraise(fork_id, playouts)
     best = evaluations(appraisals)
     said = [_appraised(fork.state, a) for a in best]
     return reply(
@@ -261,7 +269,7 @@ def analyse_fork(fork_id: str) -> ResponseReturnValue:
     )
 
 
-@bp.get("/forks/<fork_id>/notation")
+@bp.get("/forks/<fork:fork_id>/notation")
 @documented(
     Operation(
         "/forks/{fork_id}/notation",
@@ -274,7 +282,7 @@ def analyse_fork(fork_id: str) -> ResponseReturnValue:
     )
 )
 def fork_notation(fork_id: str) -> ResponseReturnValue:
-    text = forks().notation(_fork_id(fork_id))
+    text = forks().notation(fork_id)
     answer = Response(text, mimetype="text/plain")
     answer.headers["Content-Disposition"] = f'inline; filename="{fork_id}.tgn"'
     return answer
@@ -287,13 +295,3 @@ def _appraised(state: GameState, a: Appraisal) -> dict[str, object]:
         "visits": a.visits,
         "value": round(a.value, 4),
     }
-
-
-def _fork_id(text: str) -> str:
-    import re
-
-    from service.errors import NotFound
-
-    if not re.fullmatch(FORK_ID, text):
-        raise NotFound("unknown_fork", "a fork's id is f and 20 hexadecimal digits", rule="F6")
-    return text

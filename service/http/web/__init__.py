@@ -115,7 +115,7 @@ def league(league_id: str) -> ResponseReturnValue:
     return page("leagues", N_("Tongiaki — league"))
 
 
-@bp.get("/forks/<fork_id>")
+@bp.get("/forks/<fork:fork_id>")
 def fork(fork_id: str) -> ResponseReturnValue:
     """An analysis fork (docs/forks.md): the script asks the API for it by its id."""
     return page("fork", N_("Tongiaki — analysis"))
