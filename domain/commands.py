@@ -20,8 +20,11 @@ _OMITTED = MappingProxyType({"omitted_at_default": True})
 
 # time controls (docs/clocks.md, C1): none; a deadline per decision; a Fischer clock per seat
 TIME_CONTROLS = ("none", "move", "fischer")
-# why the service's bot plays a seat's decision (C3, C5, C6)
-BOT_REASONS = ("timeout", "absent", "resigned")
+# why the service's bot plays a seat's decision (C3, C5, C6; a bot's own seat, B2)
+BOT_REASONS = ("timeout", "absent", "resigned", "bot")
+# the bots a table may seat, weakest first (docs/bots.md, B1): a one-ply bot and the
+# search's levels by budget (``domain.bots``)
+SEAT_BOTS = ("greedy", "mcts-easy", "mcts", "mcts-strong")
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,11 +63,14 @@ class CreateGame:
 
 @dataclass(frozen=True, slots=True)
 class JoinGame:
-    """Take a seat with one colour (two in the ``two_colours_each`` variant, R5)."""
+    """Take a seat with one colour (two in the ``two_colours_each`` variant, R5); or,
+    with ``bot`` (one of ``SEAT_BOTS``) and no ``player_id``, seat that bot (B1): a
+    seated player sends it, and the seat's player is ``bot-N``."""
 
     player_id: str
     colours: tuple[str, ...]
     entropy: str = ""
+    bot: str = field(default="", metadata=_OMITTED)
 
 
 @dataclass(frozen=True, slots=True)

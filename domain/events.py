@@ -57,13 +57,15 @@ class GameCreated:
 
 @dataclass(frozen=True, slots=True)
 class PlayerJoined:
-    """A player took seat ``seat`` (1-based) with these colours."""
+    """A player took seat ``seat`` (1-based) with these colours; with ``bot``, that bot
+    took it (docs/bots.md, B1), as player ``bot-N``."""
 
     player_id: str
     seat: int
     colours: tuple[str, ...]
     entropy: str
     rule: str = "R1"
+    bot: str = field(default="", metadata=OMITTED_AT_DEFAULT)
 
 
 @dataclass(frozen=True, slots=True)

@@ -75,7 +75,7 @@ def _created(s: GameState, e: ev.GameCreated) -> Changes:
 
 
 def _joined(s: GameState, e: ev.PlayerJoined) -> Changes:
-    player = Player(e.player_id, e.seat, e.colours, e.entropy)
+    player = Player(e.player_id, e.seat, e.colours, e.entropy, e.bot)
     return Changes(
         players=(*s.players, player),
         supply={**s.supply, **dict.fromkeys(e.colours, BOATS_PER_COLOUR)},

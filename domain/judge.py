@@ -182,6 +182,10 @@ def _act_for_seat(ctx: Context, c: cmd.ActForSeat) -> None:
         if standing != "resigned":
             raise RuleViolation("seat_not_resigned", "C6", f"seat {seat} has not resigned")
         ctx.emit(SeatPlayedByBot(c.colour, seat, "resigned", "C6"))
+    elif c.reason == "bot":
+        if standing != "bot":
+            raise RuleViolation("not_a_bot_seat", "B2", f"seat {seat} is a player's, not a bot's")
+        ctx.emit(SeatPlayedByBot(c.colour, seat, "bot", "B2"))
     else:
         raise RuleViolation("bot_reason", "C3", f"the bot plays for: {', '.join(cmd.BOT_REASONS)}")
     try:
@@ -248,6 +252,9 @@ def abandon_if_nobody_plays(ctx: Context) -> bool:
     return True
 
 
+_BOT_STANDINGS = {"resigned": ("C6", "a resignation is final"), "bot": ("B2", "it is its own")}
+
+
 def own_move(state: GameState, command: cmd.Command) -> list[Event]:
     """What a player's own move means for their seat (C4, C5, C6): refused while the
     bot has the seat; it ends the seat's streak of timeouts (the event returned).
@@ -259,12 +266,8 @@ def own_move(state: GameState, command: cmd.Command) -> list[Event]:
     player = s.owner(s.pending.colour)
     standing = s.bot_reason(player.seat)
     if standing is not None:
-        raise RuleViolation(
-            "seat_played_by_bot",
-            "C6" if standing == "resigned" else "C5",
-            "the bot plays this seat: "
-            + ("a resignation is final" if standing == "resigned" else "reclaim it first"),
-        )
+        rule, why = _BOT_STANDINGS.get(standing, ("C5", "reclaim it first"))
+        raise RuleViolation("seat_played_by_bot", rule, f"the bot plays this seat: {why}")
     if s.timeouts.get(player.seat):
         return [TimeoutStreakEnded(player.seat, player.player_id)]
     return []

@@ -178,7 +178,8 @@ def _players(data: list[Any]) -> tuple[Player, ...]:
         if isinstance(p, str):
             players.append(Player(f"p{seat}", seat, (p,), ""))
         else:
-            players.append(Player(p["player_id"], p["seat"], tuple(p["colours"]), p["entropy"]))
+            colours, bot = tuple(p["colours"]), p.get("bot", "")
+            players.append(Player(p["player_id"], p["seat"], colours, p["entropy"], bot))
     return tuple(players)
 
 

@@ -6,6 +6,7 @@ import re
 from functools import cache
 
 from domain.commands import (
+    SEAT_BOTS,
     TIME_CONTROLS,
     CreateGame,
     GameOptions,
@@ -116,9 +117,10 @@ def join(ctx: Context, c: JoinGame) -> None:
             if s.phase is not Phase.NEW
             else RuleViolation("no_such_game", "R2", "the game was not created")
         )
-    if not c.player_id:
+    player_id = _bot_seat(s, c) if c.bot else c.player_id
+    if not player_id:
         raise RuleViolation("bad_player", "R1", "a player needs an id")
-    if any(p.player_id == c.player_id for p in s.players):
+    if any(p.player_id == player_id for p in s.players):
         raise RuleViolation("already_seated", "R1", "you already have a seat at this table")
     if len(s.players) >= s.options.max_players:
         raise RuleViolation("table_full", "R1", f"all {s.options.max_players} seats are taken")
@@ -135,7 +137,24 @@ def join(ctx: Context, c: JoinGame) -> None:
         taken.add(colour)
     if len(c.entropy) > MAX_ENTROPY:
         raise RuleViolation("entropy_too_long", "R2", f"entropy is at most {MAX_ENTROPY} chars")
-    ctx.emit(PlayerJoined(c.player_id, len(s.players) + 1, c.colours, c.entropy))
+    seat = len(s.players) + 1
+    if c.bot:
+        ctx.emit(PlayerJoined(player_id, seat, c.colours, "", "B1", c.bot))
+    else:
+        ctx.emit(PlayerJoined(player_id, seat, c.colours, c.entropy))
+
+
+def _bot_seat(s: GameState, c: JoinGame) -> str:
+    """B1: the next seat's player, ``bot-N``, when a bot of ``SEAT_BOTS`` may take it: an
+    unrated table (G1: ratings are of people), no player id given, no entropy (a bot
+    adds none to the deck; docs/bots.md)."""
+    if c.bot not in SEAT_BOTS:
+        raise RuleViolation("unknown_bot", "B1", f"a table seats the bots {', '.join(SEAT_BOTS)}")
+    if s.options.rated:
+        raise RuleViolation("bot_at_rated_table", "B1", "a rated table seats people, not bots")
+    if c.player_id or c.entropy:
+        raise RuleViolation("bad_player", "B1", "a bot's seat takes no player id or entropy")
+    return f"bot-{len(s.players) + 1}"
 
 
 def play_order(state: GameState) -> tuple[str, ...]:
@@ -150,6 +169,8 @@ def start(ctx: Context, c: StartGame) -> None:
         raise not_expected(s, "starting")
     if len(s.players) < 2:
         raise RuleViolation("not_enough_players", "R1", "at least 2 players are needed")
+    if all(p.bot for p in s.players):
+        raise RuleViolation("bots_alone", "B1", "a table of bots alone has nobody to play for")
     if s.options.first_seat > len(s.players):
         raise RuleViolation("first_seat_out_of_range", "R3", "first_seat is an empty seat")
     ctx.emit(GameStarted(play_order(s), s.options.first_seat))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from types import MappingProxyType
 from typing import Any
 
 from domain.commands import GameOptions
@@ -17,6 +18,8 @@ from domain.frozen import quick_init
 from domain.hexgrid import Cell
 from domain.offers import EndOffer, TakebackRequest
 from domain.tiles import ISLANDS, PILE_ISLANDS, PILE_OCEANS, TONGA, island
+
+_OMITTED = MappingProxyType({"omitted_at_default": True})  # as domain.events'
 
 COLOURS: tuple[str, ...] = ("blue", "red", "green", "yellow", "orange", "purple")
 BOATS_PER_COLOUR = 15
@@ -56,6 +59,7 @@ class Player:
     seat: int
     colours: tuple[str, ...]
     entropy: str
+    bot: str = field(default="", metadata=_OMITTED)  # a bot's seat (B1)
 
 
 def colour_order(players: Sequence[Player], first_seat: int = 1) -> tuple[str, ...]:
@@ -310,7 +314,10 @@ class GameState:
         raise KeyError(colour)
 
     def bot_reason(self, seat: int) -> str | None:
-        """Why the bot plays every decision of ``seat`` now (C5, C6), or None."""
+        """Why the bot plays every decision of ``seat`` now (C5, C6; B2: it is the bot's
+        seat), or None."""
+        if any(p.seat == seat and p.bot for p in self.players):
+            return "bot"
         if seat in self.resigned:
             return "resigned"
         if seat in self.absent:

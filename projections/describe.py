@@ -52,6 +52,9 @@ def _game_created(e: ev.GameCreated, _before: GameState) -> Phrase:
 
 
 def _player_joined(e: ev.PlayerJoined, _before: GameState) -> Phrase:
+    if e.bot:  # a bot's seat (docs/bots.md, B1): its level is a name, never translated
+        return say("The bot {bot} takes seat {seat} with {colours} (B1)",
+                   bot=e.bot, seat=e.seat, colours=_colours_of(e.colours))  # fmt: skip
     return say("{colours} takes seat {seat}", colours=_colours_of(e.colours), seat=e.seat)
 
 
@@ -237,6 +240,8 @@ def _seat_played_by_bot(e: ev.SeatPlayedByBot, _before: GameState) -> Phrase:
     said = {"colour": colour_phrase(e.colour), "rule": e.rule}
     if e.reason == "resigned":
         return say("The bot plays for {colour}, who resigned ({rule})", **said)
+    if e.reason == "bot":  # the bot's own seat (B2)
+        return say("The bot plays its seat, {colour} ({rule})", **said)
     return say("The bot plays for {colour}, who is absent ({rule})", **said)
 
 

@@ -200,6 +200,7 @@ def lobby_entry(
                 "player_id": p.player_id,
                 "colours": list(p.colours),
                 **({"bot": state.bot_reason(p.seat)} if state.bot_reason(p.seat) else {}),
+                **({"level": p.bot} if p.bot else {}),  # a bot's seat (B1)
             }
             for p in state.players
         ],

@@ -13,6 +13,7 @@ from flask import Flask
 from service.bootstrap import EMBEDDED_STREAMS, Services, build, start_embedded_background
 from service.http.api import MAX_BODY, GameIdConverter, VersionConverter, register_errors
 from service.http.api.accounts import bp as accounts_bp
+from service.http.api.bots import bp as bots_bp
 from service.http.api.chat import bp as chat_bp
 from service.http.api.credentials import bp as credentials_bp
 from service.http.api.disputes import DisputeIdConverter
@@ -58,6 +59,7 @@ API_BLUEPRINTS = (
     signin_bp,
     credentials_bp,
     games_bp,
+    bots_bp,
     streams_bp,
     views_bp,
     disputes_bp,

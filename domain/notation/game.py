@@ -62,6 +62,8 @@ def _tags(events: Sequence[Event], final: GameState) -> dict[str, str]:
             tags[f"Seat{e.seat}"] = e.player_id
             tags[f"Colours{e.seat}"] = " ".join(e.colours)
             tags[f"Entropy{e.seat}"] = e.entropy
+            if e.bot:
+                tags[f"Bot{e.seat}"] = e.bot  # the bot of the seat (docs/bots.md, B1)
     revealed = next((e for e in events if isinstance(e, DeckRevealed)), None)
     if revealed is not None:
         tags["Seed"] = revealed.seed_hex
@@ -106,7 +108,10 @@ def _setup(record: Record) -> tuple[list[cmd.Command], bytes | None]:
             raise ValueError("seats are Seat1, Seat2, … (at least two)")
         for n in seats:
             colours = tuple(tags[f"Colours{n}"].split(" "))
-            setup.append(cmd.JoinGame(tags[f"Seat{n}"], colours, tags.get(f"Entropy{n}", "")))
+            if f"Bot{n}" in tags:
+                setup.append(cmd.JoinGame("", colours, bot=tags[f"Bot{n}"]))
+            else:
+                setup.append(cmd.JoinGame(tags[f"Seat{n}"], colours, tags.get(f"Entropy{n}", "")))
         setup.append(cmd.StartGame())
         seed = bytes.fromhex(tags["Seed"]) if "Seed" in tags else None
     except (KeyError, ValueError, DomainError) as exc:

@@ -23,7 +23,7 @@ from domain.tiles import PILE, TONGA, display_name, island
 NAMES = {display_name(t): t for t in (TONGA, *ISLAND_IDS)}
 TILES = {display_name(t): t for t in PILE}
 _FOLDED = {name.casefold(): tile for name, tile in NAMES.items()}
-REASONS = ("timeout", "absent", "resigned")
+REASONS = cmd.BOT_REASONS
 
 
 class Unheard(ValueError):

@@ -15,7 +15,9 @@ def admit(account: Account, payload: Any, state: GameState) -> None:
     """Refuse, before anything is journalled, accounts that have no business here."""
     if account.kind != "player":
         raise Forbidden("not_a_player", "auditor accounts cannot play")
+    # a seat of one's own; a bot's seat (B1) is seated by a player of the table
     joining = isinstance(payload, dict) and payload.get("type") == "JoinGame"
+    joining = joining and not payload.get("bot")
     if not joining and all(p.player_id != account.account_id for p in state.players):
         raise Forbidden("not_seated", "you have no seat at this table")
 
@@ -36,6 +38,8 @@ def authorise(account: Account, command: cmd.Command, state: GameState) -> None:
         )
     if isinstance(command, cmd.CreateGame | cmd.StartGame):
         return
+    if isinstance(command, cmd.JoinGame) and command.bot:
+        return  # any seated player seats a bot (docs/bots.md, B1)
     if isinstance(command, (cmd.JoinGame, cmd.ReclaimSeat, cmd.Resign, *cmd.OFFER_COMMANDS)):
         if getattr(command, "player_id", None) != account.account_id:
             raise Forbidden("not_your_seat", "you can only act for your own seat")

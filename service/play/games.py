@@ -246,13 +246,18 @@ class GameService:
         raise AssertionError("unreachable")
 
     def record_for(
-        self, game_id: str, account: Account, command: cmd.AnnounceAway
+        self,
+        game_id: str,
+        account: Account,
+        command: cmd.AnnounceAway | cmd.JoinGame,
+        expected_version: int | None = None,
     ) -> CommandResult:
         """A command the service sends in ``account``'s name from elsewhere than the game:
-        the spell its vacation announcement recorded (docs/vacation.md V4). Journalled
-        and judged like any other; no turn is checked."""
-        record = self._record(game_id, account, None, encode(command), None)
-        attempt = Attempt(record, command, account, None, authorised=True)
+        the spell its vacation announcement recorded (docs/vacation.md V4), a rematch's
+        bot seated again (docs/bots.md B4). Journalled and judged like any other; no
+        seat or turn is checked (``expected_version``: 409 ``stale_version`` past it)."""
+        record = self._record(game_id, account, None, encode(command), expected_version)
+        attempt = Attempt(record, command, account, expected_version, authorised=True)
         return self._run(attempt, self.load(game_id))
 
     def join(
@@ -379,7 +384,8 @@ class GameService:
         if cached is not None and cached[0] == decided.version:
             prev_hash = cached[1]
         command = attempt.command
-        seating = command.player_id if isinstance(command, cmd.JoinGame) else None
+        joining = isinstance(command, cmd.JoinGame) and not command.bot  # a bot has no account
+        seating = command.player_id if joining and isinstance(command, cmd.JoinGame) else None
         return self.store.append(
             attempt.record,
             decided.version,

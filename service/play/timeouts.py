@@ -101,19 +101,27 @@ class SeatTimeouts:
         if reason == "timeout" and state.timeout_leaves_nobody(seat):
             played = ""  # C7: the game ends with this timeout; no move is made for it
         else:
-            played = canonical(encode(self.choose(game_id, version, state)))
+            played = canonical(encode(self.choose(game_id, version, state, player.bot)))
         command = cmd.ActForSeat(state.active_colour, reason, played)
-        actor = {"bot": self.bot, "seat": seat, "acting_for": player.player_id, "reason": reason}
+        actor = {
+            "bot": player.bot or self.bot,
+            "seat": seat,
+            "acting_for": player.player_id,
+            "reason": reason,
+        }
         record = CommandRecord(
             game_id, uuid.uuid4().hex, actor, stamp(now), encode(command), version
         )
         return BotMove(command, record)
 
-    def choose(self, game_id: str, version: int, state: GameState) -> cmd.Command:
-        """The seat's bot's move, seeded by the game and version; the search thinks at
-        most ``SEAT_SECONDS`` (the move is journalled: verification never searches)."""
+    def choose(
+        self, game_id: str, version: int, state: GameState, bot_name: str = ""
+    ) -> cmd.Command:
+        """The seat's bot's move (a bot's seat's own, B2; otherwise the operator's),
+        seeded by the game and version; the search thinks at most ``SEAT_SECONDS`` (the
+        move is journalled: verification never searches)."""
         rng = random.Random(f"{game_id}:{version}")
-        bot = make_bot(self.bot, rng)
+        bot = make_bot(bot_name or self.bot, rng)
         if isinstance(bot, MctsBot):
             bot = MctsBot(rng, Budget(bot.budget.playouts, SEAT_SECONDS), time.monotonic)
         return bot.choose(state)

@@ -13,6 +13,7 @@ from typing import Any
 
 from domain.state import GameState, Phase, Player
 from service.errors import BadRequest, Conflict, Forbidden, NotFound, ServiceError
+from service.play.bot_seats import reseat_bot
 from service.play.games import GameService
 from service.play.receipts import game_id_for
 from service.play.text import text_problem
@@ -32,6 +33,11 @@ def rotated(state: GameState) -> list[Player]:
     last (RM4), so the player at the first seat changes."""
     players = sorted(state.players, key=lambda p: p.seat)
     return players[1:] + players[:1]
+
+
+def people(state: GameState) -> list[Player]:
+    """The game's people: the players who answer a rematch (a bot's seat does not, B4)."""
+    return [p for p in state.players if not p.bot]
 
 
 def checked_entropy(entropy: str) -> str:
@@ -80,7 +86,7 @@ class Rematches:
 
     def _gone(self, state: GameState) -> str | None:
         """The first player of the game whose account was deleted (RM9), or None."""
-        for player in sorted(state.players, key=lambda p: p.seat):
+        for player in sorted(people(state), key=lambda p: p.seat):
             account = self.store.account(player.player_id)
             if account is None or account.kind != "player":
                 return player.player_id
@@ -108,13 +114,16 @@ class Rematches:
                 rule="RM9",
             )
         now = stamp(self.games.clock())
-        if self.table.propose(game_id, account_id, len(state.players), entropy, now) is None:
+        if self.table.propose(game_id, account_id, len(people(state)), entropy, now) is None:
             found = self.table.get(game_id)
             if found is not None and found.status == OPEN:
                 raise Conflict(
                     "rematch_pending", "a rematch of this game is already proposed", rule="RM3"
                 )
             raise Conflict("rematch_opened", "this game's rematch is already agreed", rule="RM3")
+        agreed = self.table.get(game_id)
+        if agreed is not None and agreed.status == ACCEPTED:  # the one person of the table
+            self._open(agreed)
         return self.view(game_id)
 
     def accept(self, game_id: str, account_id: str, entropy: str) -> dict[str, Any]:
@@ -178,7 +187,10 @@ class Rematches:
         if old.options.private and self.keep_private is not None:
             self.keep_private(game_id_for(proposer, f"{key}:game"), proposer.account_id)
         new_game_id = self.games.create_game(proposer, old.options, None, f"{key}:game").game_id
-        for player in rotated(old):
+        for seat, player in enumerate(rotated(old), start=1):
+            if player.bot:  # a bot's seat sits again, in the proposer's name (B4)
+                reseat_bot(self.games, new_game_id, proposer, player, seat)
+                continue
             account = self.store.account(player.player_id)
             assert account is not None
             colours = list(player.colours)
@@ -211,6 +223,8 @@ class Rematches:
         names = self.store.account_names(p.player_id for p in state.players)
 
         def answer(player_id: str) -> str:
+            if player_id.startswith("bot-"):  # a bot's seat answers nothing (B4)
+                return "bot"
             if player_id == found.declined_by:  # (a deleted account's acceptance too, RM9)
                 return "declined"
             return "accepted" if player_id in accepted else "waiting"

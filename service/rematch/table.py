@@ -60,7 +60,16 @@ class RematchTable:
                     " players = excluded.players, accepted = 1, declined_by = NULL,"
                     " proposed_at = excluded.proposed_at, updated_at = excluded.updated_at"
                     " WHERE rematches.status = %s RETURNING round",
-                    (game_id, proposer, OPEN, players, now, now, DECLINED),
+                    # the proposer alone among bots' seats has agreed already (B4)
+                    (
+                        game_id,
+                        proposer,
+                        ACCEPTED if players <= 1 else OPEN,
+                        players,
+                        now,
+                        now,
+                        DECLINED,
+                    ),
                 )
             )
             if found is None:

@@ -159,6 +159,7 @@ def _view(game_id: str, at: int | None) -> ResponseReturnValue:
                     "seat": p.seat,
                     "colours": list(p.colours),
                     "bot": state.bot_reason(p.seat),
+                    **({"level": p.bot} if p.bot else {}),  # a bot's seat (B1)
                     "timeouts": state.timeouts.get(p.seat, 0),
                 }
                 for p in state.players
@@ -329,8 +330,8 @@ def command(game_id: str) -> ResponseReturnValue:
     envelope.pop("expected_version", None)
     key = idempotency_key()
     with_legal = include_legal()
-    joining = envelope.get("type") == "JoinGame"
-    if joining:  # a private table's seats (I4)
+    joining = envelope.get("type") == "JoinGame" and not envelope.get("bot")
+    if joining:  # a private table's seats (I4; a bot's is seated by a seated player)
         tables().admit_seat(game_id, who, None)
     result = game_service().execute(game_id, who, envelope, expected, key)
     if joining:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from domain.commands import TIME_CONTROLS
+from domain.commands import SEAT_BOTS, TIME_CONTROLS
 from domain.state import COLOURS
 from service.http.api.schemas.base import (
     CLOCK,
@@ -184,7 +184,14 @@ class PlayerName(Strict):
     colours = fields.List(fields.String(), required=True)
     bot = fields.String(
         allow_none=True,
-        metadata={"description": "absent or resigned: the bot plays the seat (C5, C6)"},
+        metadata={
+            "description": "absent or resigned: the bot plays the seat (C5, C6); bot: the"
+            " seat is a bot's (B1, B2)"
+        },
+    )
+    level = fields.String(
+        validate=validate.OneOf(SEAT_BOTS),
+        metadata={"description": "a bot's seat: the bot's level (docs/bots.md, B1)"},
     )
     timeouts = fields.Integer(
         metadata={"description": "the seat's consecutive timeouts (C4)"},

@@ -80,7 +80,12 @@ class RematchPlayer(Strict):
     name = fields.String(allow_none=True, required=True)
     colours = fields.List(fields.String(), required=True)
     new_seat = fields.Integer(required=True, metadata={"description": "RM4: seats rotated"})
-    answer = fields.String(required=True, metadata={"description": "accepted, declined, waiting"})
+    answer = fields.String(
+        required=True,
+        metadata={
+            "description": "accepted, declined, waiting; bot: a bot's seat, seated again (B4)"
+        },
+    )
 
 
 class RematchProposal(Strict):
