@@ -252,7 +252,15 @@ def abandon_if_nobody_plays(ctx: Context) -> bool:
     return True
 
 
-_BOT_STANDINGS = {"resigned": ("C6", "a resignation is final"), "bot": ("B2", "it is its own")}
+def _played_by_bot(standing: str) -> RuleViolation:
+    """A person's move on a seat the bot plays (C5, C6, B2)."""
+    if standing == "resigned":
+        return RuleViolation(
+            "seat_played_by_bot", "C6", "the bot plays this seat: a resignation is final"
+        )
+    if standing == "bot":
+        return RuleViolation("seat_played_by_bot", "B2", "the bot plays this seat: it is a bot's")
+    return RuleViolation("seat_played_by_bot", "C5", "the bot plays this seat: reclaim it first")
 
 
 def own_move(state: GameState, command: cmd.Command) -> list[Event]:
@@ -266,8 +274,7 @@ def own_move(state: GameState, command: cmd.Command) -> list[Event]:
     player = s.owner(s.pending.colour)
     standing = s.bot_reason(player.seat)
     if standing is not None:
-        rule, why = _BOT_STANDINGS.get(standing, ("C5", "reclaim it first"))
-        raise RuleViolation("seat_played_by_bot", rule, f"the bot plays this seat: {why}")
+        raise _played_by_bot(standing)
     if s.timeouts.get(player.seat):
         return [TimeoutStreakEnded(player.seat, player.player_id)]
     return []

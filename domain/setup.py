@@ -149,7 +149,8 @@ def _bot_seat(s: GameState, c: JoinGame) -> str:
     unrated table (G1: ratings are of people), no player id given, no entropy (a bot
     adds none to the deck; docs/bots.md)."""
     if c.bot not in SEAT_BOTS:
-        raise RuleViolation("unknown_bot", "B1", f"a table seats the bots {', '.join(SEAT_BOTS)}")
+        levels = ", ".join(SEAT_BOTS)
+        raise RuleViolation("unknown_bot", "B1", f"a table seats the bots {levels}")
     if s.options.rated:
         raise RuleViolation("bot_at_rated_table", "B1", "a rated table seats people, not bots")
     if c.player_id or c.entropy:

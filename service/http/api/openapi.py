@@ -18,6 +18,7 @@ from service.http.api.command_schema import commands_body
 from service.http.api.schemas import (
     accounts,
     base,
+    bots,
     chat,
     disputes,
     forks,
@@ -242,7 +243,7 @@ def build_spec() -> dict[str, Any]:
 
 # every module of schemas (tests/service/test_api.py checks none is left out)
 SCHEMA_MODULES = (
-    *(accounts, base, chat, disputes, forks, games, identity, languages, leagues, meta),
+    *(accounts, base, bots, chat, disputes, forks, games, identity, languages, leagues, meta),
     notes,
     *(profiles, proofs, ratings, scores, tables, vacation, views),
 )

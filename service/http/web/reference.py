@@ -47,7 +47,7 @@ PAGES = {
 RULE_DOCS = {
     "R": "rules", "D": "disputes", "C": "clocks", "T": "table", "M": "chat", "N": "notes",
     "G": "ratings", "V": "vacation", "I": "invitations", "RM": "invitations",
-    "P": "profiles", "Q": "profiles", "L": "leagues", "F": "forks",
+    "P": "profiles", "Q": "profiles", "L": "leagues", "F": "forks", "B": "bots",
 }  # fmt: skip
 RULE = re.compile(r"R([1-9]|1[0-9]|2[0-5])")
 SOURCES = {
@@ -120,9 +120,10 @@ def rule_doc(rule: str) -> str:
 def _rule_order(rule: str) -> tuple[str, int]:
     """R1…R25 (rules.md), then C1…C7 (clocks.md), D1…D8 (disputes.md), M1…M9 (chat.md),
     N1…N6 (notes.md), T1…T8 (table.md), G1…G9 (ratings.md), V1…V9 (vacation.md),
-    I1… and RM1… (invitations.md), P1… and Q1… (profiles.md), L1… (leagues.md)."""
+    I1… and RM1… (invitations.md), P1… and Q1… (profiles.md), L1… (leagues.md), F1…
+    (forks.md), B1… (bots.md)."""
     prefix = rule.rstrip("0123456789")
-    order = ["R", "C", "D", "M", "N", "T", "G", "V", "I", "RM", "P", "Q", "L"]
+    order = ["R", "C", "D", "M", "N", "T", "G", "V", "I", "RM", "P", "Q", "L", "F", "B"]
     rank = order.index(prefix) if prefix in order else len(order)
     return (f"{rank:02d}", int(rule[len(prefix) :] or 0))
 

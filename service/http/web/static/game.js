@@ -10,7 +10,7 @@ import { scoreExplained } from "./endscreen.js";
 import { mountNotes } from "./notes.js";
 import { follow } from "./live.js";
 import { groupMoves, lastSeen, loadHistory, markSeen, moveList, sinceLastVisit } from "./moves.js";
-import { awaited, colourOf, people, pointsWords, result, rich, who } from "./words.js";
+import { awaited, colourOf, people, pointsWords, result, rich, seatName, who } from "./words.js";
 import { controlText, startTicking, timeLeft, timeoutNotice, timeoutWarning, vacationNotices } from "./clocks.js";
 import { mountLogCheck } from "./transparency.js";
 import { offersPanel } from "./offers.js";
@@ -118,6 +118,8 @@ export function choices(commands, selection) {
   return { compatible, next, exact, chosen };
 }
 
+// why the bot plays a seat (C5, C6; B2: a bot's own seat)
+const BOT_TAGS = { absent: _("absent: the bot plays"), resigned: _("resigned: the bot plays"), bot: _("a bot: it plays at once") };
 const DESTRUCTIVE = new Set(["NewColonisation", "FoundRoyalIsland"]);
 
 /** The move in words, as the Play button and the confirmation say it. */
@@ -248,10 +250,10 @@ function clockPanel() {
           { "data-seat": p.seat },
           ...p.colours.map((c) => colourChip(c, "")),
           " ",
-          p.name || _("Seat {seat}", { seat: p.seat }),
+          seatName(p),
           " ",
-          running && view.clock ? timeLeft(view.clock, p.seat, view.clockAt) : null,
-          p.bot ? el("span", { class: "tag bot" }, " ", p.bot === "absent" ? _("absent: the bot plays") : _("resigned: the bot plays")) : null,
+          running && view.clock && p.bot !== "bot" ? timeLeft(view.clock, p.seat, view.clockAt) : null,
+          p.bot ? el("span", { class: "tag bot" }, " ", BOT_TAGS[p.bot] || p.bot) : null,
           p.timeouts && !p.bot ? el("span", { class: "muted" }, " · ", ngettext("{n} timeout in a row", "{n} timeouts in a row", p.timeouts)) : null,
         ),
       ),
@@ -288,7 +290,7 @@ function scoreboardPanel() {
       el(
         "th",
         { scope: "row" },
-        el("a", { class: "player-name", href: `/players/${s.player_id}` }, s.name || _("Seat {seat}", { seat: s.seat })),
+        s.player_id.startsWith("bot-") ? el("span", { class: "player-name" }, view.names.byId[s.player_id]?.name || seatName(s)) : el("a", { class: "player-name", href: `/players/${s.player_id}` }, s.name || _("Seat {seat}", { seat: s.seat })),
         " ",
         ...s.colours.map((c) => colourChip(c.colour, "")),
         s.player_id === moving ? el("span", { class: "tag to-move-tag" }, " ", toMove(s.player_id)) : null,

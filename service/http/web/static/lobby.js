@@ -7,6 +7,7 @@ import { _, list, ngettext, number } from "./i18n.js";
 import { signInWithPasskey, supported } from "./passkeys.js";
 import { agoText, controlText, PRESETS, startTicking, timeLeft } from "./clocks.js";
 import { invitationsCard, linkCard, privateFields } from "./invitations.js";
+import { seatName } from "./words.js";
 
 let freshToken = null; // the token of an account just made: shown on this page, then gone
 let ways = null; // how this server signs people in (GET /sign-in)
@@ -188,7 +189,7 @@ function createForm() {
 /** A game by its players (the host first) and the start of its id, so two games of
  * the same people are told apart. */
 function gameName(game) {
-  const names = game.seats.map((s) => s.name || _("Seat {n}", { n: number(s.seat) }));
+  const names = game.seats.map((s) => seatName(s));
   const who = game.status === "open" ? (names[0] ? _("{name}'s table", { name: names[0] }) : _("A new table")) : names.join(" · ");
   return `${who} #${game.game_id.slice(0, 4)}`;
 }
@@ -204,7 +205,39 @@ function winnerText(game) {
 
 function seatsList(game) {
   if (!game.seats.length) return el("span", { class: "muted" }, _("nobody yet"));
-  return el("span", { class: "seats" }, ...game.seats.map((s) => el("span", { class: "seat" }, s.name || "?", " ", ...s.colours.map((c) => colourChip(c, "")))));
+  return el("span", { class: "seats" }, ...game.seats.map((s) => el("span", { class: "seat", "data-level": s.level || null }, seatName(s), " ", ...s.colours.map((c) => colourChip(c, "")))));
+}
+
+// the bots a table seats, weakest first (docs/bots.md, B1)
+const BOT_LEVELS = [
+  ["greedy", _("beginner (greedy)")],
+  ["mcts-easy", _("easy (mcts-easy)")],
+  ["mcts", _("medium (mcts)")],
+  ["mcts-strong", _("strong (mcts-strong)")],
+];
+
+/** B1: a seated player of an open, unrated table seats a bot at a level and colour(s). */
+function botSeat(game, free) {
+  const level = el("select", { "data-role": "bot-level", "aria-label": _("bot's level for {game}", { game: game.game_id }) }, ...BOT_LEVELS.map(([value, text], i) => el("option", { value, selected: i === 2 }, text)));
+  const count = game.two_colours_each ? 2 : 1;
+  const colours = Array.from({ length: count }, (unused, i) => {
+    const picker = colourPicker(null, _("bot's colour for {game}", { game: game.game_id }), free, i);
+    picker.dataset.role = "bot-colour";
+    return picker;
+  });
+  const add = el("button", {
+    type: "button",
+    "data-action": "add-bot",
+    onclick: async (event) => {
+      const chosen = colours.map((p) => p.value);
+      const body = count === 2 ? { bot: level.value, colours: chosen } : { bot: level.value, colour: chosen[0] };
+      event.currentTarget.disabled = true; // one click, one bot
+      const r = await api("POST", `/games/${game.game_id}/bots`, body);
+      if (!r.ok) toast(problemText(r.data), "error");
+      load();
+    },
+  }, _("Add a bot"));
+  return [" ", level, ...colours, add, " ", el("a", { href: "/docs/bots#B1" }, "?"), " "];
 }
 
 function openRow(game) {
@@ -227,6 +260,7 @@ function openRow(game) {
       load();
     },
   }, _("Join"));
+  const bot = seated && !full && !game.rated ? botSeat(game, free) : [];
   const start = el("button", {
     type: "button",
     "data-action": "start",
@@ -257,6 +291,7 @@ function openRow(game) {
     seated ? el("span", { class: "muted" }, _("(you sit here)"), " ") : null,
     ...pickers,
     join,
+    ...bot,
     start,
   );
 }

@@ -14,7 +14,8 @@ let panel = null;
 let shown = null; // the last answer drawn (GET /games/{id}/rematch)
 let timer = null;
 // a player's answer to the proposal, in words (the answer is for programs)
-const ANSWERS = { waiting: _("waiting"), accepted: _("accepted"), declined: _("declined") };
+const BOT = _("Bot"); // a bot's seat has no account's name (docs/bots.md, B4)
+const ANSWERS = { waiting: _("waiting"), accepted: _("accepted"), declined: _("declined"), bot: _("a bot, seated again") };
 
 /** Fresh entropy for the new deck, as a join may carry (RM5). */
 function entropy() {
@@ -32,7 +33,7 @@ function answers(proposal) {
   return el(
     "ul",
     { id: "rematch-answers", class: "plain" },
-    proposal.players.map((p) => el("li", { "data-player": p.player_id, "data-answer": p.answer }, _("Seat {seat}: {name} — {answer}", { seat: number(p.new_seat), name: p.name || "?", answer: ANSWERS[p.answer] || p.answer }))),
+    proposal.players.map((p) => el("li", { "data-player": p.player_id, "data-answer": p.answer }, _("Seat {seat}: {name} — {answer}", { seat: number(p.new_seat), name: p.name || (p.answer === "bot" ? BOT : "?"), answer: ANSWERS[p.answer] || p.answer }))),
   );
 }
 

@@ -5,12 +5,18 @@
 import { colourName, ruleLink } from "./api.js";
 import { _, list, ngettext, number } from "./i18n.js";
 
+/** What the pages call a seat's player: their name; a bot's seat by its level (B1). */
+export function seatName(p) {
+  if (p.name) return p.name;
+  return p.level ? _("Bot ({level})", { level: p.level }) : _("Seat {seat}", { seat: number(p.seat) });
+}
+
 /** Names by colour and by player id, from GET /games/{id} (players). */
 export function people(players) {
   const byColour = {};
   const byId = {};
   for (const p of players || []) {
-    const name = p.name || _("Seat {seat}", { seat: p.seat });
+    const name = seatName(p);
     byId[p.player_id] = { name, colours: p.colours, seat: p.seat };
     for (const c of p.colours) byColour[c] = name;
   }
