@@ -118,6 +118,8 @@ def apply(tx: Tx, writes: Writes, batch: Batch) -> None:
     version = batch.events[-1][0].version
     found = []
     for p in state.players:
+        if p.bot:
+            continue  # a bot's seat has no account, so no profile (docs/bots.md, B3)
         before_ms, before_n = earlier.get(p.player_id, (0, 0))
         add_ms, add_n = used.get(p.player_id, (0, 0))
         rank, points = ranking.get(p.player_id, (None, None))

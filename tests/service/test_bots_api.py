@@ -160,6 +160,8 @@ def test_B3_when_the_last_person_resigns_nobody_is_left_and_the_game_ends(app, c
     assert ended and (ended[0]["data"]["reason"], ended[0]["data"]["rule"]) == ("abandoned", "C7")
     bots_play(app, gid)
     assert client.get(f"/api/v1/games/{gid}/legal").json["decision"] is None
+    # no account, so no profile (B3)
+    assert client.get("/api/v1/accounts/bot-2/profile").status_code == 404
 
 
 def test_B4_a_rematch_seats_the_bots_again_and_only_people_answer(app, client):
