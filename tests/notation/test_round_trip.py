@@ -31,6 +31,16 @@ def test_greedy_games_round_trip_too(seed):
     assert [encode(e) for e in load(export(commands, events)).events] == [encode(e) for e in events]
 
 
+@pytest.mark.parametrize("seed", range(20))
+def test_games_with_bots_seats_round_trip_with_their_levels(seed):
+    """B1, B2: a bot's seat is a Bot tag; its decisions are "(bot, bot)" lines."""
+    players = 2 + seed % 5
+    commands, events = recorded(seed, players, "random", bot_seats=1 + seed % (players - 1))
+    text = export(commands, events)
+    assert f'[Bot{players} "greedy"]' in text and "(bot, bot)" in text
+    assert [encode(e) for e in load(text).events] == [encode(e) for e in events], seed
+
+
 def test_a_game_under_way_is_written_without_its_seed_and_read_back_as_it_stands():
     commands, _ = recorded(41, 4)
     cut = len(commands) // 2
