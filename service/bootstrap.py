@@ -198,6 +198,10 @@ def _games(
 ) -> GameService:
     """The games' service on the settings (its seat's bot too, docs/bots.md), loading
     states from the replay's keyframes too."""
+    logging.getLogger("tongiaki.clocks").info(
+        "the seat's bot (timed-out, absent and resigned seats): %s (TONGIAKI_SEAT_BOT)",
+        settings.seat_bot,
+    )
     return GameService(
         store,
         clock=now,

@@ -75,6 +75,8 @@ def test_the_search_plays_a_resigned_seat_on_the_embedded_default(tmp_path):
         gid, tokens, ids = resigned_game(http)
         ann_plays_to_the_end([http], gid, tokens["ann"], ids["ann"])
         check_played_by_the_search(http, gid, tokens["ann"])
+    # the process says which bot it plays seats with
+    assert f"seats): {BOT} (TONGIAKI_SEAT_BOT)" in (tmp_path / "serve.log").read_text()
 
 
 def test_the_search_plays_a_resigned_seat_from_the_worker(tmp_path, pg_schema, redis_url):
