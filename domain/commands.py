@@ -64,8 +64,8 @@ class CreateGame:
 @dataclass(frozen=True, slots=True)
 class JoinGame:
     """Take a seat with one colour (two in the ``two_colours_each`` variant, R5); or,
-    with ``bot`` (one of ``SEAT_BOTS``) and no ``player_id``, seat that bot (B1): a
-    seated player sends it, and the seat's player is ``bot-N``."""
+    with ``bot`` (one of ``SEAT_BOTS``) and an empty ``player_id``, seat that bot (B1):
+    a seated player sends it, and the seat's player is ``bot-N``."""
 
     player_id: str
     colours: tuple[str, ...]

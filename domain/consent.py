@@ -62,8 +62,9 @@ def answerers(s: GameState, seat: int) -> frozenset[int]:
 
 
 def in_the_game(s: GameState) -> frozenset[int]:
-    """T6: the seats whose players are still in the game (not resigned)."""
-    return frozenset(p.seat for p in s.players if p.seat not in s.resigned)
+    """T6: the seats whose players are still in the game (not resigned; a bot's seat
+    answers no offer, B3)."""
+    return frozenset(p.seat for p in s.players if p.seat not in s.resigned and not p.bot)
 
 
 def restorable(at: GameState) -> GameState:

@@ -237,11 +237,13 @@ class Rematches:
             "next_game_id": found.new_game_id,
             "players": [
                 {
-                    "player_id": p.player_id,
+                    # a bot's seat as the new game names it (B4): bot-N of its new seat
+                    "player_id": f"bot-{seat}" if p.bot else p.player_id,
                     "name": names.get(p.player_id),
                     "colours": list(p.colours),
                     "new_seat": seat,
                     "answer": answer(p.player_id),
+                    **({"level": p.bot} if p.bot else {}),
                 }
                 for seat, p in enumerate(rotated(state), start=1)
             ],

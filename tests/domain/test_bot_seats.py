@@ -185,3 +185,11 @@ def test_B3_a_takeback_or_an_end_offer_waits_for_no_bot():
         state = apply(state, command)[1]
     assert answerers(state, 1) == frozenset({3})
     assert answerers(state, 3) == frozenset({1})
+
+
+def test_B3_an_end_proposed_with_only_bots_left_to_answer_is_agreed_at_once():
+    """T6: the seats an end offer waits for are people's: with none, it ends the game."""
+    state = started()
+    events, after = apply(state, cmd.ProposeEnd("p1"))
+    assert names(events) == ["EndProposed", "GameEnded"]
+    assert only(events, GameEnded).reason == "agreement" and after.phase is Phase.ENDED

@@ -35,6 +35,10 @@ def test_a_bot_is_added_in_the_lobby_and_plays_on_the_game_page(browser, server)
         "document.querySelectorAll('.seat-clocks li').length === 2"
         " && document.body.innerText.includes('a bot: it plays at once')"
     )
+    # the lobby's "my games" names the bot by its level, and not as a resigned seat
+    page.goto(f"{server}/")
+    mine = page.wait_for_selector(f"#my-games li[data-game='{game_id}']")
+    assert "Bot (mcts-easy)" in mine.inner_text() and "resigned" not in mine.inner_text()
     page.goto(f"{server}/games/{game_id}?lang=fr")
     page.wait_for_selector(".seat-clocks li[data-seat='2']")
     assert "un bot : il joue aussitôt" in page.inner_text(".seat-clocks li[data-seat='2']")

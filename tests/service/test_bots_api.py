@@ -169,10 +169,17 @@ def test_B4_a_rematch_seats_the_bots_again_and_only_people_answer(app, client):
     ann.post(f"/games/{gid}/bots", {"bot": "mcts-easy", "colour": "red"})
     ann.post(f"/games/{gid}/start")
     ann.post(f"/games/{gid}/commands", {"type": "Resign", "player_id": ann.id})
+    # the score names the bot's seat by its level (B3)
+    sheet = client.get(f"/api/v1/games/{gid}/score").json
+    assert [(p["player_id"], p.get("level")) for p in sheet["players"]] == [
+        ("bot-2", "mcts-easy"), (ann.id, None)
+    ]  # fmt: skip
     r = ann.post(f"/games/{gid}/rematch", {})
     assert r.status_code in (200, 201), r.json
     proposal = r.json["proposal"]
-    assert [p["answer"] for p in proposal["players"]] == ["bot", "accepted"]
+    assert [(p["player_id"], p["answer"], p.get("level")) for p in proposal["players"]] == [
+        ("bot-1", "bot", "mcts-easy"), (ann.id, "accepted", None)
+    ]  # fmt: skip
     new = proposal["next_game_id"]
     assert new is not None and proposal["status"] == "opened", proposal
     _, players = head(client, new)

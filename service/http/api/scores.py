@@ -30,9 +30,9 @@ def score(game_id: str) -> ResponseReturnValue:
     sheet = score_sheet(state)
     ids = [p["player_id"] for p in sheet["players"]]
     names = game_service().store.account_names(ids)
-    for line in sheet["players"]:
+    levels = {p.player_id: p.bot for p in state.players if p.bot}  # bots' seats (B1)
+    for line in [*sheet["players"], *(s for i in sheet["islands"] for s in i["scorers"])]:
         line["name"] = names.get(line["player_id"])
-    for found in sheet["islands"]:
-        for scorer in found["scorers"]:
-            scorer["name"] = names.get(scorer["player_id"])
+        if line["player_id"] in levels:
+            line["level"] = levels[line["player_id"]]
     return reply({"game_id": game_id, "version": version, **sheet})

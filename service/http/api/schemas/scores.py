@@ -16,6 +16,7 @@ class ColourBoats(Strict):
 class Scorer(Strict):
     player_id = fields.String(required=True)
     name = fields.String(allow_none=True, required=True)
+    level = fields.String(metadata={"description": "a bot's seat: its level (docs/bots.md, B1)"})
     colours = fields.List(
         fields.String(),
         required=True,
@@ -42,6 +43,7 @@ class IslandLine(Strict):
 class PlayerLine(Strict):
     player_id = fields.String(required=True)
     name = fields.String(allow_none=True, required=True)
+    level = fields.String(metadata={"description": "a bot's seat: its level (docs/bots.md, B1)"})
     colours = fields.List(fields.String(), required=True)
     points = fields.Integer(required=True)
     islands = fields.Integer(

@@ -78,6 +78,7 @@ class RematchAnswer(Strict):
 class RematchPlayer(Strict):
     player_id = fields.String(required=True)
     name = fields.String(allow_none=True, required=True)
+    level = fields.String(metadata={"description": "a bot's seat: its level (docs/bots.md, B4)"})
     colours = fields.List(fields.String(), required=True)
     new_seat = fields.Integer(required=True, metadata={"description": "RM4: seats rotated"})
     answer = fields.String(

@@ -6,7 +6,7 @@
 
 import { api, cap, colourChip, colourName, el } from "./api.js";
 import { _, ngettext, number } from "./i18n.js";
-import { rich } from "./words.js";
+import { rich, seatName } from "./words.js";
 
 let panel = null; // one panel per page, kept across the game page's renders
 let loadedFor = null;
@@ -21,7 +21,7 @@ const AHEAD = {
 };
 
 function named(line) {
-  return line.name || line.player_id;
+  return line.name || (line.level ? seatName(line) : line.player_id);
 }
 
 function islandRow(island) {

@@ -198,7 +198,8 @@ function winnerText(game) {
   if (game.status !== "ended" || !game.winners?.length) return "";
   const mine = me()?.account_id;
   if (game.winners.length === 1 && game.winners[0] === mine) return [" · ", _("you won")];
-  const names = game.winners.map((id) => (id === mine ? _("you") : game.seats.find((s) => s.player_id === id)?.name || "?"));
+  const seatOf = (id) => game.seats.find((s) => s.player_id === id);
+  const names = game.winners.map((id) => (id === mine ? _("you") : seatOf(id) ? seatName(seatOf(id)) : "?"));
   if (names.length === 1) return [" · ", _("{name} won", { name: names[0] })];
   return [" · ", _("shared win: {names}", { names: list(names) })];
 }
@@ -300,7 +301,7 @@ const STATUS = { setup: _("setting up"), playing: _("in play"), ended: _("over")
 
 function gameRow(game, mine) {
   const active = game.active_colour ? game.seats.find((s) => s.colours.includes(game.active_colour)) : null;
-  const turn = game.active_colour ? [" · ", _("{name} ({colour}) to play", { name: active?.name || colourName(game.active_colour), colour: colourName(game.active_colour) })] : "";
+  const turn = game.active_colour ? [" · ", _("{name} ({colour}) to play", { name: active ? seatName(active) : colourName(game.active_colour), colour: colourName(game.active_colour) })] : "";
   // with two colours each, which of mine is to move (R5)
   const which = game.two_colours_each && game.active_colour ? _("your move with {colour}", { colour: colourName(game.active_colour) }) : _("your move");
   const flag = mine && game.my_move ? el("strong", { class: "your-move" }, " · ", which) : null;
@@ -308,8 +309,8 @@ function gameRow(game, mine) {
   const clock = controlText(game.time_control)
     ? el("span", { class: "clock" }, " · ", _("clock {control}", { control: controlText(game.time_control) }), running ? [" · ", withNodes(_("{time} left"), { time: running })] : null)
     : null;
-  const bots = game.seats.filter((s) => s.bot).map((s) => {
-    const name = s.name || _("Seat {n}", { n: number(s.seat) });
+  const bots = game.seats.filter((s) => s.bot && s.bot !== "bot").map((s) => {
+    const name = seatName(s);
     return s.bot === "absent" ? _("{name} is absent (the bot plays)", { name }) : _("{name} resigned (the bot plays)", { name });
   });
   return el(

@@ -32,7 +32,7 @@ export async function loadHistory(gameId, history = { events: new Map(), steps: 
 const SILENT = new Set(["TurnEnded", "DeckRevealed"]);
 
 // why the bot played a move (the actor's reason)
-const BOT_REASONS = { timeout: _("the bot (timed out)"), absent: _("the bot (absent)"), resigned: _("the bot (resigned)") };
+const BOT_REASONS = { timeout: _("the bot (timed out)"), absent: _("the bot (absent)"), resigned: _("the bot (resigned)"), bot: _("a bot's seat") };
 
 /** Turns, each with its moves: {turn, moves: [{id, first, last, colour, actor, lines}]}. */
 export function groupMoves(history, names) {

@@ -7,6 +7,7 @@
 
 import { api, el, me, problemText, ruleLink, toast, withNodes } from "./api.js";
 import { _, number } from "./i18n.js";
+import { seatName } from "./words.js";
 
 const EVERY = 4000; // ms between looks while a proposal waits (or a player waits for one)
 const SLOW = 12000; // ms between a spectator's looks for a proposal to come
@@ -14,7 +15,6 @@ let panel = null;
 let shown = null; // the last answer drawn (GET /games/{id}/rematch)
 let timer = null;
 // a player's answer to the proposal, in words (the answer is for programs)
-const BOT = _("Bot"); // a bot's seat has no account's name (docs/bots.md, B4)
 const ANSWERS = { waiting: _("waiting"), accepted: _("accepted"), declined: _("declined"), bot: _("a bot, seated again") };
 
 /** Fresh entropy for the new deck, as a join may carry (RM5). */
@@ -33,7 +33,7 @@ function answers(proposal) {
   return el(
     "ul",
     { id: "rematch-answers", class: "plain" },
-    proposal.players.map((p) => el("li", { "data-player": p.player_id, "data-answer": p.answer }, _("Seat {seat}: {name} — {answer}", { seat: number(p.new_seat), name: p.name || (p.answer === "bot" ? BOT : "?"), answer: ANSWERS[p.answer] || p.answer }))),
+    proposal.players.map((p) => el("li", { "data-player": p.player_id, "data-answer": p.answer }, _("Seat {seat}: {name} — {answer}", { seat: number(p.new_seat), name: p.name || (p.level ? seatName(p) : "?"), answer: ANSWERS[p.answer] || p.answer }))),
   );
 }
 
