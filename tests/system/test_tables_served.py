@@ -139,8 +139,14 @@ def private_table_everywhere(a: Server, b: Server) -> None:
     assert other.call("POST", f"/games/{private}/seats", {"colour": "red"}, guest).status == 201
     assert http.call("POST", f"/games/{private}/seats", {"colour": "blue"}, opener).status == 201
     assert other.call("GET", f"/games/{private}/verify").json["ok"] is True
-    mine = other.call("GET", "/me/games", None, guest).json["games"]
-    assert private in [g["game_id"] for g in mine]
+    # "my games" is a read model the worker keeps: wait for it (a CI run read it first)
+    deadline = time.monotonic() + WAIT
+    while True:
+        mine = other.call("GET", "/me/games", None, guest).json["games"]
+        if private in [g["game_id"] for g in mine]:
+            break
+        assert time.monotonic() < deadline, mine
+        time.sleep(0.1)
     assert opener_id
 
 
