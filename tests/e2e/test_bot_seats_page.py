@@ -22,6 +22,7 @@ def test_a_bot_is_added_in_the_lobby_and_plays_on_the_game_page(browser, server)
     row.locator("select[data-role=bot-colour]").select_option("red")
     row.locator("button[data-action=add-bot]").click()
     page.wait_for_selector(f"#open-games li[data-game='{game_id}'] .seat[data-level=mcts-easy]")
+    assert "Solo's table" in row.locator(".game-name").inner_text()
     seats = call(server, "GET", f"/games/{game_id}")["players"]
     assert [(s["player_id"], s.get("level")) for s in seats][1] == ("bot-2", "mcts-easy")
     page.locator(f"#open-games li[data-game='{game_id}'] button[data-action=start]").click()

@@ -190,7 +190,9 @@ function createForm() {
  * the same people are told apart. */
 function gameName(game) {
   const names = game.seats.map((s) => seatName(s));
-  const who = game.status === "open" ? (names[0] ? _("{name}'s table", { name: names[0] }) : _("A new table")) : names.join(" · ");
+  // an open table is its first person's (a rematch may seat a bot first, B4)
+  const host = game.seats.find((s) => !s.level);
+  const who = game.status === "open" ? (host ? _("{name}'s table", { name: seatName(host) }) : _("A new table")) : names.join(" · ");
   return `${who} #${game.game_id.slice(0, 4)}`;
 }
 
