@@ -183,3 +183,35 @@ def test_moves_faster_than_the_page_shows_them_never_leave_it_far_behind(browser
     assert moved > 40, moved
     up_to_date(page, moved, seconds=15)
     assert page.errors == []
+
+
+def test_a_moves_line_comes_although_the_timeline_answered_late(browser, server):
+    """The move list fills in a line its read model had not yet when the move's events
+    came, though no later move brings it (a refused takeback's line once never came in
+    CI): the timeline is made to answer 503 at first."""
+    from tests.e2e.test_browser import call, new_page, started_game
+
+    gid, _, token = started_game(server)
+    page = new_page(browser, server)
+    page.goto(f"{server}/games/{gid}")
+    page.wait_for_selector(".moves li.move")
+    lagging = {"left": 3}
+
+    def lag(route):  # type: ignore[no-untyped-def]
+        if lagging["left"] > 0:
+            lagging["left"] -= 1
+            route.fulfill(
+                status=503,
+                content_type="application/problem+json",
+                body='{"type": "/problems/projection_lagging", "title": "Lagging",'
+                ' "status": 503, "code": "projection_lagging"}',
+            )
+        else:
+            route.continue_()
+
+    page.route("**/timeline?*", lag)
+    legal = call(server, "GET", f"/games/{gid}/legal")
+    call(server, "POST", f"/games/{gid}/commands", token[legal["player_id"]], legal["commands"][0])
+    page.locator(".moves li.move", has_text="places a starting boat").first.wait_for(timeout=30000)
+    assert lagging["left"] == 0  # the timeline did answer late
+    assert page.errors == []

@@ -846,11 +846,24 @@ async function refresh(jump = false) {
 async function catchUpHistory() {
   const last = Math.max(0, ...view.history.events.keys());
   await loadHistory(gameId, view.history, last, view.queue.at(-1) || 0);
-  // timeline lines may arrive after their events: fill in the ones missing
-  const missing = [...view.history.events.keys()].filter((v) => !view.history.steps.has(v));
+  await fillInSteps();
+}
+
+// timeline lines may arrive after their events (the read model lags them): fill in the
+// ones missing, and while some still are, look again shortly (a last event, such as a
+// refused takeback, has no later one to bring its line: the list stayed without it)
+async function fillInSteps(tries = 0) {
+  const lacking = () => [...view.history.events.keys()].filter((v) => !view.history.steps.has(v));
+  const missing = lacking();
   if (missing.length) await loadHistory(gameId, view.history, Math.min(...missing) - 1);
   view.turns = groupMoves(view.history, view.names);
   renderMoves();
+  if (lacking().length && tries < 40 && !view.fillingIn) {
+    view.fillingIn = setTimeout(() => {
+      view.fillingIn = null;
+      fillInSteps(tries + 1);
+    }, 500);
+  }
 }
 
 // What the newest step will ask (so the title and the action bar can say "then it is
