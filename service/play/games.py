@@ -384,8 +384,9 @@ class GameService:
         if cached is not None and cached[0] == decided.version:
             prev_hash = cached[1]
         command = attempt.command
-        joining = isinstance(command, cmd.JoinGame) and not command.bot  # a bot has no account
-        seating = command.player_id if joining and isinstance(command, cmd.JoinGame) else None
+        # a seat's account, locked with the append (a bot's seat has none, B1)
+        bot = isinstance(command, cmd.JoinGame) and command.bot
+        seating = command.player_id if isinstance(command, cmd.JoinGame) and not bot else None
         return self.store.append(
             attempt.record,
             decided.version,

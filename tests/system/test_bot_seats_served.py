@@ -6,10 +6,10 @@ lobby shows the levels; the game verifies; a refused seat changes nothing."""
 
 from __future__ import annotations
 
-import random
 import time
 
 from tests.servers import Http, embedded, production
+from tests.system.test_seat_bot_served import ann_plays_to_the_end
 
 LEVELS = {2: "mcts-easy", 3: "greedy"}
 
@@ -42,26 +42,6 @@ def lobby_shows_the_levels(http: Http, gid: str) -> None:
             return
         time.sleep(0.2)
     raise AssertionError("the game never reached the lobby")
-
-
-def ann_plays_to_the_end(https: list[Http], gid: str, token: str, ann: str) -> None:
-    """ann plays her decisions at random; the service plays the bots' at once."""
-    rng = random.Random(7)
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline:
-        http = rng.choice(https)
-        legal = http.call("GET", f"/games/{gid}/legal").json
-        if legal["decision"] is None:
-            return
-        if legal["player_id"] != ann:
-            time.sleep(0.05)  # the bot's move is due now: wait for the condition
-            continue
-        reply = http.call(
-            "POST", f"/games/{gid}/commands", rng.choice(legal["commands"]), token,
-            {"If-Match": f'"{legal["version"]}"'},
-        )  # fmt: skip
-        assert reply.status in (200, 409), reply.json
-    raise AssertionError("the game did not end in time")
 
 
 def check_played_by_their_levels(http: Http, gid: str, token: str) -> None:

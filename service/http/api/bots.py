@@ -16,7 +16,7 @@ from service.http.api.answers import (
 )
 from service.http.api.openapi import Operation, documented
 from service.http.api.schemas.bots import BotSeatCreate
-from service.http.api.schemas.games import CommandAccepted
+from service.http.api.schemas.games import CommandAccepted, chosen_colours
 from service.play import bot_seats
 
 bp = Blueprint("bots", __name__)
@@ -45,6 +45,6 @@ def seat_bot(game_id: str) -> ResponseReturnValue:
     data = body(BotSeatCreate)
     with_legal = include_legal()
     key = idempotency_key()
-    colours = data.get("colours") or [data["colour"]]
+    colours = chosen_colours(data)
     result = bot_seats.seat_bot(game_service(), game_id, who, data["bot"], colours, key)
     return accepted(result, 201, with_legal=with_legal)

@@ -58,6 +58,7 @@ from service.http.api.schemas.games import (
     LegalCommands,
     SeatCreate,
     VerificationSchema,
+    chosen_colours,
 )
 from service.http.limits import RateLimits
 from service.play.event_json import event_json
@@ -217,7 +218,7 @@ def join(game_id: str) -> ResponseReturnValue:
     data = body(SeatCreate)
     with_legal = include_legal()
     key = idempotency_key()
-    colours = data.get("colours") or [data["colour"]]
+    colours = chosen_colours(data)
     tables().admit_seat(game_id, who, data.get("invitation"))  # a private table's (I4)
     result = game_service().join(game_id, who, colours, data["entropy"], key)
     _seated(result, who)

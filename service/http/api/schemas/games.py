@@ -3,6 +3,8 @@ state, events, journal and verification."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from domain.commands import SEAT_BOTS, TIME_CONTROLS
@@ -75,25 +77,36 @@ class GameCreate(Strict):
     )
 
 
-class SeatCreate(Strict):
+class SeatColours(Strict):
+    """A seat's colour, or two in the two-colour variant: a person's seat or a bot's."""
+
     # exactly one of the two (one_of_colour_or_colours)
     openapi_extra = {"oneOf": [{"required": ["colour"]}, {"required": ["colours"]}]}
-    openapi_patterns = {"entropy": "shown"}
 
     colour = fields.String(validate=validate.OneOf(COLOURS))
     colours = fields.List(
         fields.String(validate=validate.OneOf(COLOURS)), validate=validate.Length(1, 2)
-    )
-    entropy = fields.String(load_default="", validate=[validate.Length(0, 256), PRINTABLE, shown])
-    invitation = fields.String(
-        validate=validate.Regexp(r"^[A-Za-z0-9_-]{1,64}\Z", error="an invitation link's token"),
-        metadata={"description": "a private table's link token (docs/invitations.md, I3)"},
     )
 
     @validates_schema
     def one_of_colour_or_colours(self, data: dict[str, object], **_: object) -> None:
         if ("colour" in data) == ("colours" in data):
             raise ValidationError("give either colour or colours (two-colour variant)")
+
+
+def chosen_colours(data: dict[str, Any]) -> list[str]:
+    """The colours a loaded ``SeatColours`` body names."""
+    return list(data.get("colours") or [data["colour"]])
+
+
+class SeatCreate(SeatColours):
+    openapi_patterns = {"entropy": "shown"}
+
+    entropy = fields.String(load_default="", validate=[validate.Length(0, 256), PRINTABLE, shown])
+    invitation = fields.String(
+        validate=validate.Regexp(r"^[A-Za-z0-9_-]{1,64}\Z", error="an invitation link's token"),
+        metadata={"description": "a private table's link token (docs/invitations.md, I3)"},
+    )
 
 
 class CommandEnvelope(Schema):
