@@ -24,6 +24,7 @@ from service.forks.service import Forks
 from service.identity.service import Identity
 from service.invitations.service import Invitations
 from service.leagues.service import Leagues
+from service.live.channels import ChatChannel, events_channel, redis_listener_for
 from service.live.doorbells import BackgroundDoorbell, InlineDoorbell, RqDoorbell, sweep_inline
 from service.live.feed import FD_RESERVE, Feed, FeedDoorbell, fd_budget, listener_for
 from service.notes.service import Notes
@@ -217,7 +218,7 @@ def _around_the_games(services: Services, now: Callable[[], datetime]) -> Servic
     """The services beside the games, each with its own tables: the chat, vacation,
     private tables, rematches and leagues, profiles, analysis forks."""
     store, games = services.store, services.games
-    services.chat = _chat(store, games, now, services.feed)
+    services.chat = _chat(store, games, now, services.feed, services.settings)
     services.vacations = _vacations(store, services.settings, games)
     services.invitations, services.rematches, services.leagues = _tables(store, games)
     services.profiles = _profiles(services)
@@ -230,8 +231,15 @@ def _doorbell(settings: Settings, readmodels: ReadModels) -> Doorbell:
     """How commits reach the read models: rq with ``REDIS_URL``, rung from a thread of
     its own (a slow or hung Redis never delays a command); else inline."""
     if settings.redis_url:
-        return BackgroundDoorbell(RqDoorbell(settings.redis_url, settings.queue, timeout=1.0))
+        return BackgroundDoorbell(rq_doorbell(settings, timeout=1.0))
     return InlineDoorbell(readmodels)
+
+
+def rq_doorbell(settings: Settings, timeout: float = 2.0) -> RqDoorbell:
+    """The rq doorbell of every process that commits (web, worker); it publishes each
+    commit's game id for the live streams too with ``TONGIAKI_CHANGE_FEED=redis``."""
+    publish = events_channel(settings.queue) if settings.change_feed == "redis" else ""
+    return RqDoorbell(settings.redis_url, settings.queue, timeout=timeout, publish=publish)
 
 
 def _profiles(services: Services) -> Profiles:
@@ -271,16 +279,29 @@ def _tables(store: SqlStore, games: GameService) -> tuple[Invitations, Rematches
 
 
 def _chat(
-    store: SqlStore, games: GameService, now: Callable[[], datetime], feed: Feed | None
+    store: SqlStore,
+    games: GameService,
+    now: Callable[[], datetime],
+    feed: Feed | None,
+    settings: Settings,
 ) -> ChatService:
     """The games' chats (docs/chat.md), their tables upgraded; a chat that moves pings
     its game's live streams (the feed hears of it at once here, by NOTIFY or its poll
     elsewhere)."""
     chat = ChatService(store, lambda game_id: seats(games, game_id), now)
     chat.upgrade()
+    bells: list[Callable[[str], None]] = []
     if feed is not None:
-        chat.bell = feed.chat_changed
+        bells.append(feed.chat_changed)
         feed.chat_heads = chat.chats.heads
+    if settings.change_feed == "redis":  # the other processes' streams hear of it by Redis
+        bells.append(BackgroundDoorbell(ChatChannel(settings.redis_url, settings.queue)).ring)
+
+    def ring(game_id: str) -> None:
+        for bell in bells:
+            bell(game_id)
+
+    chat.bell = ring
     return chat
 
 
@@ -307,8 +328,16 @@ def _feed(settings: Settings, store: SqlStore, streams: int) -> Feed:
         per_client=settings.streams_per_client,
         poll_every=settings.feed_poll,
         heartbeat=settings.stream_heartbeat,
-        listener=listener_for(settings.database_url) if settings.uses_postgres else None,
+        listener=_listener(settings),
     )
+
+
+def _listener(settings: Settings) -> Callable[[Feed], object] | None:
+    """How this process's feed hears of other processes' commits: a Redis channel
+    (``TONGIAKI_CHANGE_FEED=redis``), PostgreSQL's ``LISTEN``, or only its poll (SQLite)."""
+    if settings.change_feed == "redis":
+        return redis_listener_for(settings.redis_url, settings.queue)
+    return listener_for(settings.database_url) if settings.uses_postgres else None
 
 
 def start_embedded_background(services: Services) -> None:

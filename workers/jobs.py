@@ -22,8 +22,8 @@ from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 
 from projections.store import ReadModels
-from service.bootstrap import Services, build
-from service.live.doorbells import RqDoorbell, dirty_key, enqueue_game, pending_key, sweep
+from service.bootstrap import Services, build, rq_doorbell
+from service.live.doorbells import dirty_key, enqueue_game, pending_key, sweep
 from service.notifications.deliverer import NOTIFY_EVERY, run_deliveries
 from service.play.timekeeper import CLOCK_TICK, LocalScheduler, Timekeeper, from_ms, to_ms
 from service.runtime.loops import repeat
@@ -47,7 +47,7 @@ def services() -> Services:
     game service for the timekeeper whose commits ring rq like any command's
     (docs/clocks.md); no change feed (the worker serves no stream)."""
     settings = Settings.from_env()
-    return build(settings, doorbell=RqDoorbell(settings.redis_url, settings.queue), streams=None)
+    return build(settings, doorbell=rq_doorbell(settings), streams=None)
 
 
 def store() -> SqlStore:

@@ -21,6 +21,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from typing import Protocol
 
 from redis import Redis
 from redis.exceptions import NoScriptError, RedisError
@@ -75,6 +76,7 @@ class InlineDoorbell:
 # One atomic round trip per ring: mark the game dirty, claim the "queued" mark if free.
 RING = """
 redis.call('SADD', KEYS[1], ARGV[1])
+if ARGV[3] ~= '' then redis.call('PUBLISH', ARGV[3], ARGV[1]) end
 return redis.call('SET', KEYS[2], 1, 'NX', 'EX', ARGV[2])
 """
 
@@ -86,7 +88,10 @@ class RqDoorbell:
     slow or hung Redis never delays a command.
     """
 
-    def __init__(self, redis_url: str, queue: str = "tongiaki", timeout: float = 2.0) -> None:
+    def __init__(
+        self, redis_url: str, queue: str = "tongiaki", timeout: float = 2.0, publish: str = ""
+    ) -> None:
+        self.publish = publish  # a channel the game id is published on too (the change feed)
         self.redis = Redis.from_url(
             redis_url, socket_timeout=timeout, socket_connect_timeout=timeout
         )
@@ -104,10 +109,19 @@ class RqDoorbell:
     def _claim(self, game_id: str) -> bool:
         try:  # EVALSHA directly: half the client cost of the Script helper
             claimed = self.redis.execute_command(
-                "EVALSHA", self.script.sha, 2, self.dirty, self.pending, game_id, PENDING_TTL
+                "EVALSHA",
+                self.script.sha,
+                2,
+                self.dirty,
+                self.pending,
+                game_id,
+                PENDING_TTL,
+                self.publish,
             )
         except NoScriptError:  # a fresh or flushed Redis: load it
-            claimed = self.script(keys=[self.dirty, self.pending], args=[game_id, PENDING_TTL])
+            claimed = self.script(
+                keys=[self.dirty, self.pending], args=[game_id, PENDING_TTL, self.publish]
+            )
         return claimed is not None
 
     def ring(self, game_id: str) -> None:
@@ -125,6 +139,12 @@ class RqDoorbell:
         self.outage.ok()
 
 
+class Ringer(Protocol):
+    """What ``BackgroundDoorbell`` rings: something that never raises."""
+
+    def ring(self, game_id: str) -> None: ...
+
+
 class BackgroundDoorbell:
     """Rings another doorbell from a thread of its own: ``ring`` only notes the game.
 
@@ -134,7 +154,7 @@ class BackgroundDoorbell:
     projected.
     """
 
-    def __init__(self, inner: RqDoorbell, limit: int = 10_000) -> None:
+    def __init__(self, inner: Ringer, limit: int = 10_000) -> None:
         self.inner = inner
         self.limit = limit  # games noted at most; beyond, the sweeper finds them
         self._pending: dict[str, None] = {}

@@ -16,6 +16,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from domain.bots import budget_of
+from service.runtime.urls import MEMORY
+from service.runtime.urls import ConfigError as ConfigError
+from service.runtime.urls import database_url as _database_url
+from service.runtime.urls import redacted as _redacted
+from service.runtime.urls import redis_url as _redis_url
+from service.runtime.urls import replica_url as _replica_url
 
 # what the rate limits guard, and their defaults (``limits`` notation, "; " between)
 RATE_LIMITS: dict[str, str] = {
@@ -29,16 +35,6 @@ RATE_LIMITS: dict[str, str] = {
 }
 OFF = "off"
 SEAT_PLAYOUTS = 2000  # the most iterations a decision of the seat's bot (TONGIAKI_SEAT_BOT)
-
-
-class ConfigError(ValueError):
-    """A setting that cannot be used; the message is one line for the operator."""
-
-
-def _redacted(url: str) -> str:
-    """A URL without its password (in the user part or a password= argument)."""
-    url = re.sub(r"(://[^:/@]*):[^@]*@", r"\1:***@", url)
-    return re.sub(r"(?i)(password=)[^&\s]*", r"\1***", url)
 
 
 def _integer(env: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
@@ -66,134 +62,11 @@ def _log_format(raw: str) -> str:
     return value
 
 
-MEMORY = "memory:"  # DATABASE_URL of a service kept in its process's memory
-
-
 def memory_requested(env: Mapping[str, str] | None = None) -> bool:
     """Whether ``DATABASE_URL`` asks for the service in memory: read before anything
     else (``tongiaki serve --workers`` refuses it before it patches the standard library
     for gevent)."""
     return (os.environ if env is None else env).get("DATABASE_URL", "").strip() == MEMORY
-
-
-def _database_url(raw: str) -> str:
-    url = raw.strip()
-    if not raw:
-        return ""
-    if not url:
-        raise ConfigError("DATABASE_URL is blank: leave it unset for SQLite, or give a URL")
-    if url != raw:
-        raise ConfigError("DATABASE_URL has spaces around it: give the URL alone")
-    if url == MEMORY:
-        return url
-    from psycopg.conninfo import conninfo_to_dict
-
-    try:
-        readable = urlsplit(url).scheme in ("postgresql", "postgres") and conninfo_to_dict(url)
-    except Exception:  # psycopg names its own parse errors; the line below says what is wanted
-        readable = False
-    if not readable:
-        raise ConfigError(
-            "DATABASE_URL must be empty (the embedded SQLite file), memory: (nothing kept) or a"
-            f" PostgreSQL URL such as postgresql://user@host:5432/db, not {_redacted(url)!r}"
-        )
-    problem = _conninfo_problem(readable)
-    if any(c.isspace() for c in url):
-        problem = "a URL holds no spaces"
-    elif not readable.get("dbname"):
-        problem = "it names no database (postgresql://user@host:5432/DATABASE)"
-    if problem:
-        raise ConfigError(f"DATABASE_URL: {problem}, in {_redacted(url)!r}")
-    return url
-
-
-SSLMODES = ("disable", "allow", "prefer", "require", "verify-ca", "verify-full")
-
-
-def _conninfo_problem(info: Mapping[str, object]) -> str | None:
-    """What libpq would refuse only when connecting: ports, sslmode, timeouts."""
-    for port in str(info.get("port") or "5432").split(","):
-        if not (port.isdigit() and 1 <= int(port) <= 65_535):
-            return f"port {port!r} is not a port number (1 to 65535)"
-    sslmode = info.get("sslmode")
-    if sslmode is not None and sslmode not in SSLMODES:
-        return f"sslmode {sslmode!r} is not one of {', '.join(SSLMODES)}"
-    timeout = info.get("connect_timeout")
-    if timeout is not None and not str(timeout).isdigit():
-        return f"connect_timeout {timeout!r} is not a whole number of seconds"
-    return None
-
-
-def _redis_url(raw: str) -> str:
-    url = raw.strip()
-    if not raw:
-        return ""
-    if not url:
-        raise ConfigError(
-            "REDIS_URL is blank: leave it unset for inline projections, or give a URL"
-        )
-    wanted = (
-        "REDIS_URL must be empty (projections inline) or a Redis URL such as"
-        f" redis://host:6379/0, not {_redacted(url)!r}"
-    )
-    try:
-        parts = urlsplit(url)
-        port = parts.port  # ValueError when it is not a number from 0 to 65535
-    except ValueError as exc:
-        raise ConfigError(wanted) from exc
-    ok = (parts.scheme in ("redis", "rediss") and parts.hostname) or parts.scheme == "unix"
-    path = parts.path.strip("/")
-    if not ok or (parts.scheme != "unix" and path and not path.isdigit()):
-        raise ConfigError(wanted)
-    if port == 0:
-        raise ConfigError(
-            f"REDIS_URL: port 0 is not a port number (1 to 65535), in {_redacted(url)!r}"
-        )
-    from redis import Redis
-    from redis.connection import parse_url
-
-    try:
-        options = parse_url(url)  # the query arguments redis reads, with their types
-        # a connection object is made, never connected: unknown arguments are refused
-        Redis.from_url(url).connection_pool.make_connection()
-    except (ValueError, TypeError) as exc:
-        raise ConfigError(f"REDIS_URL: {exc}, in {_redacted(url)!r}") from exc
-    problem = _redis_problem(options, path) or _redis_booleans(parts.query)
-    if problem:
-        raise ConfigError(f"REDIS_URL: {problem}, in {_redacted(url)!r}")
-    return url
-
-
-REDIS_SECONDS = ("socket_timeout", "socket_connect_timeout", "health_check_interval")
-
-
-def _redis_problem(options: Mapping[str, object], path: str) -> str | None:
-    """What redis would only find out when connecting, or would read otherwise than
-    written: negative timeouts, a pool of no connections, two database numbers."""
-    for name in REDIS_SECONDS:
-        value = options.get(name)
-        if isinstance(value, int | float) and value < 0:
-            return f"{name} is a number of seconds from 0, not {value}"
-    pool = options.get("max_connections")
-    if isinstance(pool, int) and pool < 1:
-        return f"max_connections is at least 1, not {pool}"
-    db = options.get("db")
-    if path and db is not None and str(db) != path:
-        return f"the path names database {path} and db= names {db}: name it once"
-    return None
-
-
-def _redis_booleans(query: str) -> str | None:
-    """A yes/no argument written otherwise than true/false (redis reads "maybe" as yes)."""
-    from urllib.parse import parse_qsl
-
-    for name, value in parse_qsl(query, keep_blank_values=True):
-        if name in REDIS_BOOLEANS and value.lower() not in ("true", "false", "yes", "no", "1", "0"):
-            return f"{name} is true or false, not {value!r}"
-    return None
-
-
-REDIS_BOOLEANS = ("retry_on_timeout", "ssl_check_hostname", "socket_keepalive")
 
 
 def parse_rate_limits(raw: str) -> dict[str, str]:
@@ -366,6 +239,15 @@ def _witnesses(raw: str) -> tuple[str, ...]:
     return urls
 
 
+def _change_feed(raw: str, redis_url: str) -> str:
+    value = raw.strip().lower() or "listen"
+    if value not in ("listen", "redis"):
+        raise ConfigError(f"TONGIAKI_CHANGE_FEED must be listen or redis, not {raw!r}")
+    if value == "redis" and not redis_url:
+        raise ConfigError("TONGIAKI_CHANGE_FEED=redis needs REDIS_URL (the channel is Redis's)")
+    return value
+
+
 def _backoff(raw: str) -> tuple[float, ...]:
     if not raw:
         return (5.0, 30.0, 120.0, 600.0, 3600.0)
@@ -384,6 +266,8 @@ class Settings:
     """How the service runs. Everything else receives this object."""
 
     database_url: str = ""  # empty: SQLite file under data_dir
+    # a standby the read side reads from (docs/replication.md); empty: database_url's
+    database_replica_url: str = ""
     redis_url: str = ""  # empty: projections run inline
     queue: str = "tongiaki"  # the rq queue of projection jobs
     sweep_every: float = 30.0  # seconds between sweeps for lagging games
@@ -400,6 +284,7 @@ class Settings:
         4096  # connections the embedded server holds at once (service.servers.embedded)
     )
     connections_per_client: int = 256  # of them from one client address; 0: any
+    change_feed: str = "listen"  # how streams hear of commits elsewhere: listen or redis
     feed_poll: float = 2.0  # seconds between the change feed's safety polls (service.live.feed)
     stream_heartbeat: float = 15.0  # seconds of silence before a stream's heartbeat event
     proxies: int = 0  # reverse proxies in front whose X-Forwarded-For is trusted
@@ -450,6 +335,8 @@ class Settings:
             )
         return cls(
             database_url=database_url,
+            database_replica_url=_replica_url(e.get("DATABASE_REPLICA_URL", ""), database_url),
+            change_feed=_change_feed(e.get("TONGIAKI_CHANGE_FEED", ""), redis_url),
             redis_url=redis_url,
             queue=queue,
             sweep_every=_seconds(e, "TONGIAKI_SWEEP_EVERY", 30.0),

@@ -170,6 +170,31 @@ def _check_if_idle(conn: psycopg.Connection[Any]) -> None:
         conn.execute("")
 
 
+UNREPLICATED = "might not have been replicated"  # PostgreSQL's detail, syncrep.c
+UNREPLICATED_COMMIT = (
+    "postgresql: the commit is on the primary but its synchronous standby did not confirm it;"
+    " retry (with the same Idempotency-Key)"
+)
+
+
+def _hear_unreplicated(conn: psycopg.Connection[Any]) -> None:
+    """A new pooled connection notes PostgreSQL's warning that a commit's wait for the
+    synchronous standby was cancelled (the commit stands on the primary alone)."""
+
+    def heard(diag: psycopg.errors.Diagnostic) -> None:
+        if UNREPLICATED in (diag.message_detail or ""):
+            conn._tongiaki_unreplicated = True  # type: ignore[attr-defined]
+
+    conn.add_notice_handler(heard)
+
+
+def _replicated(conn: psycopg.Connection[Any]) -> None:
+    """Raise ``StoreUnavailable`` if a commit on ``conn`` stands on the primary alone."""
+    if getattr(conn, "_tongiaki_unreplicated", False):
+        conn._tongiaki_unreplicated = False  # type: ignore[attr-defined]
+        raise StoreUnavailable(UNREPLICATED_COMMIT)
+
+
 _NAMED = re.compile(
     r"CREATE (?:TABLE|INDEX) IF NOT EXISTS (\w+)|CREATE OR REPLACE TRIGGER (\w+)\s.*?\sON (\w+)",
     re.S,
@@ -216,6 +241,7 @@ class PostgresDatabase(SqlDatabase):
             timeout=timeout,  # a request waits this long for a connection, then 503
             kwargs={"autocommit": True, "connect_timeout": max(1, int(timeout))},
             check=_check_if_idle,
+            configure=_hear_unreplicated,
             # after an outage the pool retries with a doubling delay until this, then
             # starts afresh on the next request: the service is back within seconds of
             # the database, not after the backoff grew to minutes
@@ -224,16 +250,23 @@ class PostgresDatabase(SqlDatabase):
 
     @contextmanager
     def transaction(self) -> Iterator[SqlTx]:
-        """One transaction on a pooled connection."""
-        with translated(), self.pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
-            yield SqlTx(self, cur, conn.pipeline)
+        """One transaction on a pooled connection. A commit PostgreSQL says it made on the
+        primary alone (its wait for the synchronous standby cancelled) is not a success:
+        ``StoreUnavailable``, so that nothing is acknowledged on one machine only (the
+        client's retry with its ``Idempotency-Key`` finds the commit, docs/replication.md)."""
+        with translated(), self.pool.connection() as conn:
+            with conn.transaction(), conn.cursor() as cur:
+                yield SqlTx(self, cur, conn.pipeline)
+            _replicated(conn)
 
     @contextmanager
     def reading(self) -> Iterator[SqlTx]:
         """Autocommit: a single statement is its own transaction (a SELECT its own
         snapshot), one round trip."""
-        with translated(), self.pool.connection() as conn, conn.cursor() as cur:
-            yield SqlTx(self, cur, conn.pipeline)
+        with translated(), self.pool.connection() as conn:
+            with conn.cursor() as cur:
+                yield SqlTx(self, cur, conn.pipeline)
+            _replicated(conn)  # an autocommitted append is a commit too
 
     def ping(self, timeout: float) -> None:
         """See ``SqlDatabase.ping``; bounded, as a readiness probe's own timeout is

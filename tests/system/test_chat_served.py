@@ -12,6 +12,8 @@ import sys
 import time
 from typing import Any
 
+import pytest
+
 from tests.servers import ROOT, Http, embedded, production, seated_game
 from tests.sse import Viewer, watch
 
@@ -144,10 +146,12 @@ def test_chat_on_the_embedded_default(tmp_path):
         pinged(http, server.port)
 
 
-def test_chat_across_two_web_processes_on_postgresql(tmp_path, pg_schema, redis_url):
+@pytest.mark.parametrize("feed", ["listen", "redis"])  # TONGIAKI_CHANGE_FEED
+def test_chat_across_two_web_processes_on_postgresql(tmp_path, pg_schema, redis_url, feed):
     _, url = pg_schema
-    queue = f"c-{tmp_path.name[-8:]}"
-    with production(tmp_path, url, redis_url, queue=queue, **SLOW_POLL) as servers:
+    queue = f"c-{feed}-{tmp_path.name[-8:]}"
+    env = {**SLOW_POLL, "TONGIAKI_CHANGE_FEED": feed}
+    with production(tmp_path, url, redis_url, queue=queue, **env) as servers:
         a, b = (s.http() for s in servers[:2])
         chat_across(a, b, servers[0].env)
         pinged(a, servers[1].port)

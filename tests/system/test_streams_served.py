@@ -235,15 +235,16 @@ def test_sigterm_on_the_embedded_server_ends_every_stream_and_says_so(tmp_path):
         check_sigterm(server)
 
 
+@pytest.mark.parametrize("feed", ["listen", "redis"])
 def test_two_web_processes_and_two_workers_lose_nothing_when_one_dies(
-    tmp_path, pg_schema, redis_url
+    tmp_path, pg_schema, redis_url, feed
 ):
-    """Viewers on process A see moves posted on process B (PostgreSQL NOTIFY); B is
-    killed mid-game (SIGKILL); play goes on on A to the end; every acknowledged move is
-    in the record, the viewers got every version once, the game verifies, and the
-    workers bring the scoreboard level."""
+    """Viewers on process A see moves posted on process B (PostgreSQL NOTIFY, or the
+    Redis channel: TONGIAKI_CHANGE_FEED); B is killed mid-game (SIGKILL); play goes on
+    on A to the end; every acknowledged move is in the record, the viewers got every
+    version once, the game verifies, and the workers bring the scoreboard level."""
     _, url = pg_schema
-    queue = f"twoweb-{pg_schema[0]}"
+    queue = f"twoweb-{feed}-{pg_schema[0]}"
     with production(
         tmp_path,
         url,
@@ -252,7 +253,8 @@ def test_two_web_processes_and_two_workers_lose_nothing_when_one_dies(
         web=2,
         workers=2,
         TONGIAKI_STREAMS_PER_CLIENT="0",
-        TONGIAKI_FEED_POLL="600",  # only PostgreSQL's NOTIFY can tell process A in time
+        TONGIAKI_FEED_POLL="600",  # only NOTIFY or the channel can tell process A in time
+        TONGIAKI_CHANGE_FEED=feed,
     ) as s:
         a, b = s[0].http(), s[1].http()
         gid, tokens = started(a)
