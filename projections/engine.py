@@ -64,6 +64,9 @@ class Engine:
         clock: Callable[[], str] | None = None,
     ) -> None:
         self.db = db
+        # where the query methods read (a replica, service/store/replica.py); the
+        # catch-up always writes and reads ``db``
+        self.reads: Database = db
         self.history = history
         self.clock = clock or _now
         self.before_apply: Hook | None = None  # tests inject faults here
@@ -103,7 +106,7 @@ class Engine:
         if name in failures:
             raise failures[name]
         if name not in applied:
-            point = self.checkpoint(name, game_id)
+            point = checkpoints.read(self.db, name, game_id)
             raise ProjectionHalted(name, game_id, (point.error if point else None) or "halted")
         return applied[name]
 
@@ -275,7 +278,9 @@ class Engine:
             return [checkpoints.lag(cur, name, heads) for name in PROJECTIONS]
 
     def checkpoint(self, name: str, game_id: str) -> Checkpoint | None:
-        return checkpoints.read(self.db, name, game_id)
+        """The projection's checkpoint for the game, where the queries read (the replica's
+        with one: a reader waits for it, then reads the data from the same place)."""
+        return checkpoints.read(self.reads, name, game_id)
 
     def resume(self, name: str, game_id: str) -> None:
         """Clear a halted projection's error so the next catch-up tries again."""

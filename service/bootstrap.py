@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
 from domain.state import Phase
 from projections.store import ReadModels
@@ -24,9 +25,9 @@ from service.forks.service import Forks
 from service.identity.service import Identity
 from service.invitations.service import Invitations
 from service.leagues.service import Leagues
-from service.live.channels import ChatChannel, events_channel, redis_listener_for
+from service.live.channels import ChatChannel, events_channel, listener_for, redis_listener_for
 from service.live.doorbells import BackgroundDoorbell, InlineDoorbell, RqDoorbell, sweep_inline
-from service.live.feed import FD_RESERVE, Feed, FeedDoorbell, fd_budget, listener_for
+from service.live.feed import FD_RESERVE, Feed, FeedDoorbell, fd_budget
 from service.notes.service import Notes
 from service.notifications.deliverer import NOTIFY_EVERY, run_deliveries
 from service.notifications.notify import Notifier
@@ -38,6 +39,9 @@ from service.profiles.service import Profiles
 from service.rematch.service import Rematches
 from service.runtime.settings import ConfigError, Settings
 from service.store.base import SqlStore
+
+if TYPE_CHECKING:
+    from service.replication.reads import Replica
 from service.transparency.integrator import run_integrator
 from service.transparency.keys import log_signer
 from service.transparency.log import TransparencyLog
@@ -127,6 +131,7 @@ class Services:
     profiles: Profiles | None = None  # names and deletions (docs/profiles.md)
     leagues: Leagues | None = None  # round-robin leagues (docs/leagues.md)
     forks: Forks | None = None  # analysis forks (docs/forks.md)
+    replica: Replica | None = None  # the read side's standby (docs/replication.md)
 
 
 def build(
@@ -150,17 +155,13 @@ def build(
     store.upgrade()
     readmodels = ReadModels(store, store)
     readmodels.upgrade()
+    replica = _replica(settings, store, readmodels)
     languages = Languages(store)  # before anything mails: its table is read then
     now = clock or (lambda: datetime.now(UTC))
     doorbell = doorbell or _doorbell(settings, readmodels)
-    feed = _feed(settings, store, streams) if streams is not None else None
-    games = _games(
-        settings,
-        store,
-        now,
-        FeedDoorbell(feed, doorbell) if feed is not None else doorbell,
-        readmodels,
-    )
+    feed = _feed(settings, store, streams, replica) if streams is not None else None
+    bell = FeedDoorbell(feed, doorbell) if feed is not None else doorbell
+    games = _games(settings, store, now, bell, readmodels)
     notifier = Notifier(store, settings, games.clock)
     notifier.upgrade()
     disputes = DisputeService(
@@ -186,8 +187,20 @@ def build(
         identity,
         _notes(store, games),
         languages,
+        replica=replica,
     )
     return _around_the_games(services, now)
+
+
+def _replica(settings: Settings, store: SqlStore, readmodels: ReadModels) -> Replica | None:
+    """With ``DATABASE_REPLICA_URL``: the standby the read side reads (docs/replication.md)."""
+    if not settings.database_replica_url:
+        return None
+    from service.replication.reads import Replica
+
+    replica = Replica(settings.database_replica_url, store)
+    readmodels.reads = replica.reads
+    return replica
 
 
 def _games(
@@ -311,7 +324,7 @@ def seats(games: GameService, game_id: str) -> tuple[frozenset[str], bool]:
     return frozenset(p.player_id for p in state.players), state.phase is Phase.ENDED
 
 
-def _feed(settings: Settings, store: SqlStore, streams: int) -> Feed:
+def _feed(settings: Settings, store: SqlStore, streams: int, replica: Replica | None) -> Feed:
     max_streams = settings.max_streams or streams
     budget = fd_budget()
     if budget < max_streams:  # past the open-file limit the whole process stops answering
@@ -329,6 +342,7 @@ def _feed(settings: Settings, store: SqlStore, streams: int) -> Feed:
         poll_every=settings.feed_poll,
         heartbeat=settings.stream_heartbeat,
         listener=_listener(settings),
+        pages=replica.read if replica is not None else None,
     )
 
 

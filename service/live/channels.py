@@ -1,5 +1,7 @@
-"""The change feed over a Redis channel (``TONGIAKI_CHANGE_FEED=redis``), instead of
-one PostgreSQL ``LISTEN`` connection per web process (docs/replication.md).
+"""How a process's change feed hears of other processes' commits: PostgreSQL's
+``LISTEN`` (``PgListener``, one connection per process, the default on PostgreSQL), or
+a Redis channel (``TONGIAKI_CHANGE_FEED=redis``), without one ``LISTEN`` connection per
+web process when they are many (docs/replication.md).
 
 Every process that commits publishes the game's id on its queue's events channel:
 the doorbell's script does it in the same round trip that marks the game dirty for
@@ -21,12 +23,47 @@ from typing import Any
 from redis import Redis
 from redis.exceptions import RedisError
 
+from service.live.feed import CHANNEL, CHAT_CHANNEL
 from service.runtime.outages import Outage
 
 log = logging.getLogger("tongiaki.feed")
 
 TIMEOUT = 10.0  # seconds a Redis call may take before the listener reconnects
 HEALTH = 5  # seconds between the listener's pings while nothing is published
+
+
+class PgListener:
+    """One ``LISTEN tongiaki_events`` connection per process, telling the feed which game
+    moved; it reconnects after an outage (and the feed looks at every hub then)."""
+
+    def __init__(self, feed: Any, url: str) -> None:
+        self.feed = feed
+        self.url = url
+        threading.Thread(target=self._run, name="feed-listen", daemon=True).start()
+
+    def _run(self) -> None:
+        import psycopg
+
+        delay = 0.5
+        while not self.feed.closing:
+            try:
+                with psycopg.connect(self.url, autocommit=True, connect_timeout=5) as conn:
+                    conn.execute(f"LISTEN {CHANNEL}")
+                    conn.execute(f"LISTEN {CHAT_CHANNEL}")
+                    self.feed.changed_all()  # whatever came while we were not listening
+                    delay = 0.5
+                    while not self.feed.closing:
+                        for note in conn.notifies(timeout=1.0):
+                            chat = note.channel == CHAT_CHANNEL
+                            (self.feed.chat_changed if chat else self.feed.changed)(note.payload)
+            except Exception as exc:
+                log.warning("feed listener: %s; again in %.1f s", exc, delay)
+                time.sleep(delay)
+                delay = min(delay * 2, 10.0)
+
+
+def listener_for(url: str) -> Callable[[Any], PgListener]:
+    return lambda feed: PgListener(feed, url)
 
 
 def events_channel(queue: str) -> str:

@@ -14,7 +14,8 @@ How the feed hears of new events, fastest first:
   commit of this process;
 - PostgreSQL: a trigger on ``events`` sends ``NOTIFY tongiaki_events`` with the
   game id on every commit, whoever wrote it (another web process, the CLI's
-  import); one ``LISTEN`` connection per process (``PgListener``) hears them;
+  import); one ``LISTEN`` connection per process (``PgListener``, ``service.live.channels``)
+  hears them, or a Redis channel (``TONGIAKI_CHANGE_FEED=redis``);
 - a safety poll: every ``poll_every`` seconds, one query for the head version of
   every watched game, for anything missed (the listener reconnecting, or on
   SQLite another process writing the file).
@@ -177,8 +178,11 @@ class Feed:
         poll_every: float = 2.0,
         listener: Callable[[Feed], Any] | None = None,
         heartbeat: float = 15.0,
+        pages: Callable[[str, int, int], Sequence[StoredEvent]] | None = None,
     ) -> None:
         self.store = store
+        # where catch-up pages are read: a replica's whole pages (service.replication.reads)
+        self.pages = pages
         self.chat_heads: Callable[[Sequence[str]], dict[str, int]] | None = None  # chat.md
         self.heartbeat = heartbeat  # seconds between a quiet stream's heartbeats
         self.max_streams = max_streams
@@ -305,7 +309,7 @@ class Feed:
                     retry_after=2,
                 )
             try:
-                rows = self.store.read(game_id, start, PAGE)
+                rows = (self.pages or self.store.read)(game_id, start, PAGE)
             finally:
                 self._readers.release()
             page = tuple((e.version, frame(e)) for e in rows)
@@ -447,40 +451,6 @@ def close_all() -> None:
     """End every stream of this process (SIGTERM)."""
     for feed in FEEDS:
         feed.close()
-
-
-class PgListener:
-    """One ``LISTEN tongiaki_events`` connection per process, telling the feed which game
-    moved; it reconnects after an outage (and the feed looks at every hub then)."""
-
-    def __init__(self, feed: Feed, url: str) -> None:
-        self.feed = feed
-        self.url = url
-        threading.Thread(target=self._run, name="feed-listen", daemon=True).start()
-
-    def _run(self) -> None:
-        import psycopg
-
-        delay = 0.5
-        while not self.feed.closing:
-            try:
-                with psycopg.connect(self.url, autocommit=True, connect_timeout=5) as conn:
-                    conn.execute(f"LISTEN {CHANNEL}")
-                    conn.execute(f"LISTEN {CHAT_CHANNEL}")
-                    self.feed.changed_all()  # whatever came while we were not listening
-                    delay = 0.5
-                    while not self.feed.closing:
-                        for note in conn.notifies(timeout=1.0):
-                            chat = note.channel == CHAT_CHANNEL
-                            (self.feed.chat_changed if chat else self.feed.changed)(note.payload)
-            except Exception as exc:
-                log.warning("feed listener: %s; again in %.1f s", exc, delay)
-                time.sleep(delay)
-                delay = min(delay * 2, 10.0)
-
-
-def listener_for(url: str) -> Callable[[Feed], PgListener]:
-    return lambda feed: PgListener(feed, url)
 
 
 class FeedDoorbell:

@@ -75,6 +75,12 @@ def _made(Counter: Any, Gauge: Any, Histogram: Any) -> Any:
         ),
         commands=Counter("tongiaki_commands", "Commands judged, by outcome", ["outcome"]),
         rejections=Counter("tongiaki_rejections", "Journalled refusals, by code", ["code"]),
+        replica=Counter(
+            "tongiaki_replica_reads",
+            "Read-side reads by where they were served: the replica, or the primary (the"
+            " replica lacked the versions asked for, or was away)",
+            ["served_by"],
+        ),
         streams=Gauge(
             "tongiaki_open_streams",
             "Server-sent-event streams open",
@@ -83,6 +89,8 @@ def _made(Counter: Any, Gauge: Any, Histogram: Any) -> Any:
     )
     for outcome in OUTCOMES:  # at 0 from the start: a rate needs a first sample
         made.commands.labels(outcome)
+    for served_by in ("replica", "primary"):
+        made.replica.labels(served_by)
     return made
 
 
@@ -102,3 +110,8 @@ def rejection(code: str) -> None:
 def streams(delta: int) -> None:
     """A stream opened (+1) or closed (-1)."""
     count_safely(lambda: made_metrics().streams.inc(delta))
+
+
+def replica_read(served_by: str) -> None:
+    """A read-side read with ``DATABASE_REPLICA_URL``: ``replica`` or ``primary``."""
+    count_safely(lambda: made_metrics().replica.labels(served_by).inc())

@@ -225,11 +225,17 @@ class PostgresDatabase(SqlDatabase):
     postgres = True
 
     def __init__(
-        self, url: str, min_size: int = 1, max_size: int = 10, timeout: float = CONNECT_TIMEOUT
+        self,
+        url: str,
+        min_size: int = 1,
+        max_size: int = 10,
+        timeout: float = CONNECT_TIMEOUT,
+        check: bool = True,
     ) -> None:
         self.url = url
         try:  # one direct connection first: its error names the cause (refused, no database…)
-            psycopg.connect(url, connect_timeout=CHECK_TIMEOUT, autocommit=True).close()
+            if check:  # (not a replica's: the primary serves while it is away)
+                psycopg.connect(url, connect_timeout=CHECK_TIMEOUT, autocommit=True).close()
         except psycopg.Error as exc:
             where, cause = redacted(url), " ".join(str(exc).split())
             raise StoreUnavailable(f"cannot connect to PostgreSQL ({where}): {cause}") from exc

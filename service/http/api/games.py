@@ -359,7 +359,12 @@ def events(game_id: str) -> ResponseReturnValue:
     version, _ = game_service().load(game_id)
     after = int_arg("after", 0) or 0
     limit = int_arg("limit", 500, 1, 1000) or 500
-    rows, more = paged(game_service().store.read(game_id, after, limit + 1), limit)
+    replica = current_app.extensions["tongiaki.services"].replica
+    if replica is not None:  # whole pages from the standby, else the primary's
+        found = replica.read(game_id, after, limit + 1, head=version)
+    else:
+        found = game_service().store.read(game_id, after, limit + 1)
+    rows, more = paged(found, limit)
     if request.accept_mimetypes.best == "application/x-ndjson":
         text = "".join(json.dumps(event_json(e)) + "\n" for e in rows)
         return Response(text, mimetype="application/x-ndjson")
