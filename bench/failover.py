@@ -78,6 +78,9 @@ class Figures:
     viewer_repeats: int
     viewer_reconnects: int
     scoreboards_level: int  # games whose scoreboard (the worker's) reached their head
+    replica: bool  # the read side on the standby (DATABASE_REPLICA_URL)
+    reads_checked: int  # reads of what was just acknowledged that answered
+    stale_reads: list[str]  # those that showed less than was acknowledged
     lag: dict[str, Any]
 
 
@@ -99,6 +102,8 @@ def served(args: argparse.Namespace, mode: str, root: Path) -> Figures:
     queue = f"failover-{mode}-{uuid.uuid4().hex[:6]}"
     (root / "stack").mkdir(parents=True, exist_ok=True)
     stack = Stack(url, args.redis, queue, root / "stack", web=2)
+    if args.replica:  # the standby while there is one, then the new primary
+        stack.env["DATABASE_REPLICA_URL"] = pair("url", root, "--replica")
     stack.env.update(
         TONGIAKI_CHANGE_FEED=args.feed,
         TONGIAKI_STREAM_HEARTBEAT="2",
@@ -217,6 +222,9 @@ def judged(run: Run, lag: Lag) -> Figures:
         viewer_repeats=repeats,
         viewer_reconnects=sum(v.reconnects for v in run.viewers.values()),
         scoreboards_level=level,
+        replica=run.args.replica,
+        reads_checked=tally.reads_checked,
+        stale_reads=tally.stale[:10],
         lag=asdict(lag),
     )
 
@@ -269,7 +277,8 @@ def report(f: Figures) -> str:
     others = ", ".join(f"{k}: {v:,}" for k, v in f.other_answers.items())
     return "\n".join(
         [
-            f"{f.mode} replication, change feed {f.feed}, {f.bots} bots, {f.games} games",
+            f"{f.mode} replication, change feed {f.feed}, reads from the"
+            f" {'standby' if f.replica else 'primary'}, {f.bots} bots, {f.games} games",
             f"  acknowledged {f.acked:,} commands ({f.acked_before_kill:,} before the kill,"
             f" {f.commands_per_s_before:,.1f}/s); lost {f.lost} ({f.lost_before_kill} of those"
             " acknowledged before the kill)",
@@ -282,6 +291,8 @@ def report(f: Figures) -> str:
             f" {f.viewers_complete}/{len(f.not_verified) + f.verified}, gaps {f.viewer_gaps},"
             f" repeats {f.viewer_repeats}, reconnects {f.viewer_reconnects}; scoreboards level"
             f" {f.scoreboards_level}/{f.games}",
+            f"  reads of what was just acknowledged: {f.reads_checked:,}, stale"
+            f" {len(f.stale_reads)}",
             f"  standby behind the primary before the kill: at most {f.lag['max_bytes']:,} bytes"
             f" of WAL, {f.lag['max_flush_ms']:.1f} ms flush lag, last {f.lag['last_bytes']:,}"
             f" bytes ({f.lag['samples']} samples, {f.lag['sync_state'] or '?'})",
@@ -300,6 +311,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--dir", default="/tmp/tongiaki-failover")
     parser.add_argument("--port", type=int, default=5470, help="node a's (b: the next)")
     parser.add_argument("--json", default="", help="write the figures as JSON here")
+    parser.add_argument(
+        "--primary-reads", dest="replica", action="store_false",
+        help="no DATABASE_REPLICA_URL: the read side reads the primary too",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     found = []
     for mode in args.mode.split(","):

@@ -16,6 +16,7 @@ import psycopg
 
 from bench.client import Http, Reply
 
+READ_BACK = 0.25  # the share of acknowledgements a bot reads back at once
 RETRY_CAP = 1.0  # seconds a bot waits at most after a 503 (its Retry-After, capped)
 
 
@@ -29,6 +30,8 @@ class Tally:
     statuses: dict[int, int] = field(default_factory=dict)  # answers to commands by status
     reads: dict[int, int] = field(default_factory=dict)  # answers to everything else
     refused: int = 0  # connections refused or reset (a web process away)
+    reads_checked: int = 0  # reads after an acknowledgement that answered
+    stale: list[str] = field(default_factory=list)  # reads older than an acknowledgement
     games: list[str] = field(default_factory=list)
 
     def count(self, status: int, command: bool = True) -> None:
@@ -122,10 +125,38 @@ class Bot(threading.Thread):
                     self.tally.acked.append(
                         (self.index, gid, receipt["version"], receipt["hash"], time.monotonic())
                     )
+                if self.rng.random() < READ_BACK:
+                    self.read_back(gid, receipt["version"], receipt["hash"])
                 return
             if reply is not None and reply.status < 500:
                 return  # refused (the game moved on, say): read /legal again
             self.wait(reply)
+
+    def read_back(self, gid: str, version: int, head: str) -> None:
+        """Read what was just acknowledged, from another web process maybe (a replica's
+        read side): the events up to it, and the scoreboard at it or later; an answer
+        that shows less is stale (a 503 is not: it refuses, it shows nothing)."""
+        page = self.call("GET", f"/games/{gid}/events?after={version - 1}&limit=1")
+        if page is not None and page.status == 200:
+            got = page.json["events"]
+            if not got or got[0]["version"] != version or got[0]["hash"] != head:
+                self.stale(f"{gid} v{version}: events after {version - 1}: {got[:1]}")
+            else:
+                self.checked()
+        board = self.call("GET", f"/games/{gid}/scoreboard?min_version={version}")
+        if board is not None and board.status == 200:
+            if board.json["version"] < version:
+                self.stale(f"{gid} v{version}: scoreboard at {board.json['version']}")
+            else:
+                self.checked()
+
+    def stale(self, what: str) -> None:
+        with self.tally.lock:
+            self.tally.stale.append(what)
+
+    def checked(self) -> None:
+        with self.tally.lock:
+            self.tally.reads_checked += 1
 
 
 class Viewer(threading.Thread):

@@ -115,7 +115,14 @@ def test_a_commit_on_the_primary_alone_is_not_acknowledged(where):
 @pytest.mark.parametrize(("feed", "port"), [("listen", PORT + 2), ("redis", PORT + 4)])
 def test_killing_the_primary_under_play_loses_no_acknowledged_command(where, redis_url, feed, port):
     args = argparse.Namespace(
-        bots=8, before=6.0, after=8.0, feed=feed, redis=redis_url, dir=str(where), port=port
+        bots=8,
+        before=6.0,
+        after=8.0,
+        feed=feed,
+        redis=redis_url,
+        dir=str(where),
+        port=port,
+        replica=feed == "redis",  # the read side on the standby, then on the new primary
     )
     figures = drill(args, "sync")
     print(figures)  # pytest shows it on failure
@@ -129,3 +136,4 @@ def test_killing_the_primary_under_play_loses_no_acknowledged_command(where, red
     assert figures.viewers_complete == figures.games, figures
     assert figures.viewer_gaps == 0 and figures.viewer_repeats == 0, figures
     assert figures.scoreboards_level == figures.games, figures
+    assert figures.reads_checked > 100 and not figures.stale_reads, figures
