@@ -29,6 +29,7 @@ from service.store.base import (
     canonical,
     chain_events,
 )
+from service.store.commit_wait import COMMIT_WAIT, WATCH
 from service.store.database import Cursor, SqlDatabase, SqlTx
 from service.store.log_sql import BACKFILL
 from service.store.rows import Row, value
@@ -119,6 +120,11 @@ def translated() -> Iterator[None]:
         yield
     except psycopg.errors.UniqueViolation as exc:
         raise StoreError(f"integrity: {exc}") from exc
+    except psycopg.errors.QueryCanceled as exc:  # an append past COMMIT_WAIT: nothing written
+        raise StoreUnavailable(
+            f"postgresql: cancelled after {COMMIT_WAIT:.0f} s ({exc.diag.message_primary});"
+            " is a synchronous standby away? Nothing was written: retry"
+        ) from exc
     except psycopg.DataError as exc:  # NUL in text, integer out of range, bad encoding
         raise InvalidData(f"a value cannot be stored: {exc.diag.message_primary}") from exc
     except (psycopg.OperationalError, PoolTimeout) as exc:  # unreachable, restarted, full
@@ -274,6 +280,15 @@ class PostgresDatabase(SqlDatabase):
                 yield SqlTx(self, cur, conn.pipeline)
             _replicated(conn)  # an autocommitted append is a commit too
 
+    @contextmanager
+    def committing(self) -> Iterator[SqlTx]:
+        """An autocommitted append, cancelled past ``COMMIT_WAIT`` seconds (a synchronous
+        standby away holds every commit: ``service.store.commit_wait``)."""
+        with translated(), self.pool.connection() as conn:
+            with WATCH.watching(conn), conn.cursor() as cur:
+                yield SqlTx(self, cur, conn.pipeline)
+            _replicated(conn)
+
     def ping(self, timeout: float) -> None:
         """See ``SqlDatabase.ping``; bounded, as a readiness probe's own timeout is
         often 1 s. First a connection of its own, so a database that stopped answering
@@ -422,6 +437,8 @@ def _arguments(
 class PostgresStreams(SqlStreams):
     """Streams whose append is one round trip: ``tongiaki_append``, server-side."""
 
+    db: PostgresDatabase
+
     def append(
         self,
         record: CommandRecord,
@@ -449,7 +466,7 @@ class PostgresStreams(SqlStreams):
                 head.hash if head is not None and head.version == expected_version else GENESIS
             )
         stored = chain_events(record.game_id, expected_version, prev_hash, events)
-        with self.db.reading() as tx:  # autocommit: the function is one transaction
+        with self.db.committing() as tx:  # autocommit: the function is one transaction
             done = OUTCOME.one(
                 tx.execute(
                     f"SELECT {OUTCOME.select} FROM tongiaki_append("

@@ -137,3 +137,43 @@ def test_killing_the_primary_under_play_loses_no_acknowledged_command(where, red
     assert figures.viewer_gaps == 0 and figures.viewer_repeats == 0, figures
     assert figures.scoreboards_level == figures.games, figures
     assert figures.reads_checked > 100 and not figures.stale_reads, figures
+
+
+def test_a_command_waits_for_an_absent_standby_at_most_seconds(where, redis_url):
+    """The synchronous standby away, a command's commit would wait for ever: it answers
+    503 with Retry-After within COMMIT_WAIT and a little; the standby back, the same
+    request (its Idempotency-Key) gets the receipt of the one commit, and the game
+    verifies."""
+    from service.store.commit_wait import COMMIT_WAIT
+    from tests.servers import production
+    from tests.system.test_disputes_served import started
+
+    pair("up", where, "--port", str(PORT + 8))
+    url = f"postgresql://postgres@127.0.0.1:{PORT + 8},127.0.0.1:{PORT + 9}/tongiaki"
+    try:
+        with production(
+            where / "stack", f"{url}?target_session_attrs=read-write", redis_url,
+            f"absent-{where.name[-6:]}", web=1,
+        ) as servers:  # fmt: skip
+            http = servers[0].http()
+            gid, tokens = started(http)
+            legal = http.call("GET", f"/games/{gid}/legal").json
+            token = tokens[legal["player_id"]]
+            headers = {"If-Match": f'"{legal["version"]}"', "Idempotency-Key": "absent-1"}
+            body = legal["commands"][0]
+            pg_ctl(where, "b", "stop")
+            began = time.monotonic()
+            first = http.call("POST", f"/games/{gid}/commands", body, token, headers)
+            took = time.monotonic() - began
+            assert first.status == 503 and "retry-after" in first.headers, first.json
+            assert COMMIT_WAIT - 1 <= took <= COMMIT_WAIT + 10, took
+            pg_ctl(where, "b", "start")
+            again = http.call("POST", f"/games/{gid}/commands", body, token, headers)
+            assert again.status == 200, again.json
+            assert again.json["receipt"]["version"] == legal["version"] + len(again.json["events"])
+            events = http.call("GET", f"/games/{gid}/events?after=0&limit=1000").json["events"]
+            assert [e["version"] for e in events] == list(range(1, len(events) + 1))
+            assert events[-1]["hash"] == again.json["receipt"]["hash"]
+            assert http.call("GET", f"/games/{gid}/verify").json["ok"] is True
+    finally:
+        pair("down", where)
