@@ -55,6 +55,15 @@ def bin_dir() -> Path:
     return versions[-1]
 
 
+def port_taken(port: int) -> bool:
+    """Whether something listens on 127.0.0.1:``port``."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.settimeout(1.0)
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
 def as_owner(argv: list[str]) -> list[str]:
     """``argv`` run as the clusters' owner: ``postgres`` when we are root."""
     return ["runuser", "-u", "postgres", "--", *argv] if os.geteuid() == 0 else argv
@@ -118,11 +127,7 @@ class Pair:
         pid = self.postmaster(node)
         if pid is None:
             return False
-        try:  # a killed postmaster nobody has reaped yet is a zombie: not running
-            stat = Path(f"/proc/{pid}/stat").read_text()
-        except OSError:
-            return False
-        return stat.rsplit(")", 1)[-1].split()[0] != "Z"
+        return self.alive(pid)  # a killed postmaster nobody has reaped yet is a zombie
 
     def postmaster(self, node: str) -> int | None:
         try:
@@ -133,14 +138,41 @@ class Pair:
     def start(self, node: str) -> None:
         if self.running(node):
             return
-        old = self.postmaster(node)
-        deadline = time.monotonic() + WAIT
-        # a killed postmaster's pid stays taken until it is reaped; PostgreSQL refuses to
-        # start while the pid in its lock file exists
-        while old is not None and Path(f"/proc/{old}").exists() and time.monotonic() < deadline:
-            time.sleep(0.1)
+        self.clear_stale_locks(node)
         log = self.root / f"{node}.log"
-        self.tool("pg_ctl", "-D", str(self.data(node)), "-l", str(log), "-w", "-t", "60", "start")
+        try:
+            self.tool(
+                "pg_ctl", "-D", str(self.data(node)), "-l", str(log), "-w", "-t", "60", "start"
+            )  # fmt: skip
+        except SystemExit as exc:
+            tail = "".join(log.read_text(errors="replace").splitlines(True)[-5:])
+            raise SystemExit(f"{exc}\n{log}, its last lines:\n{tail}") from None
+
+    def clear_stale_locks(self, node: str) -> None:
+        """A killed postmaster's pid stays taken until it is reaped, and PostgreSQL refuses
+        to start while the pid in its lock files exists: wait for it to go, and remove the
+        lock files of one that is dead but not reaped (a zombie runs nothing)."""
+        locks = [self.data(node) / "postmaster.pid", self.root / f".s.PGSQL.{self.port(node)}.lock"]
+        deadline = time.monotonic() + 10
+        for lock in locks:
+            try:
+                pid = int(lock.read_text().split()[0])
+            except (OSError, ValueError, IndexError):
+                continue
+            while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+                if not self.alive(pid):  # a zombie: its lock is stale
+                    break
+                time.sleep(0.1)
+            if not self.alive(pid):
+                run(["rm", "-f", str(lock)])
+
+    @staticmethod
+    def alive(pid: int) -> bool:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            return False
+        return stat.rsplit(")", 1)[-1].split()[0] != "Z"
 
     def stop(self, node: str) -> None:
         if self.running(node):
@@ -190,9 +222,19 @@ class Pair:
         if os.geteuid() == 0:
             shutil.chown(self.root, "postgres", "postgres")
         if not self.state_file.exists():
+            for taken in (port, port + 1):
+                if port_taken(taken):
+                    raise SystemExit(f"replication: port {taken} is taken: choose another --port")
             self.save({"ports": {"a": port, "b": port + 1}, "primary": "a", "sync": synchronous})
-            self.init_primary("a")
-            self.clone("b", "a")
+            try:
+                self.init_primary("a")
+                self.clone("b", "a")
+            except BaseException:  # half a pair is no pair: the next `up` starts afresh
+                self.down()
+                for node in NODES:
+                    run(["rm", "-rf", str(self.data(node))])
+                self.state_file.unlink()
+                raise
         state = self.state()
         for node in (self.primary(), self.standby()):
             self.start(node)
@@ -251,6 +293,13 @@ class Pair:
     def promote(self) -> float:
         """Promote the standby; the seconds it took. The new primary runs alone."""
         old, new = self.primary(), self.standby()
+        if self.running(old):
+            raise SystemExit(
+                f"replication: the primary {old} is running: promoting {new} now would make two"
+                f" primaries. Stop or fence {old} first (kill-primary, or pg_ctl stop)"
+            )
+        if not self.running(new):
+            raise SystemExit(f"replication: {new} is not running: there is nothing to promote")
         began = time.monotonic()
         self.tool("pg_ctl", "-D", str(self.data(new)), "-w", "-t", "60", "promote")
         self.sql(new, "ALTER SYSTEM SET synchronous_standby_names = ''")
@@ -266,7 +315,14 @@ class Pair:
     def rejoin(self) -> None:
         """The node that is not the primary, a synchronous standby of it again."""
         primary, node = self.primary(), self.standby()
-        self.stop(node) if self.running(node) else None
+        state = self.state()
+        if not state.get("alone") and self.running(node) and self.streams(node):
+            print(f"replication: {node} already streams from {primary}: nothing to rejoin")
+            return
+        self.stop(node)
+        # the promotion's checkpoint: without it pg_rewind reads the old timeline in the
+        # new primary's control file and finds "no rewind required" on diverged WAL
+        self.sql(primary, "CHECKPOINT")
         try:
             self.tool(
                 "pg_rewind", "-D", str(self.data(node)),
@@ -274,15 +330,36 @@ class Pair:
                 " dbname=postgres",
             )  # fmt: skip
             self.write_settings(node, "", primary)
-        except SystemExit:  # never ran cleanly, or too far apart: a new base backup
+            self.start(node)
+            self.wait_connected(node)
+        except SystemExit:  # never ran cleanly, too far apart, or not streaming after all
+            self.stop(node)
             self.clone(node, primary)
-        self.start(node)
-        state = self.state()
-        if state["sync"]:
+            self.start(node)
+            self.wait_connected(node)
+        if state["sync"]:  # named only once it streams: else every commit waits for it
             self.name_synchronous(node)
         state["alone"] = False
         self.save(state)
         self.wait_streaming(bool(state["sync"]))
+
+    def streams(self, node: str) -> bool:
+        """Whether ``node`` streams from the primary now."""
+        try:
+            found = self.sql(
+                self.primary(),
+                f"SELECT state FROM pg_stat_replication WHERE application_name = '{node}'",
+            )
+        except SystemExit:
+            return False
+        return found == "streaming"
+
+    def wait_connected(self, node: str, seconds: float = 30.0) -> None:
+        deadline = time.monotonic() + seconds
+        while not self.streams(node):
+            if time.monotonic() > deadline:
+                raise SystemExit(f"replication: {node} does not stream from {self.primary()}")
+            time.sleep(0.2)
 
     def kill_primary(self) -> None:
         pid = self.postmaster(self.primary())
@@ -294,11 +371,10 @@ class Pair:
 
     def url(self, replica: bool = False) -> str:
         a, b = self.port("a"), self.port("b")
-        if replica:  # the standby while there is one, else the primary
-            s, p = self.port(self.standby()), self.port(self.primary())
+        if replica:  # one standby (docs/replication.md): the primary's after a promotion
             return (
-                f"postgresql://postgres@127.0.0.1:{s},127.0.0.1:{p}/{DATABASE}"
-                "?target_session_attrs=prefer-standby&connect_timeout=2"
+                f"postgresql://postgres@127.0.0.1:{self.port(self.standby())}/{DATABASE}"
+                "?connect_timeout=2"
             )
         return (
             f"postgresql://postgres@127.0.0.1:{a},127.0.0.1:{b}/{DATABASE}"
@@ -310,6 +386,8 @@ class Pair:
         for node in NODES:
             role = "primary" if node == self.primary() else "standby"
             if not self.running(node):
+                if role == "standby" and self.state().get("alone"):
+                    role = "the old primary (rejoin makes it a standby)"
                 lines.append(f"{node}: port {self.port(node)}, {role}, stopped")
                 continue
             try:
@@ -369,6 +447,7 @@ def main() -> int:
         print("\n".join(pair.status()))
     elif args.action == "kill-primary":
         pair.kill_primary()
+        print(f"replication: SIGKILL sent to {pair.primary()}'s postmaster; promote the standby")
     else:
         pair.down()
     return 0

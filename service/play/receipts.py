@@ -87,6 +87,9 @@ class Receipts:
                 "idempotency_key_reused",
                 "this Idempotency-Key was used for another request; use a new key",
             )
+        # the first answer may have been lost with a commit on the primary alone: the
+        # stored one is given once it is as durable as a new commit (docs/replication.md)
+        self.store.durable()
         if entry.outcome == "rejected":
             rejection = entry.rejection or {}
             error = KINDS[kind_of(rejection)]

@@ -240,7 +240,7 @@ def _witnesses(raw: str) -> tuple[str, ...]:
 
 
 def _change_feed(raw: str, redis_url: str) -> str:
-    value = raw.strip().lower() or "listen"
+    value = raw or "listen"
     if value not in ("listen", "redis"):
         raise ConfigError(f"TONGIAKI_CHANGE_FEED must be listen or redis, not {raw!r}")
     if value == "redis" and not redis_url:

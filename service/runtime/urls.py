@@ -75,7 +75,7 @@ def _postgres_url(url: str, name: str, wanted: str) -> str:
         readable = False
     if not readable:
         raise ConfigError(wanted)
-    problem = _conninfo_problem(readable)
+    problem = _conninfo_problem(readable, writes=name == "DATABASE_URL")
     if any(c.isspace() for c in url):
         problem = "a URL holds no spaces"
     elif not readable.get("dbname"):
@@ -89,8 +89,10 @@ SSLMODES = ("disable", "allow", "prefer", "require", "verify-ca", "verify-full")
 SESSION_ATTRS = ("any", "read-write", "read-only", "primary", "standby", "prefer-standby")
 
 
-def _conninfo_problem(info: Mapping[str, object]) -> str | None:
-    """What libpq would refuse only when connecting: ports, sslmode, timeouts."""
+def _conninfo_problem(info: Mapping[str, object], writes: bool) -> str | None:
+    """What libpq would refuse only when connecting: ports, sslmode, timeouts; and for
+    the URL commands are written to (``writes``), several hosts without a way to find
+    the primary among them."""
     ports = str(info.get("port") or "5432").split(",")
     for port in ports:
         if port and not (port.isdigit() and 1 <= int(port) <= 65_535):
@@ -101,6 +103,12 @@ def _conninfo_problem(info: Mapping[str, object]) -> str | None:
     attrs = info.get("target_session_attrs")
     if attrs is not None and attrs not in SESSION_ATTRS:
         return f"target_session_attrs {attrs!r} is not one of {', '.join(SESSION_ATTRS)}"
+    if writes and len(hosts) > 1 and attrs not in ("read-write", "primary"):
+        # libpq would take the first host that answers: after a failover, the standby
+        return (
+            f"{len(hosts)} hosts need target_session_attrs=read-write, so that the one that"
+            " takes writes is found (docs/replication.md)"
+        )
     sslmode = info.get("sslmode")
     if sslmode is not None and sslmode not in SSLMODES:
         return f"sslmode {sslmode!r} is not one of {', '.join(SSLMODES)}"

@@ -331,6 +331,12 @@ class Streams(Protocol):
         """The journalled outcome of a command id, if any."""
         ...
 
+    def durable(self) -> None:
+        """Return once everything committed before is as durable as a new commit would be
+        (on PostgreSQL: on the synchronous standby too), or raise ``StoreUnavailable``.
+        A retry's stored answer is given only after it (docs/replication.md)."""
+        ...
+
     def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[StoredEvent]:
         """Events with version > ``after``, in order, at most ``limit``."""
         ...

@@ -1,14 +1,16 @@
-"""A bound on how long a command's commit may wait (docs/replication.md).
+"""A bound on how long a commit may wait for a synchronous standby (docs/replication.md).
 
 With ``synchronous_commit = on`` and a synchronous standby named, PostgreSQL holds each
 commit until the standby has it on disk; if the standby is away, it holds it forever
-(``statement_timeout`` does not end that wait). A command would hang with its player.
-So each append runs watched: past ``COMMIT_WAIT`` seconds one thread of the process
-cancels it (libpq's cancel request). Cancelled before its commit, nothing is written
-(``QueryCanceled``: 503); cancelled in the standby's wait, PostgreSQL keeps the commit
-on the primary and says so in a warning, which ``service.store.postgres`` turns into a
-503 too. Either way the player is told within seconds to try again, and their retry
-with the same ``Idempotency-Key`` finds whatever did commit.
+(``statement_timeout`` does not end that wait). A command, a sign-up, a request whose
+token's last use is stamped, would hang with its client. So every transaction and read
+of the PostgreSQL pool runs watched: past ``COMMIT_WAIT`` seconds, one thread of the
+process asks PostgreSQL which of the late ones wait for the standby (``wait_event =
+'SyncRep'``) and cancels those (libpq's cancel request); a long query that is working
+is left alone. Cancelled in the standby's wait, PostgreSQL keeps the commit on the
+primary and says so in a warning, which ``service.store.postgres`` turns into a 503:
+the client is told within seconds to try again, and the retry with the same
+``Idempotency-Key`` gets the stored answer once the standby has it.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any
 
 log = logging.getLogger("tongiaki.store")
 
-COMMIT_WAIT = 10.0  # seconds an append may take before it is cancelled
+COMMIT_WAIT = 10.0  # seconds a commit may wait for a synchronous standby, then cancelled
 
 
 class CommitWatch:
@@ -34,18 +36,18 @@ class CommitWatch:
     def __init__(self, limit: float = COMMIT_WAIT) -> None:
         self.limit = limit
         self._lock = threading.Lock()
-        self._flying: dict[int, tuple[float, Any]] = {}
+        self._flying: dict[int, tuple[float, Any, str]] = {}  # deadline, connection, URL
         self._ids = itertools.count()
         self._pid = 0
         self.cancelled = 0  # appends cancelled (tests, logs)
 
     @contextmanager
-    def watching(self, conn: Any) -> Iterator[None]:
-        """Run the body as one watched append on ``conn``."""
+    def watching(self, conn: Any, url: str) -> Iterator[None]:
+        """Run the body watched, on ``conn`` of the database at ``url``."""
         self._start()
         key = next(self._ids)
         with self._lock:
-            self._flying[key] = (time.monotonic() + self.limit, conn)
+            self._flying[key] = (time.monotonic() + self.limit, conn, url)
         try:
             yield
         finally:
@@ -65,19 +67,47 @@ class CommitWatch:
             time.sleep(min(1.0, self.limit / 4))
             now = time.monotonic()
             with self._lock:
-                late = [(k, c) for k, (t, c) in self._flying.items() if t <= now]
-                for key, _ in late:
-                    self._flying.pop(key, None)
-            for _, conn in late:
-                self.cancelled += 1
-                log.warning(
-                    "an append took over %.0f s (a synchronous standby away?): cancelled",
-                    self.limit,
-                )
-                try:
-                    conn.cancel_safe(timeout=5.0)
-                except Exception as exc:  # the connection is gone: nothing to cancel
-                    log.warning("could not cancel a late append: %s", exc)
+                late = [(k, c, u) for k, (t, c, u) in self._flying.items() if t <= now]
+            if late:
+                self._cancel_waiting(late)
+
+    def _cancel_waiting(self, late: list[tuple[int, Any, str]]) -> None:
+        """Cancel those of ``late`` whose backend waits for a synchronous standby."""
+        import psycopg
+
+        pids = {}
+        for key, conn, url in late:
+            try:
+                pids[conn.info.backend_pid] = (key, conn, url)
+            except Exception:  # closed meanwhile
+                continue
+        if not pids:
+            return
+        try:
+            with psycopg.connect(late[0][2], autocommit=True, connect_timeout=2) as side:
+                waiting = {
+                    row[0]
+                    for row in side.execute(
+                        "SELECT pid FROM pg_stat_activity"
+                        " WHERE wait_event = 'SyncRep' AND pid = ANY(%s)",
+                        (list(pids),),
+                    )
+                }
+        except psycopg.Error as exc:  # the database away: the connections fail by themselves
+            log.warning("could not look at late commits: %s", exc)
+            return
+        for pid in waiting:
+            key, conn, _ = pids[pid]
+            with self._lock:
+                self._flying.pop(key, None)
+            self.cancelled += 1
+            log.warning(
+                "a commit waited over %.0f s for the synchronous standby: cancelled", self.limit
+            )
+            try:
+                conn.cancel_safe(timeout=5.0)
+            except Exception as exc:  # the connection is gone: nothing to cancel
+                log.warning("could not cancel a late commit: %s", exc)
 
 
 WATCH = CommitWatch()  # this process's

@@ -192,6 +192,9 @@ class MemoryEventStore:
             entry=found,
         )
 
+    def durable(self) -> None:
+        """Nothing here outlives the process: nothing to wait for."""
+
     def outcome(self, game_id: str, command_id: str) -> JournalEntry | None:
         """The journalled outcome of a command id, if any."""
         with self._lock:

@@ -120,7 +120,7 @@ def translated() -> Iterator[None]:
         yield
     except psycopg.errors.UniqueViolation as exc:
         raise StoreError(f"integrity: {exc}") from exc
-    except psycopg.errors.QueryCanceled as exc:  # an append past COMMIT_WAIT: nothing written
+    except psycopg.errors.QueryCanceled as exc:  # a commit's wait past COMMIT_WAIT
         raise StoreUnavailable(
             f"postgresql: cancelled after {COMMIT_WAIT:.0f} s ({exc.diag.message_primary});"
             " is a synchronous standby away? Nothing was written: retry"
@@ -267,7 +267,7 @@ class PostgresDatabase(SqlDatabase):
         ``StoreUnavailable``, so that nothing is acknowledged on one machine only (the
         client's retry with its ``Idempotency-Key`` finds the commit, docs/replication.md)."""
         with translated(), self.pool.connection() as conn:
-            with conn.transaction(), conn.cursor() as cur:
+            with WATCH.watching(conn, self.url), conn.transaction(), conn.cursor() as cur:
                 yield SqlTx(self, cur, conn.pipeline)
             _replicated(conn)
 
@@ -276,18 +276,9 @@ class PostgresDatabase(SqlDatabase):
         """Autocommit: a single statement is its own transaction (a SELECT its own
         snapshot), one round trip."""
         with translated(), self.pool.connection() as conn:
-            with conn.cursor() as cur:
+            with WATCH.watching(conn, self.url), conn.cursor() as cur:
                 yield SqlTx(self, cur, conn.pipeline)
             _replicated(conn)  # an autocommitted append is a commit too
-
-    @contextmanager
-    def committing(self) -> Iterator[SqlTx]:
-        """An autocommitted append, cancelled past ``COMMIT_WAIT`` seconds (a synchronous
-        standby away holds every commit: ``service.store.commit_wait``)."""
-        with translated(), self.pool.connection() as conn:
-            with WATCH.watching(conn), conn.cursor() as cur:
-                yield SqlTx(self, cur, conn.pipeline)
-            _replicated(conn)
 
     def ping(self, timeout: float) -> None:
         """See ``SqlDatabase.ping``; bounded, as a readiness probe's own timeout is
@@ -439,6 +430,15 @@ class PostgresStreams(SqlStreams):
 
     db: PostgresDatabase
 
+    def durable(self) -> None:
+        """A transaction that writes WAL (a logical message, which changes no table)
+        commits and, with a synchronous standby, waits until the standby has the WAL up
+        to its commit: everything committed before is on both disks once it returns (a
+        retry's stored answer may have been committed on the primary alone, its own wait
+        cancelled). A transaction that writes no WAL would not wait."""
+        with self.db.reading() as tx:
+            tx.execute("SELECT pg_logical_emit_message(true, 'tongiaki', 'durable')")
+
     def append(
         self,
         record: CommandRecord,
@@ -466,7 +466,7 @@ class PostgresStreams(SqlStreams):
                 head.hash if head is not None and head.version == expected_version else GENESIS
             )
         stored = chain_events(record.game_id, expected_version, prev_hash, events)
-        with self.db.committing() as tx:  # autocommit: the function is one transaction
+        with self.db.reading() as tx:  # autocommit: the function is one transaction
             done = OUTCOME.one(
                 tx.execute(
                     f"SELECT {OUTCOME.select} FROM tongiaki_append("

@@ -141,6 +141,10 @@ class SqlEventStore:
         """Store an exported game as it is (see ``Streams.import_stream``)."""
         self._streams.import_stream(events, status, at, journal, seed, accounts, logged)
 
+    def durable(self) -> None:
+        """See ``Streams.durable``."""
+        self._streams.durable()
+
     def outcome(self, game_id: str, command_id: str) -> JournalEntry | None:
         """The journalled outcome of a command id, if any."""
         return self._streams.outcome(game_id, command_id)

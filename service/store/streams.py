@@ -208,6 +208,9 @@ class SqlStreams:
 
     # --- reading ------------------------------------------------------------------
 
+    def durable(self) -> None:
+        """Every commit of this database is as durable as the next (one file, one disk)."""
+
     def outcome(self, game_id: str, command_id: str) -> JournalEntry | None:
         """The journalled outcome of a command id, if any."""
         with self.db.reading() as tx:

@@ -32,6 +32,7 @@ def finished_game(tmp_path):
 # the in-memory store makes a log key of its own: the run's (tests/conftest.py) unset
 MEMORY = {"DATABASE_URL": "memory:", "TONGIAKI_LOG_KEY": ""}
 PG2 = "postgresql://postgres@127.0.0.1:5480,127.0.0.1:5481/tongiaki"  # a primary and standby
+PG1 = "postgresql://postgres@127.0.0.1:1/tongiaki"  # nothing listens there
 
 
 def run(tmp_path, *args, input=None):
@@ -462,10 +463,13 @@ def test_a_game_not_over_moves_only_with_its_secret_and_plays_on(tmp_path):
         # replication (docs/replication.md)
         ({"DATABASE_URL": f"{PG2}?target_session_attrs=rw"}, "target_session_attrs 'rw'"),
         ({"DATABASE_URL": "postgresql://p@/x?host=a,b,c&port=1,2"}, "3 hosts and 2 ports"),
-        ({"DATABASE_REPLICA_URL": PG2}, "DATABASE_URL to the primary first"),
-        ({"DATABASE_URL": PG2, "DATABASE_REPLICA_URL": "redis://x/1"}, "REPLICA_URL must be"),
-        ({"DATABASE_URL": PG2, "DATABASE_REPLICA_URL": " "}, "DATABASE_REPLICA_URL is blank"),
-        ({"DATABASE_URL": PG2, "DATABASE_REPLICA_URL": "postgresql://p@h:1/"}, "names no database"),
+        ({"DATABASE_URL": PG2}, "2 hosts need target_session_attrs=read-write"),
+        ({"DATABASE_URL": f"{PG2}?target_session_attrs=standby"}, "need target_session_attrs"),
+        ({"TONGIAKI_CHANGE_FEED": "redis "}, "TONGIAKI_CHANGE_FEED must be listen or redis"),
+        ({"DATABASE_REPLICA_URL": PG1}, "DATABASE_URL to the primary first"),
+        ({"DATABASE_URL": PG1, "DATABASE_REPLICA_URL": "redis://x/1"}, "REPLICA_URL must be"),
+        ({"DATABASE_URL": PG1, "DATABASE_REPLICA_URL": " "}, "DATABASE_REPLICA_URL is blank"),
+        ({"DATABASE_URL": PG1, "DATABASE_REPLICA_URL": "postgresql://p@h:1/"}, "names no database"),
         ({"TONGIAKI_CHANGE_FEED": "kafka"}, "TONGIAKI_CHANGE_FEED must be listen or redis"),
         ({"TONGIAKI_CHANGE_FEED": "redis"}, "TONGIAKI_CHANGE_FEED=redis needs REDIS_URL"),
     ],

@@ -141,8 +141,9 @@ def test_killing_the_primary_under_play_loses_no_acknowledged_command(where, red
 
 def test_a_command_waits_for_an_absent_standby_at_most_seconds(where, redis_url):
     """The synchronous standby away, a command's commit would wait for ever: it answers
-    503 with Retry-After within COMMIT_WAIT and a little; the standby back, the same
-    request (its Idempotency-Key) gets the receipt of the one commit, and the game
+    503 with Retry-After within COMMIT_WAIT and a little, and so do its retry (its stored
+    answer is not given while it is on one disk) and a sign-up; the standby back, the
+    same request (its Idempotency-Key) gets the receipt of the one commit, and the game
     verifies."""
     from service.store.commit_wait import COMMIT_WAIT
     from tests.servers import production
@@ -167,6 +168,16 @@ def test_a_command_waits_for_an_absent_standby_at_most_seconds(where, redis_url)
             took = time.monotonic() - began
             assert first.status == 503 and "retry-after" in first.headers, first.json
             assert COMMIT_WAIT - 1 <= took <= COMMIT_WAIT + 10, took
+            # the retry is not answered from the journal while the commit is on one disk
+            began = time.monotonic()
+            retry = http.call("POST", f"/games/{gid}/commands", body, token, headers)
+            assert retry.status == 503, retry.json
+            assert time.monotonic() - began <= COMMIT_WAIT + 10
+            # nor does any other write hang: a sign-up is told too
+            began = time.monotonic()
+            signup = http.call("POST", "/accounts", {"name": "cleo"})
+            assert signup.status == 503 and "retry-after" in signup.headers, signup.json
+            assert time.monotonic() - began <= COMMIT_WAIT + 10
             pg_ctl(where, "b", "start")
             again = http.call("POST", f"/games/{gid}/commands", body, token, headers)
             assert again.status == 200, again.json
