@@ -335,8 +335,11 @@ class Feed:
             self._wake.set()
 
     def changed_all(self) -> None:
-        """Anything may have been missed (a listener reconnected): look at every hub."""
+        """Anything may have been missed (a listener (re)connected): look at every hub,
+        its events and its chat (a chat's ping sent before the listener was up was lost
+        until the poll: a CI run found it)."""
         self._dirty.update(self.hubs)
+        self._chat_dirty.update(self.hubs)
         self._wake.set()
 
     def close(self) -> None:
