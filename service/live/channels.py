@@ -110,7 +110,6 @@ class RedisListener:
             events_channel(queue): feed.changed,
             chat_channel(queue): feed.chat_changed,
         }
-        self.subscribed = threading.Event()  # set while subscribed (tests)
         threading.Thread(target=self._run, name="feed-redis", daemon=True).start()
 
     def _run(self) -> None:
@@ -132,7 +131,6 @@ class RedisListener:
                 time.sleep(delay)
                 delay = min(delay * 2, 10.0)
             finally:
-                self.subscribed.clear()
                 pubsub.close()
                 client.close()
 
@@ -148,7 +146,6 @@ class RedisListener:
             message = pubsub.get_message(timeout=1.0)
             if message and message["type"] == "subscribe":
                 confirmed.add(_text(message["channel"]))
-        self.subscribed.set()
         self.feed.changed_all()
 
     def _listen(self, pubsub: Any) -> None:

@@ -136,6 +136,3 @@ class Replica:
             return rows
         metrics.replica_read("primary")  # the replica has not replayed them yet
         return list(self.primary.read(game_id, after, limit))
-
-    def close(self) -> None:
-        self.reads.close()

@@ -39,7 +39,6 @@ class CommitWatch:
         self._flying: dict[int, tuple[float, Any, str]] = {}  # deadline, connection, URL
         self._ids = itertools.count()
         self._pid = 0
-        self.cancelled = 0  # appends cancelled (tests, logs)
 
     @contextmanager
     def watching(self, conn: Any, url: str) -> Iterator[None]:
@@ -100,7 +99,6 @@ class CommitWatch:
             key, conn, _ = pids[pid]
             with self._lock:
                 self._flying.pop(key, None)
-            self.cancelled += 1
             log.warning(
                 "a commit waited over %.0f s for the synchronous standby: cancelled", self.limit
             )
