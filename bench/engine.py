@@ -1,8 +1,9 @@
 """Engine benchmark: fold speed and whole random games per second (issue: engine).
 
-    python bench/engine.py [--games 200] [--players 4] [--profile]
+    python bench/engine.py [--games 200] [--players 4] [--profile] [--json FILE]
 
-Prints figures; it is not a pass/fail test. Single process, one core.
+Prints figures (and writes them for bench/compare.py with ``--json``); it is not a
+pass/fail test. Single process, one core.
 """
 
 from __future__ import annotations
@@ -12,9 +13,14 @@ import cProfile
 import platform
 import pstats
 import statistics
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # python bench/engine.py
+
+from bench.figures import Figures
 from domain.fold import replay
 from domain.simulation import play
 
@@ -51,6 +57,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--profile", action="store_true", help="print the top cost centres")
+    parser.add_argument("--json", help="write the figures to this file (bench/figures.py)")
     args = parser.parse_args()
     print(f"python {platform.python_version()} on {platform.machine()}, one process")
     play(0, args.players)  # warm caches
@@ -82,6 +89,10 @@ def main() -> None:
         f"fold (replay): median {statistics.median(folds):,.0f} events/s, "
         f"best {max(folds):,.0f} ({events:,} events per round)"
     )
+    figures = Figures("engine")
+    figures.add(f"games_per_s_{args.players}p", rates, "games/s")
+    figures.add("fold_events_per_s", folds, "events/s")
+    figures.write(args.json)
     if args.profile:
         profiler = cProfile.Profile()
         profiler.enable()
