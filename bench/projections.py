@@ -1,6 +1,6 @@
 """Projection benchmark on the local PostgreSQL and Redis (figures, not a test).
 
-    python bench/projections.py [--games 40] [--seconds 10]
+    python bench/projections.py [--games 40] [--seconds 10] [--rounds 3] [--json FILE]
 
 1. catch-up of cold projections: N simulated 4-player games in the store, then
    every projection rebuilt from scratch (events/s, all five and each one);
@@ -33,11 +33,14 @@ from rq import Queue
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.figures import Figures  # noqa: E402
 from bench.store import (  # noqa: E402
     bot_client,
     call,
     pct,
+    profiled,
     service_env,
+    spread,
     throwaway_schema,
     wait_until_serving,
 )
@@ -69,25 +72,32 @@ def load_games(store: PostgresEventStore, games: int) -> int:
     return total
 
 
-def catch_up(url: str, games: int) -> None:
+def catch_up(url: str, games: int, rounds: int, figures: Figures) -> None:
     store = PostgresEventStore(url)
     rm = ReadModels(store, store)
     rm.upgrade()
     events = load_games(store, games)
     print(f"catch-up: {games} games, {events:,} events in the store")
-    started = time.perf_counter()
-    rm.rebuild()
-    elapsed = time.perf_counter() - started
-    print(
-        f"  all {len(PROJECTIONS)} projections cold: {events / elapsed:,.0f} events/s "
-        f"({elapsed:.2f} s; every event folded by each projection)"
-    )
-    for name in PROJECTIONS:
+    rates = []
+    for _ in range(rounds):
         rm._states.clear()
         started = time.perf_counter()
-        rm.rebuild((name,))
-        elapsed = time.perf_counter() - started
-        print(f"  {name:<12} alone: {events / elapsed:,.0f} events/s")
+        rm.rebuild()
+        rates.append(events / (time.perf_counter() - started))
+    print(
+        f"  all {len(PROJECTIONS)} projections cold: {spread(rates)} events/s "
+        f"(every event folded by each projection; {rounds} rounds)"
+    )
+    figures.add("cold_all_events_per_s", rates, "events/s")
+    for name in PROJECTIONS:
+        alone = []
+        for _ in range(rounds):
+            rm._states.clear()
+            started = time.perf_counter()
+            rm.rebuild((name,))
+            alone.append(events / (time.perf_counter() - started))
+        print(f"  {name:<12} alone: {spread(alone)} events/s")
+        figures.add(f"cold_{name}_events_per_s", alone, "events/s")
     store.close()
 
 
@@ -144,7 +154,7 @@ def visibility(
 ) -> tuple[float, list[float], int]:
     port, queue, env = service_env(url, redis_url)
     server = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "serve", "--workers", "2"],
+        profiled("web", [sys.executable, "-m", "service.cli", "serve", "--workers", "2"]),
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -153,13 +163,13 @@ def visibility(
     log = open(os.environ.get("TONGIAKI_BENCH_WORKER_LOG", os.devnull), "w")  # noqa: SIM115
     workers = [
         subprocess.Popen(
-            [sys.executable, "-m", "service.cli", "worker"],
+            profiled(f"worker-{i}", [sys.executable, "-m", "service.cli", "worker"]),
             cwd=ROOT,
             env=env,
             stdout=log,
             stderr=log,
         )
-        for _ in range(rq_workers)
+        for i in range(rq_workers)
     ]
     try:
         wait_until_serving(port)
@@ -194,15 +204,25 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=40)
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--workers", type=int, default=1, help="tongiaki worker processes")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of the cold catch-up")
+    parser.add_argument("--json", help="write the figures to this file (bench/figures.py)")
+    parser.add_argument("--only", choices=("catch-up", "state", "visible"), help="one part only")
     args = parser.parse_args()
+    figures = Figures("projections")
     with throwaway_schema(args.url) as url:
         print(f"PostgreSQL at {args.url}, Redis at {args.redis}, {os.cpu_count()} cores")
-        catch_up(url, args.games)
-        times = state_at(url, 300)
-        print(
-            "state at a random version of a 500-event game (keyframes + fold, cold): "
-            f"median {statistics.median(times):.2f} ms, p99 {pct(times, 0.99):.2f} ms"
-        )
+        if args.only in (None, "catch-up"):
+            catch_up(url, args.games, args.rounds, figures)
+        if args.only in (None, "state"):
+            times = state_at(url, 300)
+            print(
+                "state at a random version of a 500-event game (keyframes + fold, cold): "
+                f"median {statistics.median(times):.2f} ms, p99 {pct(times, 0.99):.2f} ms"
+            )
+            figures.add("state_at_median_ms", statistics.median(times), "ms", better="lower")
+        if args.only not in (None, "visible"):
+            figures.write(args.json)
+            return
         rate, seen, left = visibility(url, args.redis, args.seconds, args.workers)
         print(
             f"command → scoreboard visible at {rate:,.0f} commands/s (gunicorn 2 workers, "
@@ -210,6 +230,9 @@ def main() -> None:
             f"median {statistics.median(seen):.0f} ms, "
             f"p99 {pct(seen, 0.99):.0f} ms over {len(seen)} samples; {left} jobs queued at the end"
         )
+        figures.add("visible_commands_per_s", rate, "commands/s")
+        figures.add("visible_p99_ms", pct(seen, 0.99), "ms", better="lower")
+    figures.write(args.json)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,10 @@
 """Event store and HTTP benchmark on the local PostgreSQL (figures, not a test).
 
     python bench/store.py [--url postgresql://postgres@127.0.0.1:5432/test] [--seconds 5]
+                          [--rounds 3] [--only appends|load|http] [--json FILE]
+
+0. the raw commit limit of the same PostgreSQL: one one-row insert per transaction,
+   1 writer and 4, interleaved with the appends round by round (their share of it);
 
 1. appends of one command's events per transaction: 1 writer, then 4 writer
    processes across many games;
@@ -39,6 +43,7 @@ import psycopg
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.figures import Figures  # noqa: E402
 from service.store.base import CommandRecord, NewEvent  # noqa: E402
 from service.store.postgres import PostgresEventStore  # noqa: E402
 from service.transparency.notes import Signer  # noqa: E402
@@ -102,12 +107,37 @@ def writer(url: str, seconds: float, games: int, events_per_command: int, out) -
     out.put(count)
 
 
+def raw_writer(url: str, seconds: float, out) -> None:  # type: ignore[no-untyped-def]
+    """The raw commit limit: one one-row insert per transaction, nothing else."""
+    count = 0
+    with psycopg.connect(url) as conn:
+        deadline = time.perf_counter() + seconds
+        while time.perf_counter() < deadline:
+            conn.execute(
+                "INSERT INTO raw_commits (writer, n) VALUES (%s, %s)", (os.getpid(), count)
+            )
+            conn.commit()
+            count += 1
+    out.put(count)
+
+
+def raw_commit_rate(url: str, writers: int, seconds: float) -> float:
+    """Commits per second of ``writers`` processes each inserting one row per commit
+    (the same PostgreSQL, so appends are read as a share of it)."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE IF NOT EXISTS raw_commits (writer int, n bigint)")
+    return _rate(writers, raw_writer, (url, seconds), seconds)
+
+
 def append_rate(url: str, writers: int, seconds: float) -> float:
+    return _rate(writers, writer, (url, seconds, 50, 3), seconds)
+
+
+def _rate(
+    writers: int, target: Callable[..., None], args: tuple[Any, ...], seconds: float
+) -> float:
     queue: multiprocessing.Queue[int] = multiprocessing.Queue()
-    procs = [
-        multiprocessing.Process(target=writer, args=(url, seconds, 50, 3, queue))
-        for _ in range(writers)
-    ]
+    procs = [multiprocessing.Process(target=target, args=(*args, queue)) for _ in range(writers)]
     for p in procs:
         p.start()
     total = sum(queue.get() for _ in procs)
@@ -187,6 +217,19 @@ def service_env(url: str, redis_url: str) -> tuple[int, str, dict[str, str]]:
     return port, queue, env
 
 
+def profiled(name: str, command: list[str]) -> list[str]:
+    """``command`` under py-spy when ``TONGIAKI_BENCH_PROFILE`` names a folder: a flame
+    graph of it and its children (the web workers) is written there as ``name``.svg
+    (``pip install py-spy``; bench/flames/README.md)."""
+    folder = os.environ.get("TONGIAKI_BENCH_PROFILE")
+    if not folder:
+        return command
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    out = Path(folder) / f"{name}.svg"
+    spy = str(Path(sys.executable).with_name("py-spy"))
+    return [spy, "record", "--subprocesses", "--idle", "-r", "200", "-o", str(out), "--", *command]
+
+
 def cpu_seconds(parent: int) -> float:
     """CPU time (user + system) used so far by ``parent``'s child processes (Linux)."""
     tick = os.sysconf("SC_CLK_TCK")
@@ -212,7 +255,7 @@ def http_bench(
     """
     port, queue, env = service_env(url, redis_url)
     server = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "serve", "--workers", "2"],
+        profiled("web", [sys.executable, "-m", "service.cli", "serve", "--workers", "2"]),
         cwd=ROOT,
         env=env,
         stderr=subprocess.DEVNULL,
@@ -345,28 +388,75 @@ def main() -> None:
     parser.add_argument("--url", default="postgresql://postgres@127.0.0.1:5432/test")
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/14")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of each figure (noise)")
+    parser.add_argument("--json", help="write the figures to this file (bench/figures.py)")
+    parser.add_argument("--only", choices=("appends", "load", "http"), help="one part only")
     args = parser.parse_args()
+    figures = Figures("store")
     with throwaway_schema(args.url) as url:
-        print(f"PostgreSQL at {args.url}, {os.cpu_count()} cores")
-        one = append_rate(url, 1, args.seconds)
-        print(f"appends, 1 writer:   {one:,.0f} commands/s (3 events each, one transaction each)")
-        four = append_rate(url, 4, args.seconds)
-        print(f"appends, 4 writers:  {four:,.0f} commands/s (200 games)")
-        times = load_times(url, 200)
-        print(
-            "load of a 500-event game (cold, snapshot + fold): "
-            f"median {statistics.median(times):.2f} ms, "
-            f"p99 {pct(times, 0.99):.2f} ms"
-        )
-        for get_legal, how in ((False, "next moves from ?include=legal"), (True, "GET /legal")):
-            count, latencies, cpu = http_bench(url, args.seconds * 2, 8, args.redis, get_legal)
-            rate = count / (args.seconds * 2)
+        print(f"PostgreSQL at {args.url}, {os.cpu_count()} cores, {args.rounds} rounds")
+        if args.only in (None, "appends"):
+            appends(url, args.seconds, args.rounds, figures)
+        if args.only in (None, "load"):
+            times = load_times(url, 200)
             print(
-                f"HTTP commands, gunicorn 2 workers, 8 concurrent bot clients ({how}): "
-                f"{rate:,.0f} commands/s, p50 {pct(latencies, 0.5):.1f} ms, "
-                f"p99 {pct(latencies, 0.99):.1f} ms, "
-                f"{cpu / count * 1000:.2f} ms of worker CPU per command"
+                "load of a 500-event game (cold, snapshot + fold): "
+                f"median {statistics.median(times):.2f} ms, "
+                f"p99 {pct(times, 0.99):.2f} ms"
             )
+            figures.add("load_500_median_ms", statistics.median(times), "ms", better="lower")
+        if args.only in (None, "http"):
+            http_figures(url, args, figures)
+    figures.write(args.json)
+
+
+def appends(url: str, seconds: float, rounds: int, figures: Figures) -> None:
+    """Appends against the raw commit limit, interleaved round by round so that any
+    drift of the machine weighs on both alike."""
+    rates: dict[str, list[float]] = {"raw1": [], "one": [], "raw4": [], "four": []}
+    for _ in range(rounds):
+        rates["raw1"].append(raw_commit_rate(url, 1, seconds))
+        rates["one"].append(append_rate(url, 1, seconds))
+        rates["raw4"].append(raw_commit_rate(url, 4, seconds))
+        rates["four"].append(append_rate(url, 4, seconds))
+    shares = [a / r * 100 for a, r in zip(rates["one"], rates["raw1"], strict=True)]
+    print(f"raw commits, 1 writer:  {spread(rates['raw1'])} commits/s (one-row insert each)")
+    print(f"appends, 1 writer:      {spread(rates['one'])} commands/s (3 events each)")
+    print(f"  share of the raw commit limit: {spread(shares, '.0f')} %")
+    print(f"raw commits, 4 writers: {spread(rates['raw4'])} commits/s")
+    print(f"appends, 4 writers:     {spread(rates['four'])} commands/s (200 games)")
+    figures.add("raw_commits_1_per_s", rates["raw1"], "commits/s")
+    figures.add("appends_1_per_s", rates["one"], "commands/s")
+    figures.add("appends_1_share_of_raw_pct", shares, "%")
+    figures.add("raw_commits_4_per_s", rates["raw4"], "commits/s")
+    figures.add("appends_4_per_s", rates["four"], "commands/s")
+
+
+def http_figures(url: str, args: argparse.Namespace, figures: Figures) -> None:
+    for get_legal, how in ((False, "include"), (True, "get_legal")):
+        rates, cpus, p99s = [], [], []
+        for _ in range(args.rounds):
+            count, latencies, cpu = http_bench(url, args.seconds * 2, 8, args.redis, get_legal)
+            rates.append(count / (args.seconds * 2))
+            cpus.append(cpu / count * 1000)
+            p99s.append(pct(latencies, 0.99))
+        print(
+            f"HTTP commands, gunicorn 2 workers, 8 concurrent bot clients "
+            f"({'GET /legal' if get_legal else 'next moves from ?include=legal'}): "
+            f"{spread(rates)} commands/s, p99 {spread(p99s, '.1f')} ms, "
+            f"{spread(cpus, '.2f')} ms of worker CPU per command"
+        )
+        figures.add(f"http_{how}_per_s", rates, "commands/s")
+        figures.add(f"http_{how}_cpu_ms", cpus, "ms", better="lower")
+        figures.add(f"http_{how}_p99_ms", p99s, "ms", better="lower")
+
+
+def spread(values: list[float], form: str = ",.0f") -> str:
+    """The rounds' median and range: ``2,480 (2,458-2,512)``."""
+    middle = format(statistics.median(values), form)
+    if len(values) == 1:
+        return middle
+    return f"{middle} ({format(min(values), form)}-{format(max(values), form)})"
 
 
 if __name__ == "__main__":
