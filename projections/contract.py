@@ -21,6 +21,37 @@ from projections.ports import Database, Received, Recorded, Tx
 from projections.writes import Writes
 
 
+def fold_each(before: GameState, events: Sequence[tuple[Recorded, Any]]) -> list[GameState]:
+    """The state after each of ``events``, from ``before``."""
+    states = []
+    state = before
+    for _, event in events:
+        state = evolve(state, event)
+        states.append(state)
+    return states
+
+
+class Folds:
+    """One game's states after each event of a catch-up, folded once and shared by every
+    projection of the run (and every read model of each). Folding is deterministic, so
+    projections that start at the same version are given the very same states; they
+    read them and never change them."""
+
+    def __init__(self) -> None:
+        self._by_base: dict[int, tuple[int, list[GameState]]] = {}
+
+    def states(
+        self, base: int, before: GameState, events: Sequence[tuple[Recorded, Any]]
+    ) -> list[GameState]:
+        """The states after each of ``events`` (those after version ``base``)."""
+        last = events[-1][0].version if events else base
+        known = self._by_base.get(base)
+        if known is None or known[0] != last:
+            known = (last, fold_each(before, events))
+            self._by_base[base] = known
+        return known[1]
+
+
 @dataclass
 class Batch:
     """What a catch-up reads for one projection of one game, inside its transaction."""
@@ -34,27 +65,31 @@ class Batch:
     # one of many games a run brings level (a rebuild): work across games may be left
     # to the read model's ``settle``, once at the end of the run
     deferred: bool = False
-    _after: GameState | None = None
+    # the run's shared fold: every projection of one catch-up reads the same states
+    folds: Folds | None = None
+    _states: list[GameState] | None = None
+
+    def _folded_states(self) -> list[GameState]:
+        """The state after each event of the batch, folded once for the whole run."""
+        if self._states is None:
+            if self.folds is not None:
+                self._states = self.folds.states(self.base_version, self.before, self.events)
+            else:
+                self._states = fold_each(self.before, self.events)
+        return self._states
 
     @property
     def after(self) -> GameState:
         """The state once every event of the batch is folded in."""
-        if self._after is None:
-            state = self.before
-            for _, event in self.events:
-                state = evolve(state, event)
-            self._after = state
-        return self._after
+        states = self._folded_states()
+        return states[-1] if states else self.before
 
     def folded(self) -> Iterator[tuple[Recorded, Any, GameState, GameState]]:
-        """Each event with the states before and after it, folded once (the last one
-        is kept as ``after``)."""
+        """Each event with the states before and after it."""
         state = self.before
-        for stored, event in self.events:
-            after = evolve(state, event)
+        for (stored, event), after in zip(self.events, self._folded_states(), strict=True):
             yield stored, event, state, after
             state = after
-        self._after = state
 
     @property
     def clock(self) -> dict[str, Any] | None:

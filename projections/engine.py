@@ -28,7 +28,7 @@ from domain.serialization import decode_event
 from domain.state import GameState
 from projections import checkpoints
 from projections.checkpoints import Checkpoint, Lag, ProjectionHalted
-from projections.contract import Batch, Projection, rows
+from projections.contract import Batch, Folds, Projection, rows
 from projections.ports import Database, History, Recorded, Tx
 from projections.readmodels import PROJECTIONS, REGISTRY, timeline
 from projections.writes import Writes
@@ -133,8 +133,9 @@ class Engine:
         low = min(points[p.name].version for p in active)
         stored = self.history.events_after(cur, game_id, low)
         decoded = [(e, decode_event({"type": e.type, **e.body()})) for e in stored]
+        folds = Folds()  # the game folded once for every projection of the run
         for p in active:
-            outcome = self._project(cur, writes, p, points[p.name], decoded, reset, deferred)
+            outcome = self._project(cur, writes, p, points[p.name], decoded, reset, deferred, folds)
             if isinstance(outcome, Exception):
                 failures[p.name] = outcome
             else:
@@ -153,6 +154,7 @@ class Engine:
         decoded: list[tuple[Recorded, Any]],
         reset: bool,
         deferred: bool = False,
+        folds: Folds | None = None,
     ) -> int | Exception:
         """Apply one projection's new events (and journal entries) and move its
         checkpoint: the items applied, or what its read models raised (their writes
@@ -168,7 +170,7 @@ class Engine:
             return 0
         before = self._state_at(cur, game_id, point.version)
         state_at = partial(self._state_at, cur, game_id)
-        batch = Batch(game_id, before, events, entries, point.version, state_at, deferred)
+        batch = Batch(game_id, before, events, entries, point.version, state_at, deferred, folds)
         mark = writes.mark()
         try:
             if self.before_apply is not None:

@@ -40,6 +40,27 @@ def test_incremental_application_equals_a_rebuild_from_scratch(readmodels, store
     assert len(incremental["rm_steps"]) == len(events)
 
 
+def test_a_catch_up_folds_each_event_once_for_every_projection(readmodels, store, monkeypatch):
+    """Issue 34: the projections of one catch-up share one fold of the game (it was
+    folded again by each projection, and by each read model that walked the events)."""
+    import projections.contract as contract
+
+    events = simulated(11).events
+    game_id = append_game(store, events)
+    folded = []
+
+    def counted(state, event):
+        folded.append(event)
+        return contract_evolve(state, event)
+
+    contract_evolve = contract.evolve
+    monkeypatch.setattr(contract, "evolve", counted)
+    readmodels.rebuild()
+    assert len(folded) == len(events)
+    assert readmodels.catch_up_game(game_id) == dict.fromkeys(PROJECTIONS, 0)
+    assert len(folded) == len(events)
+
+
 def test_applying_everything_again_changes_nothing(readmodels, store):
     game_id = append_game(store, simulated(11).events)
     first = readmodels.catch_up_game(game_id)
