@@ -13,7 +13,9 @@ import hashlib
 import secrets
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
+from service.store.account_port import Account
 from service.store.base import SqlStore
 from service.store.rows import Row, named, value
 from service.timing.clocks import stamp
@@ -71,6 +73,31 @@ CREDENTIAL = Row(
     "revoked_at",
 )
 CREDENTIAL_ID = Row(named, "credential_id")
+
+
+def _with_account(
+    account_name: str | None,
+    account_kind: str | None,
+    account_token_hash: str | None,
+    account_created_at: str | None,
+    **credential: Any,
+) -> tuple[Credential, Account | None]:
+    found = Credential(**credential)
+    if account_name is None or account_kind is None:
+        return found, None
+    token_hash, created_at = account_token_hash or "", account_created_at or ""
+    return found, Account(found.account_id, account_name, account_kind, token_hash, created_at)
+
+
+# a credential and its account in one statement (every authenticated request asks both)
+CREDENTIAL_AND_ACCOUNT = Row(
+    _with_account,
+    "a.name AS account_name",
+    "a.kind AS account_kind",
+    "a.token_hash AS account_token_hash",
+    "a.created_at AS account_created_at",
+    *(f"c.{column} AS {column}" for column in CREDENTIAL.names),
+)
 
 
 class Credentials:
@@ -155,6 +182,23 @@ class Credentials:
             return CREDENTIAL.one(
                 tx.execute(
                     f"SELECT {CREDENTIAL.select} FROM identity_credentials WHERE secret_hash = %s",
+                    (hashed,),
+                )
+            )
+
+    def with_account(self, hashed: str) -> tuple[Credential, Account | None] | None:
+        """The credential whose secret hashes to ``hashed`` and its account as it is now
+        (None if the account is gone), read in one round trip (two on the in-memory
+        store, whose accounts are not in its database)."""
+        if not self.store.accounts_in_database:
+            found = self.by_hash(hashed)
+            return None if found is None else (found, self.store.account(found.account_id))
+        with self.store.reading() as tx:
+            return CREDENTIAL_AND_ACCOUNT.one(
+                tx.execute(
+                    f"SELECT {CREDENTIAL_AND_ACCOUNT.select} FROM identity_credentials c"
+                    " LEFT JOIN accounts a ON a.account_id = c.account_id"
+                    " WHERE c.secret_hash = %s",
                     (hashed,),
                 )
             )

@@ -84,27 +84,29 @@ class Sessions:
     def _token(self, token: str, client: str) -> Caller:
         now = self.clock()
         hashed = secret_hash(token)
-        found = self.credentials.by_hash(hashed)
-        if found is None:  # an account's first token, never used since this table came
+        both = self.credentials.with_account(hashed)
+        if both is None:  # an account's first token, never used since this table came
             account = self.store.account_by_token_hash(hashed)
             if account is None or not token:
                 security_log.failed("authenticate", "unknown token", client=client)
                 raise Unauthorized("bad_token", "that token names no account")
             made = "operator" if account.kind == "auditor" else "sign-up"
             self.credentials.adopt(account.account_id, hashed, account.created_at, now, made)
-            found = self.credentials.by_hash(hashed)
-            if found is None:
+            both = self.credentials.with_account(hashed)
+            if both is None:
                 raise Unauthorized("bad_token", "that token names no account")
+        found, account = both
         if found.kind != TOKEN or not found.live(ms(now)):
             security_log.failed(
                 "authenticate", "revoked token", cred=found.credential_id, client=client
             )
             raise Unauthorized("bad_token", "that token was revoked")
-        return Caller(self._account(found), self._used(found, now), "bearer")
+        return Caller(self._account(account), self._used(found, now), "bearer")
 
     def _session(self, cookie: str, client: str) -> Caller:
         now = self.clock()
-        found = self.credentials.by_hash(secret_hash(cookie))
+        both = self.credentials.with_account(secret_hash(cookie))
+        found, account = both if both is not None else (None, None)
         if found is None or found.kind != SESSION or not found.live(ms(now)):
             security_log.failed(
                 "authenticate",
@@ -113,12 +115,12 @@ class Sessions:
                 client=client,
             )
             raise Unauthorized("session_ended", "this browser's sign-in ended: sign in again")
-        return Caller(self._account(found), self._used(found, now), "cookie")
+        return Caller(self._account(account), self._used(found, now), "cookie")
 
-    def _account(self, found: Credential) -> Account:
-        # read each time, never cached: an account's name changes (docs/profiles.md, P3),
-        # on any process, and a command records the name its account has when it is sent
-        account = self.store.account(found.account_id)
+    def _account(self, account: Account | None) -> Account:
+        # read with the credential each time, never cached: an account's name changes
+        # (docs/profiles.md, P3), on any process, and a command records the name its
+        # account has when it is sent
         if account is None or account.kind == DELETED:
             raise Unauthorized("bad_token", "that credential names no account")
         return account

@@ -461,3 +461,9 @@ class EventStore(Streams, Secrets, Snapshots, Accounts, Disputes, Protocol):
 class SqlStore(EventStore, Database, History, Protocol):
     """An event store whose database also holds the read models (SQLite, PostgreSQL):
     the read side (``projections.store``) is given it as its database and history."""
+
+    @property
+    def accounts_in_database(self) -> bool:
+        """Whether the ``accounts`` table is in this database (a query may join it): not
+        for the in-memory store, whose accounts are in memory beside its events."""
+        ...

@@ -33,6 +33,11 @@ class InMemoryStore(MemoryEventStore):
     # --- the read side's database ---------------------------------------------------
 
     @property
+    def accounts_in_database(self) -> bool:
+        """The accounts are in memory, not in the read side's SQLite."""
+        return False
+
+    @property
     def postgres(self) -> bool:
         """SQLite's dialect."""
         return False

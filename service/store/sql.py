@@ -58,6 +58,11 @@ class SqlEventStore:
         return self.db.postgres
 
     @property
+    def accounts_in_database(self) -> bool:
+        """The accounts are a table of this database."""
+        return True
+
+    @property
     def lock_suffix(self) -> str:
         """What locks selected rows until commit (``FOR UPDATE``, or nothing)."""
         return self.db.lock_suffix
