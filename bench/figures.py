@@ -68,6 +68,7 @@ class Figures:
         """Write the document to ``path`` (nothing when it is None: no ``--json``)."""
         if path is None:
             return
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
         Path(path).write_text(json.dumps(self.document(), indent=2) + "\n", encoding="utf-8")
         print(f"figures written to {path}")
 

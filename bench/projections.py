@@ -34,11 +34,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.figures import Figures  # noqa: E402
+from bench.processes import profiled, stop  # noqa: E402
 from bench.store import (  # noqa: E402
     bot_client,
     call,
     pct,
-    profiled,
     service_env,
     spread,
     throwaway_schema,
@@ -192,8 +192,7 @@ def visibility(
         return len(done) / seconds, seen, left
     finally:
         for p in (server, *workers):
-            p.terminate()
-            p.wait(timeout=20)
+            stop(p)
         Queue(queue, connection=Redis.from_url(redis_url)).empty()
 
 

@@ -44,6 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.figures import Figures  # noqa: E402
+from bench.processes import cpu_seconds, profiled, served, stop  # noqa: E402
 from service.store.base import CommandRecord, NewEvent  # noqa: E402
 from service.store.postgres import PostgresEventStore  # noqa: E402
 from service.transparency.notes import Signer  # noqa: E402
@@ -108,15 +109,14 @@ def writer(url: str, seconds: float, games: int, events_per_command: int, out) -
 
 
 def raw_writer(url: str, seconds: float, out) -> None:  # type: ignore[no-untyped-def]
-    """The raw commit limit: one one-row insert per transaction, nothing else."""
+    """The raw commit limit: one one-row insert per transaction (autocommit: one round
+    trip, as an append is), nothing else."""
     count = 0
-    with psycopg.connect(url) as conn:
+    with psycopg.connect(url, autocommit=True) as conn:
         deadline = time.perf_counter() + seconds
         while time.perf_counter() < deadline:
-            conn.execute(
-                "INSERT INTO raw_commits (writer, n) VALUES (%s, %s)", (os.getpid(), count)
-            )
-            conn.commit()
+            row = (os.getpid(), count)
+            conn.execute("INSERT INTO raw_commits (writer, n) VALUES (%s, %s)", row)
             count += 1
     out.put(count)
 
@@ -217,33 +217,6 @@ def service_env(url: str, redis_url: str) -> tuple[int, str, dict[str, str]]:
     return port, queue, env
 
 
-def profiled(name: str, command: list[str]) -> list[str]:
-    """``command`` under py-spy when ``TONGIAKI_BENCH_PROFILE`` names a folder: a flame
-    graph of it and its children (the web workers) is written there as ``name``.svg
-    (``pip install py-spy``; bench/flames/README.md)."""
-    folder = os.environ.get("TONGIAKI_BENCH_PROFILE")
-    if not folder:
-        return command
-    Path(folder).mkdir(parents=True, exist_ok=True)
-    out = Path(folder) / f"{name}.svg"
-    spy = str(Path(sys.executable).with_name("py-spy"))
-    return [spy, "record", "--subprocesses", "--idle", "-r", "200", "-o", str(out), "--", *command]
-
-
-def cpu_seconds(parent: int) -> float:
-    """CPU time (user + system) used so far by ``parent``'s child processes (Linux)."""
-    tick = os.sysconf("SC_CLK_TCK")
-    total = 0.0
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == parent:  # ppid
-            total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
-    return total
-
-
 def http_bench(
     url: str, seconds: float, players: int, redis_url: str, get_legal: bool = False
 ) -> tuple[int, list[float], float]:
@@ -255,7 +228,10 @@ def http_bench(
     """
     port, queue, env = service_env(url, redis_url)
     server = subprocess.Popen(
-        profiled("web", [sys.executable, "-m", "service.cli", "serve", "--workers", "2"]),
+        profiled(
+            "web-get-legal" if get_legal else "web-include",
+            [sys.executable, "-m", "service.cli", "serve", "--workers", "2"],
+        ),
         cwd=ROOT,
         env=env,
         stderr=subprocess.DEVNULL,
@@ -277,15 +253,15 @@ def http_bench(
             )
             for i in range(players)
         ]
-        cpu = cpu_seconds(server.pid)
+        master = served(server)
+        cpu = cpu_seconds(master)
         for t in threads:
             t.start()
         for t in threads:
             t.join()
-        return len(latencies), latencies, cpu_seconds(server.pid) - cpu
+        return len(latencies), latencies, cpu_seconds(master) - cpu
     finally:
-        server.terminate()
-        server.wait(timeout=20)
+        stop(server)
         from redis import Redis
         from rq import Queue
 

@@ -15,7 +15,7 @@ def saved(tmp_path, name, bench="engine", **figures):
     run = Figures(bench)
     for figure, (samples, better) in figures.items():
         run.add(figure, samples, "x/s", better=better)
-    path = tmp_path / name
+    path = tmp_path / "runs" / name
     run.write(path)
     return path
 
@@ -33,7 +33,7 @@ def test_a_figures_file_says_what_was_measured_where(tmp_path):
     assert document["machine"]["cores"] >= 1 and document["machine"]["python"]
     assert document["commit"] and document["argv"]
     assert load(path) == [document]
-    assert load(tmp_path) == [document]  # a folder: every file in it
+    assert load(tmp_path / "runs") == [document]  # a folder: every file in it
 
 
 def test_a_figure_needs_samples_and_a_direction():
