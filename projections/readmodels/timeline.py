@@ -22,7 +22,7 @@ from projections.models import step
 from projections.ports import Database, Tx
 from projections.writes import Writes
 
-KEYFRAME_EVERY = 25  # a position costs about two steps to write; 24 events fold in ~0.15 ms
+KEYFRAME_EVERY = 10
 MAX_VERSION = 2**31 - 1  # versions are 32-bit in the store
 
 TABLES = [
