@@ -219,18 +219,17 @@ def main() -> None:
                 f"median {statistics.median(times):.2f} ms, p99 {pct(times, 0.99):.2f} ms"
             )
             figures.add("state_at_median_ms", statistics.median(times), "ms", better="lower")
-        if args.only not in (None, "visible"):
-            figures.write(args.json)
-            return
-        rate, seen, left = visibility(url, args.redis, args.seconds, args.workers)
-        print(
-            f"command → scoreboard visible at {rate:,.0f} commands/s (gunicorn 2 workers, "
-            f"{args.workers} rq worker(s), 8 bot clients): "
-            f"median {statistics.median(seen):.0f} ms, "
-            f"p99 {pct(seen, 0.99):.0f} ms over {len(seen)} samples; {left} jobs queued at the end"
-        )
-        figures.add("visible_commands_per_s", rate, "commands/s")
-        figures.add("visible_p99_ms", pct(seen, 0.99), "ms", better="lower")
+        if args.only in (None, "visible"):
+            rate, seen, left = visibility(url, args.redis, args.seconds, args.workers)
+            print(
+                f"command → scoreboard visible at {rate:,.0f} commands/s (gunicorn 2 workers, "
+                f"{args.workers} rq worker(s), 8 bot clients): "
+                f"median {statistics.median(seen):.0f} ms, "
+                f"p99 {pct(seen, 0.99):.0f} ms over {len(seen)} samples; "
+                f"{left} jobs queued at the end"
+            )
+            figures.add("visible_commands_per_s", rate, "commands/s")
+            figures.add("visible_p99_ms", pct(seen, 0.99), "ms", better="lower")
     figures.write(args.json)
 
 

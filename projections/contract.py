@@ -66,17 +66,11 @@ class Batch:
     # to the read model's ``settle``, once at the end of the run
     deferred: bool = False
     # the run's shared fold: every projection of one catch-up reads the same states
-    folds: Folds | None = None
-    _states: list[GameState] | None = None
+    folds: Folds = field(default_factory=Folds)
 
     def _folded_states(self) -> list[GameState]:
         """The state after each event of the batch, folded once for the whole run."""
-        if self._states is None:
-            if self.folds is not None:
-                self._states = self.folds.states(self.base_version, self.before, self.events)
-            else:
-                self._states = fold_each(self.before, self.events)
-        return self._states
+        return self.folds.states(self.base_version, self.before, self.events)
 
     @property
     def after(self) -> GameState:

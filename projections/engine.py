@@ -153,8 +153,8 @@ class Engine:
         point: Checkpoint,
         decoded: list[tuple[Recorded, Any]],
         reset: bool,
-        deferred: bool = False,
-        folds: Folds | None = None,
+        deferred: bool,
+        folds: Folds,
     ) -> int | Exception:
         """Apply one projection's new events (and journal entries) and move its
         checkpoint: the items applied, or what its read models raised (their writes
