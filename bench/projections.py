@@ -104,6 +104,7 @@ def catch_up(url: str, games: int, rounds: int, figures: Figures) -> None:
 def state_at(url: str, rounds: int) -> list[float]:
     store = PostgresEventStore(url)
     rm = ReadModels(store, store)
+    rm.upgrade()  # (with --only state, no catch-up made the tables)
     game = play(2024, 6)
     while len(game.events) < 500:
         game = play(random.randrange(10**6), 6)
