@@ -279,7 +279,9 @@ class DisputeService:
             except ConcurrencyConflict:
                 pass  # the dispute moved: judge again
             except Conflict as exc:
-                if exc.code not in ("dispute_moved", "stale_version"):
+                # the game checked after another ruling moved it (a rewind): judge again
+                moved = self.load(dispute_id).row.version != loaded.row.version
+                if exc.code not in ("dispute_moved", "stale_version") and not moved:
                     raise
             else:
                 if isinstance(command, d.IssueRuling | d.Withdraw):
