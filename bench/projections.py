@@ -3,7 +3,8 @@
     python bench/projections.py [--games 40] [--seconds 10] [--rounds 3] [--json FILE]
 
 1. catch-up of cold projections: N simulated 4-player games in the store, then
-   every projection rebuilt from scratch (events/s, all five and each one);
+   every projection rebuilt from scratch (events/s, all of them, all of them in
+   ``--jobs`` processes as ``tongiaki projections rebuild --jobs`` does, and each one);
 2. command → scoreboard visible: gunicorn (2 workers) with REDIS_URL and one
    ``tongiaki worker``; 8 concurrent bot clients as in bench/store.py; after a
    command returns version V, the client asks ``/scoreboard?min_version=V`` and
@@ -47,6 +48,7 @@ from bench.store import (  # noqa: E402
 from domain.serialization import encode  # noqa: E402
 from domain.simulation import play  # noqa: E402
 from projections.store import PROJECTIONS, ReadModels  # noqa: E402
+from service.cli import rebuild_jobs  # noqa: E402
 from service.play.games import GameService  # noqa: E402
 from service.store.base import CommandRecord, NewEvent  # noqa: E402
 from service.store.postgres import PostgresEventStore  # noqa: E402
@@ -72,7 +74,7 @@ def load_games(store: PostgresEventStore, games: int) -> int:
     return total
 
 
-def catch_up(url: str, games: int, rounds: int, figures: Figures) -> None:
+def catch_up(url: str, games: int, rounds: int, jobs: int, figures: Figures) -> None:
     store = PostgresEventStore(url)
     rm = ReadModels(store, store)
     rm.upgrade()
@@ -89,6 +91,14 @@ def catch_up(url: str, games: int, rounds: int, figures: Figures) -> None:
         f"(every event folded by each projection; {rounds} rounds)"
     )
     figures.add("cold_all_events_per_s", rates, "events/s")
+    if jobs > 1:
+        in_jobs = []
+        for _ in range(rounds):
+            started = time.perf_counter()
+            rebuild_jobs.rebuild(rm, url, PROJECTIONS, rm.all_games(), jobs, lambda _n: None)
+            in_jobs.append(events / (time.perf_counter() - started))
+        print(f"  all in {jobs} processes (rebuild --jobs {jobs}): {spread(in_jobs)} events/s")
+        figures.add(f"cold_all_{jobs}_jobs_events_per_s", in_jobs, "events/s")
     for name in PROJECTIONS:
         alone = []
         for _ in range(rounds):
@@ -205,6 +215,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--workers", type=int, default=1, help="tongiaki worker processes")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of the cold catch-up")
+    parser.add_argument(
+        "--jobs", type=int, default=2, help="processes of the rebuild --jobs figure (1: none)"
+    )
     parser.add_argument("--json", help="write the figures to this file (bench/figures.py)")
     parser.add_argument("--only", choices=("catch-up", "state", "visible"), help="one part only")
     args = parser.parse_args()
@@ -212,7 +225,7 @@ def main() -> None:
     with throwaway_schema(args.url) as url:
         print(f"PostgreSQL at {args.url}, Redis at {args.redis}, {os.cpu_count()} cores")
         if args.only in (None, "catch-up"):
-            catch_up(url, args.games, args.rounds, figures)
+            catch_up(url, args.games, args.rounds, args.jobs, figures)
         if args.only in (None, "state"):
             times = state_at(url, 300)
             print(

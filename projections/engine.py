@@ -241,17 +241,24 @@ class Engine:
         return lagging
 
     def rebuild(
-        self, names: Sequence[str] = PROJECTIONS, progress: Callable[[int], None] | None = None
+        self,
+        names: Sequence[str] = PROJECTIONS,
+        progress: Callable[[int], None] | None = None,
+        *,
+        games: Sequence[str] | None = None,
+        settle: bool = True,
     ) -> int:
-        """Rebuild from the event store, one game per transaction (never half-built).
+        """Rebuild from the event store, one game per transaction (never half-built):
+        every game, or ``games`` (one share of a rebuild across processes).
 
         The batches are deferred: what a read model leaves for the end of the run (the
         ratings' refold across games, docs/ratings.md G5) it does once, in its
         ``settle``, after the last game (and, should the run stop early, at its next
-        batch or the next rebuild)."""
+        batch or the next rebuild); ``settle=False`` leaves it to whoever runs the
+        shares (``service/cli/rebuild_jobs.py``)."""
         chosen = [BY_NAME[name] for name in names]
         total = 0
-        for game_id in self.all_games():
+        for game_id in self.all_games() if games is None else games:
             with self.db.transaction() as cur:
                 applied, failures = self._run(cur, game_id, chosen, reset=True, deferred=True)
             total += sum(applied.values())
@@ -259,7 +266,8 @@ class Engine:
                 log.error("rebuild of %s failed: %s", game_id, failures)
             if progress is not None:
                 progress(1)
-        self.settle(chosen)  # stopped before: what is left is kept for the next batch
+        if settle:  # stopped before: what is left is kept for the next batch
+            self.settle(chosen)
         return total
 
     def settle(self, projections: Sequence[Projection] = REGISTRY) -> None:

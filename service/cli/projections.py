@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from service.cli import stores
+from service.cli import rebuild_jobs, stores
+from service.cli.rebuild_jobs import MAX_JOBS
 
 if TYPE_CHECKING:
     from projections.store import ReadModels
@@ -36,7 +37,15 @@ def _readmodels() -> tuple[SqlStore, ReadModels]:
 @projections.command()
 @click.argument("name", required=False)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def rebuild(name: str | None, quiet: bool) -> None:
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(1, MAX_JOBS),
+    default=1,
+    show_default=True,
+    help="Processes rebuilding games side by side (PostgreSQL; about one per core).",
+)
+def rebuild(name: str | None, quiet: bool, jobs: int) -> None:
     """Rebuild NAME (or every projection) from the event store, one game at a time.
 
     Each game's rows are replaced in one transaction, so readers see the old rows
@@ -46,6 +55,12 @@ def rebuild(name: str | None, quiet: bool) -> None:
 
     if name is not None and name not in PROJECTIONS:
         raise click.BadParameter(f"one of {', '.join(PROJECTIONS)}", param_hint="NAME")
+    settings = stores.from_env()
+    if jobs > 1 and not settings.uses_postgres:
+        raise click.BadParameter(
+            "SQLite takes one writer at a time: --jobs above 1 needs PostgreSQL",
+            param_hint="--jobs",
+        )
     _, rm = _readmodels()
     games = rm.all_games()
     names = (name,) if name else PROJECTIONS
@@ -58,10 +73,16 @@ def rebuild(name: str | None, quiet: bool) -> None:
         show_pos=True,
         show_eta=True,
     ) as bar:
-        applied = rm.rebuild(names, progress=bar.update)
+        if jobs > 1:
+            applied = rebuild_jobs.rebuild(
+                rm, settings.database_url, names, games, jobs, bar.update
+            )
+        else:
+            applied = rm.rebuild(names, progress=bar.update)
     elapsed = time.perf_counter() - started
     click.echo(
         f"rebuilt {', '.join(names)}: {len(games)} games, {applied} items in {elapsed:.2f} s"
+        + (f" ({jobs} processes)" if jobs > 1 else "")
     )
 
 
