@@ -345,13 +345,17 @@ def _your_move_words(state: GameState, seat: int) -> Phrase:
 
 
 def notices(
-    before: GameState, events: Sequence[tuple[int, Mapping[str, Any], ev.Event]]
+    before: GameState,
+    events: Sequence[tuple[int, Mapping[str, Any], ev.Event]],
+    states: Sequence[GameState] | None = None,
 ) -> list[dict[str, Any]]:
     """The notifications a game's events give, transaction by transaction: whose move it
     is now (when it passes to another seat), a timeout and an absent seat, the game's
-    end, and a ruling's effect on the game (``NOTICE_KINDS``)."""
+    end, and a ruling's effect on the game (``NOTICE_KINDS``). ``states``: the state
+    after each event, when folded already (a catch-up's shared fold); else folded here."""
     found: list[dict[str, Any]] = []
     state = before
+    index = 0
     # a transaction: the events of one command, in a row
     for _, chunk in groupby(events, key=lambda e: e[1].get("command_id")):
         transaction = list(chunk)
@@ -359,8 +363,12 @@ def notices(
         version, meta, _ = transaction[-1]
         at = str(meta.get("recorded_at", ""))
         was = _seat_to_move(state)
-        for e in group:
-            state = evolve(state, e)
+        index += len(group)
+        if states is not None:
+            state = states[index - 1]
+        else:
+            for e in group:
+                state = evolve(state, e)
         told = _told(group, state)
         now = _seat_to_move(state)
         if now is not None and now != was:

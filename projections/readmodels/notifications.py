@@ -47,12 +47,16 @@ class Notification(NamedTuple):
 
 
 def apply(tx: Tx, writes: Writes, batch: Batch) -> None:
-    found = notices(batch.before, [(s.version, s.meta(), e) for s, e in batch.events])
-    for n in found:
-        writes.execute(
-            "INSERT INTO rm_notifications (id, account_id, game_id, version, kind, created_at,"
-            " created_ms, text, words) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
-            " ON CONFLICT (id) DO NOTHING",
+    found = notices(
+        batch.before,
+        [(s.version, s.meta(), e) for s, e in batch.events],
+        [after for _, _, _, after in batch.folded()],  # the run's shared fold
+    )
+    columns = ("id", "account_id", "game_id", "version", "kind", "created_at", "created_ms")
+    writes.many(  # one statement for the batch's notifications (a row there stays)
+        "rm_notifications",
+        (*columns, "text", "words"),
+        [
             (
                 notice_id(n["account_id"], batch.game_id, n["version"], n["kind"]),
                 n["account_id"],
@@ -63,8 +67,10 @@ def apply(tx: Tx, writes: Writes, batch: Batch) -> None:
                 epoch_ms(n["at"]) if n["at"] else 0,
                 n["text"],
                 json.dumps(n["words"], separators=(",", ":")),
-            ),
-        )
+            )
+            for n in found
+        ],
+    )
 
 
 # a rebuild deletes none: it finds every notification already there (same ids) and

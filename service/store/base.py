@@ -107,9 +107,13 @@ class StoredEvent:
         return {"type": self.type, **json.loads(self.data)}
 
     def meta(self) -> dict[str, Any]:
-        """The metadata as a dict."""
-        result: dict[str, Any] = json.loads(self.metadata)
-        return result
+        """The metadata as a dict (a copy of its one parse: a catch-up's read models each
+        ask it of every event)."""
+        parsed: dict[str, Any] | None = self.__dict__.get("_meta")
+        if parsed is None:
+            parsed = json.loads(self.metadata)
+            object.__setattr__(self, "_meta", parsed)  # not a field: eq and hash ignore it
+        return dict(parsed)
 
 
 @dataclass(frozen=True)
