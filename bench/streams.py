@@ -1,6 +1,7 @@
 """Live streams under a crowd of viewers while bots play (figures, not a test).
 
     python bench/streams.py [--subscribers 5000] [--games 1] [--seconds 30] [--embedded]
+                            [--json FILE]
 
 Starts the production setting (``tongiaki serve --workers 2``: gevent workers, on
 a throw-away PostgreSQL schema, Redis db 13, one ``tongiaki worker``), or with
@@ -43,6 +44,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.figures import Figures  # noqa: E402
 from bench.soak.stack import children  # noqa: E402
 from bench.store import (  # noqa: E402
     bot_client,
@@ -321,7 +323,7 @@ def start_service(args: argparse.Namespace, url: str | None, tmp: str) -> tuple[
     return processes, port
 
 
-def run(args: argparse.Namespace, url: str | None) -> None:
+def run(args: argparse.Namespace, url: str | None, figures: Figures) -> None:
     tmp = tempfile.mkdtemp(prefix="bench-streams-")
     processes, port = start_service(args, url, tmp)
     server = processes[0]
@@ -349,9 +351,15 @@ def run(args: argparse.Namespace, url: str | None) -> None:
         time.sleep(2)  # the last deliveries
         arrivals = crowd.close()
         after, after_in = settled(web, before[1])
-        print_delivery(args, games, paths, crowd, sent, arrivals)
+        delays, missing = print_delivery(args, games, paths, crowd, sent, arrivals)
         print_load(args, commands, lobby)
         per_stream = (held[0] - before[0]) * 1024 / max(1, args.subscribers)
+        if delays:
+            figures.add("delivery_p50_ms", pct(delays, 0.5), "ms", better="lower")
+            figures.add("delivery_p99_ms", pct(delays, 0.99), "ms", better="lower")
+        figures.add("deliveries_missing", missing, "deliveries", better="lower")
+        figures.add("commands_per_s", len(commands) / args.seconds, "commands/s")
+        figures.add("memory_per_stream_kib", per_stream / 1024, "KiB", better="lower")
         print(
             f"  web processes, the crowd alone: RSS {before[0] / 1024:.0f} MiB -> "
             f"{held[0] / 1024:.0f} MiB with the streams open ({per_stream / 1024:.1f} KiB per "
@@ -403,9 +411,9 @@ def print_delivery(
     crowd: Crowd,
     sent: dict[tuple[str, int], float],
     arrivals: dict[str, list[float]],
-) -> None:
+) -> tuple[list[float], int]:
     """From the pacer sending each move to each viewer of its game receiving each of its
-    events; the deliveries that never came."""
+    events; the deliveries that never came (both returned: the delays in ms, missing)."""
     per_game = {g: paths.count(f"/api/v1/games/{g}/stream") for g in games}
     delays: list[float] = []
     missing = 0
@@ -429,6 +437,7 @@ def print_delivery(
             f"{len(sent):,} events, p50 {pct(delays, 0.5):.0f} ms, "
             f"p99 {pct(delays, 0.99):.0f} ms, max {max(delays):.0f} ms; missing {missing}"
         )
+    return delays, missing
 
 
 def print_load(args: argparse.Namespace, commands: list[float], lobby: list[float]) -> None:
@@ -466,13 +475,16 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=2, help="viewer processes")
     parser.add_argument("--embedded", action="store_true")
     parser.add_argument("--url", default="postgresql://postgres@127.0.0.1:5432/test")
+    parser.add_argument("--json", help="write the figures to this file (bench/figures.py)")
     args = parser.parse_args()
     print(f"{os.cpu_count()} cores; Python {sys.version.split()[0]}")
+    figures = Figures("streams-embedded" if args.embedded else "streams")
     if args.embedded:
-        run(args, None)
-        return
-    with throwaway_schema(args.url) as url:
-        run(args, url)
+        run(args, None, figures)
+    else:
+        with throwaway_schema(args.url) as url:
+            run(args, url, figures)
+    figures.write(args.json)
 
 
 if __name__ == "__main__":
