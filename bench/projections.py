@@ -48,7 +48,6 @@ from bench.store import (  # noqa: E402
 from domain.serialization import encode  # noqa: E402
 from domain.simulation import play  # noqa: E402
 from projections.store import PROJECTIONS, ReadModels  # noqa: E402
-from service.cli import rebuild_jobs  # noqa: E402
 from service.play.games import GameService  # noqa: E402
 from service.store.base import CommandRecord, NewEvent  # noqa: E402
 from service.store.postgres import PostgresEventStore  # noqa: E402
@@ -92,6 +91,8 @@ def catch_up(url: str, games: int, rounds: int, jobs: int, figures: Figures) -> 
     )
     figures.add("cold_all_events_per_s", rates, "events/s")
     if jobs > 1:
+        from service.cli import rebuild_jobs  # (a commit before it is measured with --jobs 1)
+
         in_jobs = []
         for _ in range(rounds):
             started = time.perf_counter()
